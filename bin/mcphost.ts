@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// The executable: wire the real process into the CLI and exit with its code. Nothing else.
+import { homedir } from 'node:os';
+import { main } from '../src/cli/main.js';
+import { packageVersion } from '../src/cli/version.js';
+
+const code = await main(
+  process.argv.slice(2),
+  {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    homeDir: homedir(),
+    cwd: process.cwd(),
+  },
+  process,
+  packageVersion(),
+);
+process.exitCode = code;
+// Let pending output drain, but do not wait forever on a handle someone left open.
+setTimeout(() => process.exit(code), 1_000).unref();

@@ -1,0 +1,13 @@
+/**
+ * The config layer: finding the config file, checking it, and turning each server entry into a
+ * {@link ServerDefinition} for the MCP pool. The accepted format is described in `FORMAT.md`.
+ */
+export type { LoadConfigOptions, LoadedConfig } from './load.js';
+export { CONFIG_FILE_NAMES, findConfigFile, loadConfig } from './load.js';
+export type { ConfigEnvironment, ParsedConfig } from './parse.js';
+export { parseConfig } from './parse.js';
+export type { ConfigSyntax, ParsedText } from './parse-text.js';
+export { parseConfigText, syntaxOfPath } from './parse-text.js';
+export type { ExpansionResult, VariableLookup, VariableReference } from './variables.js';
+export { environmentLookup, expandVariables } from './variables.js';
+export type { ServerDefinition } from '../src/mcp/definition.js';

@@ -1,0 +1,142 @@
+/**
+ * From plain data (a parsed file, or `mcpServers` a program passes in) to a checked, typed config.
+ * Pure: the environment is a parameter, and nothing is read or started here.
+ */
+import type { ServerDefinition } from '../src/mcp/definition.js';
+import type { GenerationSettings } from '../src/types.js';
+import type { Problem } from './problems.js';
+import { configErrorFor, describeKind, problemsFromError, throwIfProblems } from './problems.js';
+import type { FileSettings, SettingName } from './schema.js';
+import { settingAliases, settingsSchema, settingsShape } from './schema.js';
+import { isPlainObject } from './server-form.js';
+import { readServerEntry } from './servers.js';
+import { environmentLookup } from './variables.js';
+
+/** The environment `${VAR}` references are read from. */
+export type ConfigEnvironment = Readonly<Record<string, string | undefined>>;
+
+/** A checked config, whatever it came from. Settings the config does not set are absent. */
+export interface ParsedConfig {
+  /** The servers to start, by name, with variables expanded. Disabled servers are not here. */
+  readonly servers: Readonly<Record<string, ServerDefinition>>;
+  /** Names of the servers marked `disabled: true` (so `/servers` can list them). */
+  readonly disabledServers: readonly string[];
+  /** Worth telling but not fatal (a server key we do not know, an empty file). One line each. */
+  readonly warnings: readonly string[];
+  /** Default model, `provider:model`. */
+  readonly model?: string;
+  /** System prompt text, or the path of a file holding it (resolved as `--system-prompt` is). */
+  readonly systemPrompt?: string;
+  /** Most model calls in one run. */
+  readonly maxSteps?: number;
+  /** Base URL of the provider's API. */
+  readonly providerUrl?: string;
+  /** API key for the provider. */
+  readonly providerApiKey?: string;
+  /** Generation settings, passed to the provider (flags override them one by one). */
+  readonly generation: GenerationSettings;
+  /** Config-wide startup timeout, in ms (already applied to every server that sets none). */
+  readonly initTimeoutMs?: number;
+  /** Config-wide tool call timeout, in ms (already applied to every server that sets none). */
+  readonly toolTimeoutMs?: number;
+}
+
+/**
+ * The top-level settings under their camelCase names. The Go mcphost's kebab-case spelling is
+ * accepted too; setting both spellings of one key is an error, since one would silently lose.
+ */
+function readSettings(raw: Record<string, unknown>, problems: Problem[]): FileSettings {
+  const writtenAs = new Map<string, string>();
+  const input: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    // In YAML, `model:` with nothing after it is null: the same as not writing the key.
+    if (value === null) continue;
+    const name: SettingName | undefined = Object.hasOwn(settingsShape, key)
+      ? (key as SettingName)
+      : settingAliases.get(key);
+    if (name === undefined) continue;
+    const earlier = writtenAs.get(name);
+    if (earlier !== undefined) {
+      problems.push({ path: [key], message: `the same setting as "${earlier}"; keep one of them` });
+      continue;
+    }
+    writtenAs.set(name, key);
+    input[name] = value;
+  }
+  const result = settingsSchema.safeParse(input, { reportInput: true });
+  if (result.success) return result.data;
+  // Report each problem under the key as the author wrote it.
+  for (const problem of problemsFromError(result.error)) {
+    const [first, ...rest] = problem.path;
+    const written = typeof first === 'string' ? (writtenAs.get(first) ?? first) : first;
+    problems.push({ path: written === undefined ? rest : [written, ...rest], message: problem.message });
+  }
+  return {};
+}
+
+function generationSettings(settings: FileSettings): GenerationSettings {
+  const { maxTokens, temperature, topP, topK, stopSequences } = settings;
+  return {
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(topP === undefined ? {} : { topP }),
+    ...(topK === undefined ? {} : { topK }),
+    ...(stopSequences === undefined ? {} : { stopSequences }),
+  };
+}
+
+/**
+ * Checks a config and gives it typed, with `${VAR}` expanded from `env`. `raw` is what a config
+ * file holds (`{ mcpServers: {…}, model: …, … }`); `null` or `undefined` mean an empty config.
+ * `source` names where it came from, for messages: a file path, or e.g. `createRunner({ mcpServers })`.
+ *
+ * Unknown top-level keys are ignored (Claude Desktop's file carries its own). Throws a ConfigError
+ * whose message is one line naming the source, the key (server included) and what is wrong.
+ */
+export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment): ParsedConfig {
+  const top = raw ?? {};
+  if (!isPlainObject(top)) {
+    throw configErrorFor(source, [{ path: [], message: `expected object, got ${describeKind(top)}` }]);
+  }
+  const problems: Problem[] = [];
+  const warnings: string[] = [];
+  const settings = readSettings(top, problems);
+
+  const mcpServers = top.mcpServers ?? {};
+  const entries: Array<[string, ServerDefinition]> = [];
+  const disabledServers: string[] = [];
+  if (isPlainObject(mcpServers)) {
+    const context = {
+      lookup: environmentLookup(env),
+      defaults: {
+        ...(settings.initTimeout === undefined ? {} : { initTimeoutMs: settings.initTimeout }),
+        ...(settings.toolTimeout === undefined ? {} : { toolTimeoutMs: settings.toolTimeout }),
+      },
+      problems,
+      warnings,
+    };
+    for (const [name, entry] of Object.entries(mcpServers)) {
+      const result = readServerEntry(name, entry, context);
+      if (result.kind === 'server') entries.push([name, result.definition]);
+      if (result.kind === 'disabled') disabledServers.push(name);
+    }
+  } else {
+    problems.push({ path: ['mcpServers'], message: `expected object, got ${describeKind(mcpServers)}` });
+  }
+  throwIfProblems(source, problems);
+
+  return {
+    // fromEntries defines own properties, so a server named "__proto__" stays a server.
+    servers: Object.fromEntries(entries),
+    disabledServers,
+    warnings: warnings.map((warning) => `${source}: ${warning}`),
+    ...(settings.model === undefined ? {} : { model: settings.model }),
+    ...(settings.systemPrompt === undefined ? {} : { systemPrompt: settings.systemPrompt }),
+    ...(settings.maxSteps === undefined ? {} : { maxSteps: settings.maxSteps }),
+    ...(settings.providerUrl === undefined ? {} : { providerUrl: settings.providerUrl }),
+    ...(settings.providerApiKey === undefined ? {} : { providerApiKey: settings.providerApiKey }),
+    generation: generationSettings(settings),
+    ...(settings.initTimeout === undefined ? {} : { initTimeoutMs: settings.initTimeout }),
+    ...(settings.toolTimeout === undefined ? {} : { toolTimeoutMs: settings.toolTimeout }),
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The config file's schema, in zod. Two halves:
+ *
+ * - the top-level settings: lenient about keys we do not know (Claude Desktop's file carries its
+ *   own), and accepting the Go mcphost's kebab-case spellings (`max-steps`) beside camelCase;
+ * - one schema per server form, strict about the types of every key it knows. Which form an entry
+ *   is gets decided first, from `type`, `command` and `url` (see `server-form.ts`), so that an error
+ *   speaks of the form the author meant instead of listing why every form failed.
+ *
+ * To add a setting (approval policy, hooks…), add a line to {@link settingsShape}; its kebab-case
+ * alias, validation and error messages come with it.
+ */
+import { z } from 'zod';
+
+/** A count or a duration in milliseconds: a whole number above zero. */
+export const positiveInteger = z.number().int().positive();
+
+/** Top-level settings, by their camelCase name. Every one is optional. */
+export const settingsShape = {
+  /** Default model, `provider:model`. */
+  model: z.string().min(1),
+  /** System prompt text, or the path of a file holding it (as `--system-prompt`). */
+  systemPrompt: z.string(),
+  /** Most model calls in one run. */
+  maxSteps: positiveInteger,
+  /** Base URL of the provider's API. */
+  providerUrl: z.string().min(1),
+  /** API key for the provider (the environment variables are the better place). */
+  providerApiKey: z.string().min(1),
+  /** Most tokens in one answer. */
+  maxTokens: positiveInteger,
+  /** Sampling temperature. */
+  temperature: z.number().min(0),
+  /** Nucleus sampling. */
+  topP: z.number().min(0).max(1),
+  /** Top-K sampling. */
+  topK: positiveInteger,
+  /** Strings that end an answer. */
+  stopSequences: z.array(z.string().min(1)),
+  /** Default startup timeout of every server, in ms. */
+  initTimeout: positiveInteger,
+  /** Default timeout of one tool call, in ms. */
+  toolTimeout: positiveInteger,
+} as const;
+
+/** The name of a top-level setting. */
+export type SettingName = keyof typeof settingsShape;
+
+/** The top-level settings (not `mcpServers`, which is read server by server). */
+export const settingsSchema = z.object(settingsShape).partial();
+
+/** Validated top-level settings, as written in the file (before any renaming). */
+export type FileSettings = z.infer<typeof settingsSchema>;
+
+/** `maxSteps` → `max-steps`: the Go mcphost's spelling of the same key. */
+export function kebabCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}
+
+/** Every kebab-case alias, mapped to the setting it stands for. */
+export const settingAliases: ReadonlyMap<string, SettingName> = new Map(
+  (Object.keys(settingsShape) as SettingName[])
+    .filter((name) => kebabCase(name) !== name)
+    .map((name) => [kebabCase(name), name]),
+);
+
+const toolNames = z.array(z.string().min(1));
+const stringMap = z.record(z.string(), z.string());
+
+/** Keys every server form takes. */
+const commonServerShape = {
+  disabled: z.boolean().optional(),
+  allowedTools: toolNames.optional(),
+  excludedTools: toolNames.optional(),
+  initTimeout: positiveInteger.optional(),
+  toolTimeout: positiveInteger.optional(),
+};
+
+/** Claude Desktop / Claude Code: a program started with `command` and `args`, over stdio. */
+export const stdioServerSchema = z.object({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+  cwd: z.string().min(1).optional(),
+  inheritEnv: z.boolean().optional(),
+  ...commonServerShape,
+});
+
+/** The Go mcphost's newer form: `type: local`, the program and its arguments in one list. */
+export const localServerSchema = z.object({
+  type: z.literal('local').optional(),
+  command: z.array(z.string().min(1)).min(1),
+  environment: stringMap.optional(),
+  cwd: z.string().min(1).optional(),
+  inheritEnv: z.boolean().optional(),
+  ...commonServerShape,
+});
+
+/** A header in the Go mcphost's list form: `"Authorization: Bearer …"`. */
+const headerLine = z
+  .string()
+  .refine((line) => /^[^:\s][^:]*:/.test(line), { error: 'expected "Name: value"' });
+
+/** A server reached over HTTP (Claude Code's `http` / `sse`; the Go mcphost's `remote`). */
+export const remoteServerSchema = z.object({
+  type: z.enum(['http', 'streamable-http', 'sse', 'remote']).optional(),
+  url: z.string().min(1),
+  headers: z.union([stringMap, z.array(headerLine)]).optional(),
+  ...commonServerShape,
+});
+
+export type StdioServerEntry = z.infer<typeof stdioServerSchema>;
+export type LocalServerEntry = z.infer<typeof localServerSchema>;
+export type RemoteServerEntry = z.infer<typeof remoteServerSchema>;
+
+/** Every `type` a server entry may declare. */
+export const serverTypes = ['stdio', 'local', 'http', 'streamable-http', 'sse', 'remote'] as const;
+
+/** The keys each form knows; a key of another form is an error, any other key is ignored. */
+export const serverFormKeys = {
+  stdio: Object.keys(stdioServerSchema.shape),
+  local: Object.keys(localServerSchema.shape),
+  remote: Object.keys(remoteServerSchema.shape),
+} as const;

@@ -1,0 +1,207 @@
+/**
+ * One `mcpServers` entry, in any of the forms users already have, to a {@link ServerDefinition}.
+ *
+ * Once the entry is checked against its form (`server-form.ts`), `${VAR}` references are expanded
+ * in the fields that name what to run or reach (command, args, env, cwd, url, headers) and nowhere
+ * else: a system prompt or a model name that contains `${` is the author's text, not ours to change.
+ */
+import type {
+  RemoteServerDefinition,
+  ServerDefinition,
+  StdioServerDefinition,
+} from '../src/mcp/definition.js';
+import type { ConfigPath, Problem } from './problems.js';
+import { describeKind, quoteValue } from './problems.js';
+import type { LocalServerEntry, RemoteServerEntry, StdioServerEntry } from './schema.js';
+import type { ParsedEntry, ProblemReport } from './server-form.js';
+import {
+  checkKeys,
+  chooseForm,
+  commandShapeProblem,
+  isPlainObject,
+  parseForm,
+  withoutNulls,
+} from './server-form.js';
+import type { VariableLookup } from './variables.js';
+import { describeExpansionFailure, expandVariables } from './variables.js';
+
+/** What reading the entries needs, and where it reports. */
+export interface ServerReadContext extends ProblemReport {
+  /** Values for `${VAR}` references. */
+  readonly lookup: VariableLookup;
+  /** Config-wide timeouts, used where an entry sets none. */
+  readonly defaults: { readonly initTimeoutMs?: number; readonly toolTimeoutMs?: number };
+}
+
+/** What one entry came to. */
+export type ServerReadResult =
+  | { readonly kind: 'server'; readonly definition: ServerDefinition }
+  | { readonly kind: 'disabled' }
+  | { readonly kind: 'invalid' };
+
+const EMPTY_AFTER_EXPANSION = 'is empty once its variables are expanded';
+
+/** Expands one string, recording a problem (and giving `undefined`) when it cannot. */
+function expand(text: string, path: ConfigPath, context: ServerReadContext): string | undefined {
+  const result = expandVariables(text, context.lookup);
+  if (result.kind === 'expanded') return result.value;
+  context.problems.push({ path, message: describeExpansionFailure(result) });
+  return undefined;
+}
+
+function expandList(items: readonly string[], path: ConfigPath, context: ServerReadContext): string[] {
+  return items.map((item, index) => expand(item, [...path, index], context) ?? item);
+}
+
+function expandMap(
+  map: Readonly<Record<string, string>>,
+  path: ConfigPath,
+  context: ServerReadContext,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(map).map(([key, value]) => [key, expand(value, [...path, key], context) ?? value]),
+  );
+}
+
+/** The settings every form shares, with the config-wide timeouts filled in. */
+function commonSettings(
+  entry: StdioServerEntry | LocalServerEntry | RemoteServerEntry,
+  context: ServerReadContext,
+) {
+  const initTimeoutMs = entry.initTimeout ?? context.defaults.initTimeoutMs;
+  const toolTimeoutMs = entry.toolTimeout ?? context.defaults.toolTimeoutMs;
+  return {
+    ...(entry.allowedTools === undefined ? {} : { allowedTools: entry.allowedTools }),
+    ...(entry.excludedTools === undefined ? {} : { excludedTools: entry.excludedTools }),
+    ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
+    ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
+  };
+}
+
+function stdioDefinition(
+  entry: { command: string; args: readonly string[]; env: Readonly<Record<string, string>> },
+  shared: StdioServerEntry | LocalServerEntry,
+  path: ConfigPath,
+  envKey: 'env' | 'environment',
+  context: ServerReadContext,
+): StdioServerDefinition {
+  const cwd = shared.cwd === undefined ? undefined : expand(shared.cwd, [...path, 'cwd'], context);
+  return {
+    transport: 'stdio',
+    command: entry.command,
+    args: entry.args,
+    env: expandMap(entry.env, [...path, envKey], context),
+    ...(cwd === undefined ? {} : { cwd }),
+    inheritEnv: shared.inheritEnv ?? false,
+    ...commonSettings(shared, context),
+  };
+}
+
+/** `["Authorization: Bearer x"]` → `{ Authorization: 'Bearer x' }`; a map is taken as it is. */
+function headerMap(headers: RemoteServerEntry['headers']): Array<[string, string]> {
+  if (headers === undefined) return [];
+  if (!Array.isArray(headers)) return Object.entries(headers);
+  return headers.map((line) => {
+    const colon = line.indexOf(':');
+    return [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
+  });
+}
+
+function remoteDefinition(
+  entry: RemoteServerEntry,
+  transport: 'http' | 'sse',
+  path: ConfigPath,
+  context: ServerReadContext,
+): RemoteServerDefinition | undefined {
+  const url = expand(entry.url, [...path, 'url'], context);
+  if (url === undefined) return undefined;
+  if (!isHttpUrl(url)) {
+    context.problems.push({
+      path: [...path, 'url'],
+      message: `expected an http(s) URL, got ${quoteValue(url)}`,
+    });
+    return undefined;
+  }
+  const listed = Array.isArray(entry.headers);
+  const headers = headerMap(entry.headers).map(([name, value], index): [string, string] => {
+    const headerPath = [...path, 'headers', listed ? index : name];
+    return [name, expand(value, headerPath, context) ?? value];
+  });
+  return { transport, url, headers: Object.fromEntries(headers), ...commonSettings(entry, context) };
+}
+
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { protocol } = new URL(text);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
+/** Reads one entry of `mcpServers`. Problems and warnings go to `context`. */
+export function readServerEntry(name: string, raw: unknown, context: ServerReadContext): ServerReadResult {
+  const path: ConfigPath = ['mcpServers', name];
+  const invalid = (problem: Problem): ServerReadResult => {
+    context.problems.push(problem);
+    return { kind: 'invalid' };
+  };
+  if (name.trim() === '') return invalid({ path, message: 'a server needs a name' });
+  if (!isPlainObject(raw)) return invalid({ path, message: `expected object, got ${describeKind(raw)}` });
+  const entry = withoutNulls(raw);
+  const chosen = chooseForm(entry, path);
+  if ('message' in chosen) return invalid(chosen);
+  const shapeProblem = commandShapeProblem(entry, chosen.form, path);
+  if (shapeProblem !== undefined) return invalid(shapeProblem);
+  const before = context.problems.length;
+  checkKeys(entry, chosen.form, path, context);
+  const parsed = parseForm(entry, chosen.form, path, context);
+  if (parsed === undefined) return { kind: 'invalid' };
+  if (parsed.entry.allowedTools !== undefined && parsed.entry.excludedTools !== undefined) {
+    context.problems.push({ path, message: '"allowedTools" and "excludedTools" cannot both be set' });
+  }
+  if (context.problems.length > before) return { kind: 'invalid' };
+  // A disabled server is checked but not expanded: it must not need its variables to be set.
+  if (parsed.entry.disabled === true) return { kind: 'disabled' };
+
+  const definition = toDefinition(parsed, chosen.transport, path, context);
+  return definition === undefined || context.problems.length > before
+    ? { kind: 'invalid' }
+    : { kind: 'server', definition };
+}
+
+function toDefinition(
+  parsed: ParsedEntry,
+  transport: 'stdio' | 'http' | 'sse',
+  path: ConfigPath,
+  context: ServerReadContext,
+): ServerDefinition | undefined {
+  switch (parsed.form) {
+    case 'stdio': {
+      const { entry } = parsed;
+      const command = expand(entry.command, [...path, 'command'], context) ?? entry.command;
+      if (command === '') {
+        context.problems.push({ path: [...path, 'command'], message: EMPTY_AFTER_EXPANSION });
+      }
+      const args = expandList(entry.args ?? [], [...path, 'args'], context);
+      return stdioDefinition({ command, args, env: entry.env ?? {} }, entry, path, 'env', context);
+    }
+    case 'local': {
+      const { entry } = parsed;
+      const [command = '', ...args] = expandList(entry.command, [...path, 'command'], context);
+      if (command === '') {
+        context.problems.push({ path: [...path, 'command', 0], message: EMPTY_AFTER_EXPANSION });
+      }
+      return stdioDefinition(
+        { command, args, env: entry.environment ?? {} },
+        entry,
+        path,
+        'environment',
+        context,
+      );
+    }
+    case 'remote':
+      return remoteDefinition(parsed.entry, transport === 'sse' ? 'sse' : 'http', path, context);
+    default: {
+      const unexpected: never = parsed;
+      return unexpected;
+    }
+  }
+}

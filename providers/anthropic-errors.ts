@@ -1,0 +1,103 @@
+/**
+ * @anthropic-ai/sdk errors → our error tree. Whether to retry is decided here, from the status or
+ * the error type, never from message text; the Runner does the retrying.
+ */
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk';
+import { AbortedError, McpHostError, ProviderError } from '../src/errors.js';
+import {
+  isRetryableStatus,
+  isTransientNetworkError,
+  networkErrorCode,
+  parseRetryAfter,
+} from './http-errors.js';
+
+const PROVIDER = 'anthropic';
+
+/** Said after a 401 or 403: the usual cause is the key. */
+export const ANTHROPIC_KEY_HINT = 'check ANTHROPIC_API_KEY or pass --provider-api-key';
+
+/**
+ * Error types that may arrive as an SSE `error` event after the HTTP 200 (no status then) and are
+ * worth another try: the stream-time forms of 529, 500, 429 and 504.
+ */
+const RETRYABLE_ERROR_TYPES: ReadonlySet<string> = new Set([
+  'overloaded_error',
+  'api_error',
+  'rate_limit_error',
+  'timeout_error',
+]);
+
+/** Where the failed call went and what could have cancelled it. */
+export interface AnthropicErrorContext {
+  /** The API base URL, named when it cannot be reached. */
+  readonly baseUrl: string;
+  /** The call's signal: an error after it fired is a cancellation, whatever its form. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Maps anything a Messages API call threw. 429, 5xx, 529 (`overloaded_error`), 408, 409, timeouts
+ * and transient network failures are retryable, with `Retry-After` honoured; 400, 401, 403, 404
+ * fail fast with the vendor's own message; a cancelled call becomes {@link AbortedError}.
+ */
+export function toAnthropicError(error: unknown, context: AnthropicErrorContext): McpHostError {
+  if (error instanceof McpHostError) return error;
+  if (context.signal?.aborted === true || error instanceof APIUserAbortError || isAbortError(error)) {
+    return new AbortedError('cancelled', { cause: error });
+  }
+  if (error instanceof APIConnectionTimeoutError) {
+    return new ProviderError(PROVIDER, `the Anthropic API at ${context.baseUrl} did not answer in time`, {
+      retryable: true,
+      cause: error,
+    });
+  }
+  if (error instanceof APIConnectionError) {
+    const code = networkErrorCode(error);
+    const reason = code === undefined ? '' : ` (${code})`;
+    return new ProviderError(PROVIDER, `cannot reach the Anthropic API at ${context.baseUrl}${reason}`, {
+      retryable: isTransientNetworkError(error),
+      cause: error,
+    });
+  }
+  if (isApiError(error)) return fromApiError(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  return new ProviderError(PROVIDER, `Anthropic API call failed: ${detail}`, {
+    retryable: isTransientNetworkError(error),
+    cause: error,
+  });
+}
+
+function fromApiError(error: APIError): ProviderError {
+  const vendorMessage = error.apiMessage ?? error.message;
+  const kind = error.type === null ? '' : ` (${error.type})`;
+  const status = error.status;
+  if (status === undefined) {
+    // An `event: error` in a stream that had started with 200.
+    return new ProviderError(PROVIDER, `Anthropic API error during the answer${kind}: ${vendorMessage}`, {
+      retryable: error.type !== null && RETRYABLE_ERROR_TYPES.has(error.type),
+      cause: error,
+    });
+  }
+  const hint = status === 401 || status === 403 ? ` — ${ANTHROPIC_KEY_HINT}` : '';
+  const retryAfterMs = parseRetryAfter(error.headers);
+  return new ProviderError(PROVIDER, `Anthropic API error ${status}${kind}: ${vendorMessage}${hint}`, {
+    status,
+    retryable: isRetryableStatus(status),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    cause: error,
+  });
+}
+
+/** `instanceof` on the generic class gives `APIError<any, …>`; this gives the default parameters. */
+function isApiError(error: unknown): error is APIError {
+  return error instanceof APIError;
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}

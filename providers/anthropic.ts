@@ -1,0 +1,107 @@
+/**
+ * Anthropic's Messages API through @anthropic-ai/sdk: a thin class around the pure mappers in
+ * `anthropic-request.ts`, `anthropic-stream.ts` and `anthropic-errors.ts`.
+ */
+import { Anthropic } from '@anthropic-ai/sdk';
+import { ConfigError } from '../src/errors.js';
+import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
+import { toAnthropicError } from './anthropic-errors.js';
+import { toAnthropicRequest, unsupportedAnthropicSettings } from './anthropic-request.js';
+import { fromAnthropicStream } from './anthropic-stream.js';
+import type { ProviderOptions } from './options.js';
+
+export { ANTHROPIC_KEY_HINT, toAnthropicError, type AnthropicErrorContext } from './anthropic-errors.js';
+export {
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  toAnthropicMessages,
+  toAnthropicRequest,
+  toAnthropicTool,
+  unsupportedAnthropicSettings,
+} from './anthropic-request.js';
+export { fromAnthropicStream, toFinishReason, toToolCall, toUsage } from './anthropic-stream.js';
+
+/** Where requests go when neither `--provider-url` nor `ANTHROPIC_BASE_URL` says otherwise. */
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+/** A Claude model behind the Anthropic Messages API, streamed. */
+export class AnthropicProvider implements Provider {
+  readonly name = 'anthropic';
+  readonly model: string;
+  /** The API base URL in use, for messages. */
+  readonly baseUrl: string;
+  readonly #client: Anthropic;
+  readonly #warn: (message: string) => void;
+  /** Unsupported settings already reported, so each is reported once per provider. */
+  readonly #reported = new Set<string>();
+
+  /**
+   * Reads the key from `options.apiKey`, else `ANTHROPIC_API_KEY` in `options.env`, and throws
+   * {@link ConfigError} when there is none, before any request. The base URL is `options.baseUrl`,
+   * else `ANTHROPIC_BASE_URL`, else {@link DEFAULT_ANTHROPIC_BASE_URL}.
+   */
+  constructor(options: ProviderOptions) {
+    const apiKey = nonEmpty(options.apiKey) ?? nonEmpty(options.env['ANTHROPIC_API_KEY']);
+    if (apiKey === undefined) {
+      throw new ConfigError('ANTHROPIC_API_KEY', 'is not set; export it or pass --provider-api-key');
+    }
+    this.model = options.model;
+    // Always passed explicitly: left undefined, the SDK would read process.env behind our back.
+    this.baseUrl =
+      nonEmpty(options.baseUrl) ?? nonEmpty(options.env['ANTHROPIC_BASE_URL']) ?? DEFAULT_ANTHROPIC_BASE_URL;
+    this.#warn = options.warn ?? (() => undefined);
+    const warn = this.#warn;
+    this.#client = new Anthropic({
+      apiKey,
+      baseURL: this.baseUrl,
+      // The Runner owns the one retry policy.
+      maxRetries: 0,
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      // The SDK logs to the console by default; only the CLI may print, through `warn`.
+      logLevel: 'warn',
+      logger: {
+        error: (message) => {
+          warn(`anthropic: ${message}`);
+        },
+        warn: (message) => {
+          warn(`anthropic: ${message}`);
+        },
+        info: () => undefined,
+        debug: () => undefined,
+      },
+    });
+  }
+
+  /** Streams one model call; throws `ProviderError` or `AbortedError`. */
+  async *chat(request: ChatRequest): AsyncIterable<ProviderEvent> {
+    this.#reportUnsupported(request);
+    const body = toAnthropicRequest(request, this.model);
+    const context = {
+      baseUrl: this.baseUrl,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    };
+    try {
+      // `messages.create` would do the same POST, but it also writes to the console on its own
+      // (a `console.warn` for deprecated models, on every call); only the CLI may print.
+      const stream = await this.#client.post<AsyncIterable<Anthropic.RawMessageStreamEvent>>('/v1/messages', {
+        body: { ...body, stream: true },
+        stream: true,
+        signal: request.signal,
+      });
+      yield* fromAnthropicStream(stream, request.signal);
+    } catch (error) {
+      throw toAnthropicError(error, context);
+    }
+  }
+
+  #reportUnsupported(request: ChatRequest): void {
+    for (const flag of unsupportedAnthropicSettings(request.settings)) {
+      if (this.#reported.has(flag)) continue;
+      this.#reported.add(flag);
+      this.#warn(`anthropic: ${flag} is not supported by the Anthropic Messages API and was not sent`);
+    }
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}

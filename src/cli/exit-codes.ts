@@ -1,0 +1,45 @@
+/** Exit codes, documented in the README. Each says whose fault the failure was. */
+import {
+  AbortedError,
+  ConfigError,
+  MaxStepsError,
+  McpHostError,
+  ProviderError,
+  ServerError,
+} from '../errors.js';
+
+export const ExitCode = {
+  /** The model answered. */
+  ok: 0,
+  /** A bug or an unexpected failure (run with --debug and report it). */
+  internal: 1,
+  /** Bad flags, config, session or script file. */
+  usage: 2,
+  /** The model provider failed (after retries, for retryable failures). */
+  provider: 3,
+  /** The model kept calling tools until --max-steps. */
+  maxSteps: 4,
+  /** Every configured server failed to start and servers were required. */
+  servers: 5,
+  /** Interrupted by Ctrl-C or a signal (128 + SIGINT). */
+  interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export function exitCodeOf(error: unknown): ExitCodeValue {
+  if (error instanceof ConfigError) return ExitCode.usage;
+  if (error instanceof ProviderError) return ExitCode.provider;
+  if (error instanceof MaxStepsError) return ExitCode.maxSteps;
+  if (error instanceof AbortedError) return ExitCode.interrupted;
+  if (error instanceof ServerError) return ExitCode.servers;
+  return ExitCode.internal;
+}
+
+/** One line for the user; the stack only with --debug (and always for bugs, which need reporting). */
+export function describeError(error: unknown, debug: boolean): string {
+  const line = error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : String(error);
+  const known = error instanceof McpHostError;
+  if (debug && error instanceof Error && error.stack !== undefined) return `mcphost: ${line}\n${error.stack}`;
+  return known ? `mcphost: ${line}` : `mcphost: internal error: ${line} (run with --debug for details)`;
+}

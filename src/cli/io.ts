@@ -1,0 +1,16 @@
+/** The CLI's view of the outside world, injected so tests can drive it with plain streams. */
+import type { Readable, Writable } from 'node:stream';
+
+export interface CliIO {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly homeDir: string;
+  readonly cwd: string;
+}
+
+/** Writes one line to stderr, prefixed so it is clear it is ours and not the model's. */
+export function notice(io: CliIO, message: string): void {
+  io.stderr.write(`mcphost: ${message}\n`);
+}

@@ -1,0 +1,18 @@
+/** The package version, read from package.json next to the installed code. */
+import { readFileSync } from 'node:fs';
+
+export function packageVersion(): string {
+  // Built code runs from dist/src/cli; sources (under tsx) from src/cli: try both.
+  for (const relative of ['../../../package.json', '../../package.json']) {
+    try {
+      const data = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (data.name === 'mcphost' && typeof data.version === 'string') return data.version;
+    } catch {
+      // not there: try the next place
+    }
+  }
+  return 'unknown';
+}

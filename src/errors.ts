@@ -1,0 +1,86 @@
+/**
+ * The error tree. Each class says whose fault a failure is, so that callers (and the CLI's exit
+ * codes) can react without reading messages. Tool failures are not here: they are data, answered
+ * to the model as error results.
+ */
+
+/** Base class of every error mcphost throws on purpose. */
+export class McpHostError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Bad configuration or bad input: a config file, a flag, a session file.
+ * `source` says where (a path, or a flag such as `--max-steps`).
+ */
+export class ConfigError extends McpHostError {
+  readonly source: string;
+  readonly detail: string;
+  constructor(source: string, detail: string, options?: ErrorOptions) {
+    super(`${source}: ${detail}`, options);
+    this.source = source;
+    this.detail = detail;
+  }
+}
+
+/** Details of a failed model call. */
+export interface ProviderErrorDetails {
+  /** HTTP status, when the vendor answered with one. */
+  readonly status?: number;
+  /** True when trying again later may work (429, 5xx, 529, 408/409, transient network errors). */
+  readonly retryable: boolean;
+  /** How long the vendor asked us to wait (`Retry-After`), in milliseconds. */
+  readonly retryAfterMs?: number;
+  /** The underlying error. */
+  readonly cause?: unknown;
+}
+
+/** A model call failed: the vendor refused it, or could not be reached. */
+export class ProviderError extends McpHostError {
+  readonly provider: string;
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  constructor(provider: string, message: string, details: ProviderErrorDetails) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.provider = provider;
+    this.status = details.status;
+    this.retryable = details.retryable;
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+/** An MCP server could not be started or used. `stderrTail` holds its last stderr lines. */
+export class ServerError extends McpHostError {
+  readonly server: string;
+  readonly stderrTail: readonly string[];
+  constructor(server: string, message: string, stderrTail: readonly string[] = [], options?: ErrorOptions) {
+    super(message, options);
+    this.server = server;
+    this.stderrTail = stderrTail;
+  }
+}
+
+/** The model kept calling tools for `steps` steps without giving an answer. */
+export class MaxStepsError extends McpHostError {
+  readonly steps: number;
+  constructor(steps: number) {
+    super(`stopped after ${steps} steps: the model kept calling tools without answering (raise --max-steps)`);
+    this.steps = steps;
+  }
+}
+
+/** The run was cancelled through its AbortSignal (or Ctrl-C). */
+export class AbortedError extends McpHostError {
+  constructor(message = 'cancelled', options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+/** True for the errors the Runner's retry policy may try again. */
+export function isRetryable(error: unknown): error is ProviderError {
+  return error instanceof ProviderError && error.retryable;
+}

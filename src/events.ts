@@ -1,0 +1,60 @@
+/** What a run reports while it happens, for the CLI, `runner.stream()` and `onEvent` callbacks. */
+import type { ProviderError } from './errors.js';
+import type { FinishReason, ToolCallBlock, ToolResultBlock, Usage } from './types.js';
+
+/** Why a run ended. */
+export type StopReason =
+  /** The model answered without calling tools. */
+  | 'end'
+  /** The model's answer was cut by the token limit (`maxTokens`). */
+  | 'length'
+  /** The vendor's content filter stopped the answer. */
+  | 'content-filter';
+
+/** One tool call of a run, with what it returned. */
+export interface ToolCallRecord {
+  readonly call: ToolCallBlock;
+  readonly result: ToolResultBlock;
+  /** Wall time of the call, in milliseconds. */
+  readonly durationMs: number;
+}
+
+/** The outcome of `runner.run()`. */
+export interface RunResult {
+  /** The final answer's text (the text of the last model message). */
+  readonly text: string;
+  /** Model calls made during this run (each may have run tools). */
+  readonly steps: number;
+  /** Every tool call of this run, in order. */
+  readonly toolCalls: readonly ToolCallRecord[];
+  /** Tokens summed over this run's model calls, as the vendor reported them. */
+  readonly usage: Usage;
+  readonly stopReason: StopReason;
+}
+
+/** Events of one run, in the order they happen. A tagged union: switch on `type`. */
+export type RunnerEvent =
+  /** A model call begins (step counts from 1). */
+  | { readonly type: 'step-start'; readonly step: number }
+  /** Part of the model's text, as it streams. */
+  | { readonly type: 'text-delta'; readonly text: string }
+  /** The model asked for a tool; it is about to run (all calls of a step run in parallel). */
+  | { readonly type: 'tool-call'; readonly call: ToolCallBlock }
+  /** A tool call finished (successfully or not: see `result.isError`). */
+  | { readonly type: 'tool-result'; readonly record: ToolCallRecord }
+  /** A model call failed with a retryable error; the next attempt starts after `delayMs`. */
+  | {
+      readonly type: 'retry';
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly error: ProviderError;
+    }
+  /** A model call finished. */
+  | {
+      readonly type: 'step-finish';
+      readonly step: number;
+      readonly finishReason: FinishReason;
+      readonly usage?: Usage;
+    }
+  /** The run ended with an answer. Always the last event of a successful run. */
+  | { readonly type: 'done'; readonly result: RunResult };

@@ -1,0 +1,221 @@
+/**
+ * The MCP server pool: every configured server, started in parallel, offered to the model as one
+ * flat list of `server__tool` tools, and routed back through a name table.
+ *
+ * The pool is the `ToolHost` the Runner talks to. It never throws for a server's or a tool's
+ * failure: a server that cannot start is reported through `log` and left out, and every failed
+ * call is answered as an error result the model reads.
+ */
+import type { FetchLike, Tool } from '@modelcontextprotocol/client';
+import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
+import type { ToolResultBody } from './content.js';
+import type { ServerDefinition } from './definition.js';
+import { describeError } from './describe.js';
+import type { ParentEnvironment } from './environment.js';
+import { buildToolNameTable, type ToolNameTable } from './naming.js';
+import { ServerConnection } from './server-connection.js';
+import type { PoolLog, ServerStatus } from './status.js';
+import type { ClientIdentity } from './session.js';
+
+export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
+
+/** How long a server may take to start and list its tools, unless configured otherwise. */
+export const DEFAULT_INIT_TIMEOUT_MS = 30_000;
+/** How long one tool call may take without progress notifications, unless configured otherwise. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+/** The longest a call may take even while it reports progress, unless configured otherwise. */
+export const DEFAULT_MAX_TOOL_TIMEOUT_MS = 600_000;
+/** Who we say we are to servers, unless told otherwise. */
+export const DEFAULT_CLIENT_INFO: ClientIdentity = { name: 'mcphost', version: '0.0.0' };
+
+/** How to build a pool. Every boundary (environment, fetch, clock, log) is injected. */
+export interface McpPoolOptions {
+  /** The servers, by name (the name is the `server` part of exposed tool names). */
+  readonly servers: Readonly<Record<string, ServerDefinition>>;
+  /** Our environment, from which a stdio server's minimal environment is drawn (`process.env`). */
+  readonly env: ParentEnvironment;
+  /** Receives diagnostics: `warn` for the user (a server failed, crashed, was given up), `debug` for `--debug`. */
+  readonly log?: PoolLog;
+  /** Default for servers without `initTimeoutMs`. Default {@link DEFAULT_INIT_TIMEOUT_MS}. */
+  readonly initTimeoutMs?: number;
+  /** Default for servers without `toolTimeoutMs`. Default {@link DEFAULT_TOOL_TIMEOUT_MS}. */
+  readonly toolTimeoutMs?: number;
+  /** Cap on a call that keeps reporting progress. Default {@link DEFAULT_MAX_TOOL_TIMEOUT_MS}. */
+  readonly maxToolTimeoutMs?: number;
+  /** Sent in `initialize`. Default {@link DEFAULT_CLIENT_INFO}. */
+  readonly clientInfo?: ClientIdentity;
+  /** For remote servers. Default: the global `fetch`. */
+  readonly fetch?: FetchLike;
+  /** The clock for restart backoff. Default `Date.now`. */
+  readonly now?: () => number;
+  /** Between SIGTERM and SIGKILL when ending a server's process group. Default 1.5 s. */
+  readonly killGraceMs?: number;
+}
+
+/** One line of a `/tools` listing. */
+export interface ToolDescription {
+  /** The name the model sees. */
+  readonly exposedName: string;
+  /** The configured server name. */
+  readonly server: string;
+  /** The tool's own name on its server. */
+  readonly tool: string;
+  readonly description: string;
+}
+
+/** Every configured MCP server, as one {@link ToolHost}. */
+export class McpPool implements ToolHost {
+  private readonly connections: ReadonlyMap<string, ServerConnection>;
+  private table: ToolNameTable | undefined;
+  /** The table the model last saw: calls are routed through it even if a list changed since. */
+  private published: ToolNameTable | undefined;
+  private closing: Promise<void> | undefined;
+  private readonly exitHook = (): void => {
+    this.killSync();
+  };
+
+  private constructor(options: McpPoolOptions) {
+    const log: PoolLog = options.log ?? (() => undefined);
+    const now = options.now ?? Date.now;
+    const connections = Object.entries(options.servers).map(
+      ([name, definition]) =>
+        new ServerConnection({
+          name,
+          definition,
+          parentEnv: options.env,
+          clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+          initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
+          toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+          maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
+          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+          now,
+          log,
+          onToolsChanged: () => {
+            this.table = undefined;
+          },
+        }),
+    );
+    this.connections = new Map(connections.map((connection) => [connection.name, connection]));
+    // If our process exits without close() (process.exit on a signal, an uncaught error), the
+    // servers' process groups must not outlive it. An exit handler can only do synchronous work.
+    process.on('exit', this.exitHook);
+  }
+
+  /**
+   * Starts every server in parallel, each within its init timeout, and resolves when all have
+   * started or failed. Never rejects because a server failed: see {@link status} and `log`.
+   */
+  static async start(options: McpPoolOptions): Promise<McpPool> {
+    const pool = new McpPool(options);
+    await Promise.all([...pool.connections.values()].map((connection) => connection.start()));
+    return pool;
+  }
+
+  /**
+   * The tools of every usable server (all pages), with exposed names. A server that announced a
+   * tool list change since the last call is asked again first.
+   */
+  async tools(): Promise<readonly ToolSpec[]> {
+    const table = await this.currentTable();
+    const specs: ToolSpec[] = [];
+    for (const { exposedName, server, tool } of table.tools) {
+      const spec = this.toolOf(server, tool);
+      if (spec === undefined) continue;
+      specs.push({
+        name: exposedName,
+        description: spec.description ?? spec.title ?? '',
+        inputSchema: spec.inputSchema,
+      });
+    }
+    this.published = table;
+    return specs;
+  }
+
+  /** The tools for a `/tools` listing, refreshed like {@link tools}. */
+  async describeTools(): Promise<readonly ToolDescription[]> {
+    const table = await this.currentTable();
+    return table.tools.map(({ exposedName, server, tool }) => ({
+      exposedName,
+      server,
+      tool,
+      description: this.toolOf(server, tool)?.description ?? this.toolOf(server, tool)?.title ?? '',
+    }));
+  }
+
+  /**
+   * Runs one tool call. Never throws: an unknown tool, an unusable server, a protocol error, a
+   * timeout or a cancellation comes back as a result with `isError: true`.
+   */
+  async call(call: ToolCallBlock, signal?: AbortSignal): Promise<ToolResultBlock> {
+    const failure = (text: string): ToolResultBlock => ({
+      type: 'tool-result',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: [{ type: 'text', text }],
+      isError: true,
+    });
+    if (this.closing !== undefined) return failure('the MCP servers have been shut down');
+    const table = this.published ?? (await this.currentTable());
+    const address = table.lookup.get(call.name);
+    const connection = address === undefined ? undefined : this.connections.get(address.server);
+    if (address === undefined || connection === undefined) {
+      return failure(`unknown tool "${call.name}": no MCP server offers a tool by that name`);
+    }
+    let body: ToolResultBody;
+    try {
+      body = await connection.call(address.tool, call.input, signal);
+    } catch (error) {
+      // Unreachable by design (a connection answers every failure as data); kept so a bug here
+      // costs one tool result, not the whole run.
+      return failure(`the call to "${call.name}" failed: ${describeError(error)}`);
+    }
+    return {
+      type: 'tool-result',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: body.content,
+      isError: body.isError,
+    };
+  }
+
+  /** Each server's state, tool count, last error and stderr tail, in configuration order. */
+  status(): readonly ServerStatus[] {
+    return [...this.connections.values()].map((connection) => connection.status());
+  }
+
+  /** Ends every server and every process it started. Idempotent; resolves when all are gone. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all([...this.connections.values()].map((connection) => connection.close()));
+      process.removeListener('exit', this.exitHook);
+    })();
+    return this.closing;
+  }
+
+  /**
+   * Kills every server's process group at once, synchronously. For last-moment cleanup (a process
+   * `exit` handler); prefer {@link close}, which lets servers shut down cleanly first.
+   */
+  killSync(): void {
+    for (const connection of this.connections.values()) connection.killSync();
+  }
+
+  private async currentTable(): Promise<ToolNameTable> {
+    const connections = [...this.connections.values()];
+    await Promise.all(connections.map((connection) => connection.refreshIfChanged()));
+    this.table ??= buildToolNameTable(
+      connections.flatMap((connection) =>
+        connection.tools().map((tool) => ({ server: connection.name, tool: tool.name })),
+      ),
+    );
+    return this.table;
+  }
+
+  private toolOf(server: string, tool: string): Tool | undefined {
+    return this.connections
+      .get(server)
+      ?.tools()
+      .find((candidate) => candidate.name === tool);
+  }
+}

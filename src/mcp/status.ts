@@ -1,0 +1,37 @@
+/** What the pool tells its user about servers: states, status snapshots and log entries. */
+
+/**
+ * Where a server is in its life. `starting`: first start or a restart in progress; `ready`: usable;
+ * `down`: exited by itself, restarted on next use; `failed`: could not start, or given up;
+ * `closed`: the pool was closed.
+ */
+export type ServerState = 'starting' | 'ready' | 'down' | 'failed' | 'closed';
+
+/** What `/servers` shows about one server. */
+export interface ServerStatus {
+  /** The server's configured name. */
+  readonly name: string;
+  /** `stdio`, or the remote transport in use (`http` may have fallen back to `sse`). */
+  readonly transport: 'stdio' | 'http' | 'sse';
+  readonly state: ServerState;
+  /** Tools offered to the model (after `allowedTools`/`excludedTools`). */
+  readonly toolCount: number;
+  /** Why it last failed, if it ever did. */
+  readonly lastError?: string;
+  /** Its last stderr lines (stdio servers), oldest first. */
+  readonly stderrTail: readonly string[];
+  /** The server process id while it runs (stdio servers). */
+  readonly pid?: number;
+  /** How many times it was restarted after a crash. */
+  readonly restarts: number;
+}
+
+/** One diagnostic from the pool. `warn` is for the user; `debug` for `--debug`. */
+export interface PoolLogEntry {
+  readonly server: string;
+  readonly level: 'debug' | 'warn';
+  readonly message: string;
+}
+
+/** Receives the pool's diagnostics. */
+export type PoolLog = (entry: PoolLogEntry) => void;

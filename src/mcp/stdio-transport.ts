@@ -1,0 +1,294 @@
+/**
+ * An MCP transport over a child process's stdin/stdout, written for a host that must outlive
+ * badly behaved servers.
+ *
+ * Why not the SDK's `StdioClientTransport`: it signals only the direct child, so a server started
+ * through `npx` or `sh -c` leaves its real process behind; and its stderr is either inherited
+ * (printed on our terminal) or a raw stream. Here:
+ *
+ * - the child leads its own process group (`detached`), and closing signals the whole group:
+ *   SIGTERM, then SIGKILL after a grace period;
+ * - {@link StdioProcessTransport.killSync} does the same synchronously, for a process `exit` hook;
+ * - every stderr line goes to a callback (for `--debug`) and the last lines are kept for error
+ *   reports; stderr never reaches our terminal;
+ * - a stdout line that is not a JSON-RPC message is reported and skipped, never fatal;
+ * - the end of the server is noticed when its process exits, not when its pipes close: a
+ *   grandchild holding the pipes open must not hide a crash.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  deserializeMessage,
+  serializeMessage,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { LineSplitter, TailBuffer } from './lines.js';
+
+/** How long a server's process group gets between SIGTERM and SIGKILL. */
+export const DEFAULT_KILL_GRACE_MS = 1_500;
+/** How many stderr lines are kept for error reports. */
+export const DEFAULT_STDERR_TAIL_LINES = 20;
+/** After the process exits, how long we still wait for the rest of its stdout. */
+const STDOUT_DRAIN_MS = 250;
+/** How often we look whether the process group is gone while closing. */
+const GROUP_POLL_MS = 25;
+
+/** How to start the server process, and where its diagnostics go. */
+export interface StdioTransportOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd?: string;
+  /** The child's complete environment (see `childEnvironment`). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Receives every stderr line of the server. */
+  readonly onStderrLine?: (line: string) => void;
+  /** Receives diagnostics such as skipped stdout lines. */
+  readonly onDebug?: (message: string) => void;
+  readonly stderrTailLines?: number;
+  readonly killGraceMs?: number;
+  /** The longest JSON-RPC message accepted, in bytes. */
+  readonly maxMessageBytes?: number;
+}
+
+/** How the server process ended. */
+export interface ProcessExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** A stdio transport that owns its server's whole process tree. */
+export class StdioProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly options: StdioTransportOptions;
+  private readonly stderrLines: TailBuffer;
+  private readonly stdoutLines: LineSplitter;
+  private readonly stderrSplitter: LineSplitter;
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private exitInfo: ProcessExit | undefined;
+  private closing: Promise<void> | undefined;
+  /** Set once the group has been seen gone or killed: its id may then belong to someone else. */
+  private groupFinished = false;
+  private closeReported = false;
+
+  constructor(options: StdioTransportOptions) {
+    this.options = options;
+    this.stderrLines = new TailBuffer(options.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES);
+    const maxBytes = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
+    this.stdoutLines = new LineSplitter(maxBytes);
+    this.stderrSplitter = new LineSplitter(maxBytes);
+  }
+
+  /** The server process id, once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the process ended, once it has. */
+  get exit(): ProcessExit | undefined {
+    return this.exitInfo;
+  }
+
+  /** The last lines the server wrote to stderr, oldest first. */
+  stderrTail(): readonly string[] {
+    return this.stderrLines.snapshot();
+  }
+
+  /** Spawns the server. Rejects when it cannot be started (command not found, bad cwd…). */
+  start(): Promise<void> {
+    if (this.child !== undefined) return Promise.reject(new Error('transport already started'));
+    const { command, args, cwd, env } = this.options;
+    return new Promise<void>((resolve, reject) => {
+      const child = spawn(command, [...args], {
+        cwd,
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        // Its own process group, so that closing reaches everything it started.
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      });
+      this.child = child;
+      let spawned = false;
+      child.once('spawn', () => {
+        spawned = true;
+        resolve();
+      });
+      child.on('error', (error) => {
+        if (!spawned) {
+          this.groupFinished = true;
+          reject(new Error(`cannot start "${command}": ${error.message}`, { cause: error }));
+          return;
+        }
+        this.onerror?.(error);
+      });
+      child.once('exit', (code, signal) => {
+        this.handleExit({ code, signal });
+      });
+      child.stdout.on('data', (chunk: Buffer) => {
+        this.handleStdout(chunk);
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        this.handleStderr(chunk);
+      });
+      child.stderr.on('end', () => {
+        const rest = this.stderrSplitter.flush();
+        if (rest !== undefined) this.recordStderr(rest);
+      });
+      // A server that exits while we write gives EPIPE here; the exit itself is what matters.
+      child.stdin.on('error', (error) => {
+        this.options.onDebug?.(`stdin: ${error.message}`);
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (stdin === undefined || this.exitInfo !== undefined || this.closing !== undefined || !stdin.writable) {
+      return Promise.reject(new Error('the server process is not running'));
+    }
+    return new Promise<void>((resolve, reject) => {
+      stdin.write(serializeMessage(message), (error) => {
+        if (error) reject(error);
+        else resolve();
+      });
+    });
+  }
+
+  /**
+   * Ends the server: closes its stdin, sends SIGTERM to its process group, and SIGKILL when the
+   * group is still there after the grace period. Resolves when that is done. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  /** Kills the whole process group at once, synchronously (for a process `exit` handler). */
+  killSync(): void {
+    this.signalGroup('SIGKILL');
+    this.groupFinished = true;
+  }
+
+  private handleStdout(chunk: Buffer): void {
+    let lines: string[];
+    try {
+      lines = this.stdoutLines.push(chunk);
+    } catch (error) {
+      this.onerror?.(new Error(`stdout: ${error instanceof Error ? error.message : String(error)}; dropped`));
+      return;
+    }
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      let message: JSONRPCMessage;
+      try {
+        message = deserializeMessage(line);
+      } catch (error) {
+        const reason = error instanceof SyntaxError ? 'not JSON' : 'not a JSON-RPC message';
+        this.options.onDebug?.(`skipped a stdout line (${reason}): ${truncate(line)}`);
+        continue;
+      }
+      this.onmessage?.(message);
+    }
+  }
+
+  private handleStderr(chunk: Buffer): void {
+    let lines: string[];
+    try {
+      lines = this.stderrSplitter.push(chunk);
+    } catch {
+      lines = ['[stderr line too long, dropped]'];
+    }
+    for (const line of lines) this.recordStderr(line);
+  }
+
+  private recordStderr(line: string): void {
+    this.stderrLines.add(line);
+    this.options.onStderrLine?.(line);
+  }
+
+  private handleExit(exit: ProcessExit): void {
+    this.exitInfo = exit;
+    if (this.closing !== undefined) return;
+    // Read what the server wrote before it exited (a last answer, a last error line), then report.
+    const stdout = this.child?.stdout;
+    const drained =
+      stdout === undefined || stdout.readableEnded || stdout.destroyed
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            stdout.once('close', resolve);
+            stdout.once('end', resolve);
+          });
+    const timer = sleep(STDOUT_DRAIN_MS, undefined, { ref: false });
+    void Promise.race([drained, timer])
+      .then(() => {
+        this.reportClose();
+        // Whatever the server started is still in its group: end it too.
+        return this.close();
+      })
+      // A throwing onclose handler must not become an unhandled rejection that ends the host.
+      .catch((error: unknown) => {
+        this.options.onDebug?.(`while handling the exit: ${String(error)}`);
+      });
+  }
+
+  private async shutdown(): Promise<void> {
+    const child = this.child;
+    if (child !== undefined && !this.groupFinished) {
+      if (this.exitInfo === undefined) child.stdin.end();
+      this.signalGroup('SIGTERM');
+      const deadline = Date.now() + (this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      // Orphaned children become zombies where nothing reaps them (containers): they still count
+      // as group members here, so such a group waits out the grace period; SIGKILL is harmless.
+      while (this.groupAlive() && Date.now() < deadline) {
+        // A referenced timer on purpose: the host must stay alive until its servers are gone
+        // (an unreferenced one lets Node exit mid-shutdown with an unsettled promise).
+        await sleep(GROUP_POLL_MS);
+      }
+      if (this.groupAlive()) this.signalGroup('SIGKILL');
+      this.groupFinished = true;
+    }
+    if (child !== undefined) {
+      child.stdin.destroy();
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }
+    this.reportClose();
+  }
+
+  private reportClose(): void {
+    if (this.closeReported) return;
+    this.closeReported = true;
+    this.onclose?.();
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined || this.groupFinished) return;
+    try {
+      if (process.platform === 'win32') this.child?.kill(signal);
+      else process.kill(-pid, signal);
+    } catch {
+      // ESRCH: the group is already gone.
+    }
+  }
+
+  private groupAlive(): boolean {
+    const pid = this.child?.pid;
+    if (pid === undefined || this.groupFinished) return false;
+    if (process.platform === 'win32') return this.exitInfo === undefined;
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+}
+
+function truncate(line: string, max = 200): string {
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}

@@ -1,0 +1,230 @@
+/**
+ * The Runner: owns one conversation and loops model call → tool calls → model call until the model
+ * answers or the step limit is reached. It prints nothing; it reports through events.
+ */
+import { AbortedError, MaxStepsError } from './errors.js';
+import type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
+import { callModel } from './model-call.js';
+import { DEFAULT_RETRY_POLICY, realSleep, type RetryPolicy, type Sleep } from './retry.js';
+import { runToolCalls } from './tool-execution.js';
+import type {
+  FinishReason,
+  GenerationSettings,
+  Message,
+  Provider,
+  ToolHost,
+  Usage,
+  UserContent,
+} from './types.js';
+import { EventQueue } from './event-queue.js';
+
+/** Model calls per run before the Runner gives up with {@link MaxStepsError}. */
+export const DEFAULT_MAX_STEPS = 20;
+
+/** How to build a {@link Runner}. Only `provider` is required. */
+export interface RunnerOptions {
+  /** The model to talk to. */
+  readonly provider: Provider;
+  /** Where tool calls go (the MCP pool, or your own). Without one, the model gets no tools. */
+  readonly tools?: ToolHost;
+  /** Sent with every model call. */
+  readonly systemPrompt?: string;
+  /** Model calls per run; default {@link DEFAULT_MAX_STEPS}. */
+  readonly maxSteps?: number;
+  /** Sampling settings for every model call. */
+  readonly settings?: GenerationSettings;
+  /** A conversation to continue (e.g. a loaded session). */
+  readonly history?: readonly Message[];
+  /** Retry policy for model calls; default {@link DEFAULT_RETRY_POLICY}. */
+  readonly retry?: RetryPolicy;
+  /** Called once by {@link Runner.close} (createRunner passes the MCP pool's close here). */
+  readonly onClose?: () => Promise<void>;
+  /** Injected for tests: the retry wait, randomness for jitter, and the clock. */
+  readonly sleep?: Sleep;
+  readonly random?: () => number;
+  readonly now?: () => number;
+}
+
+/** Per-run options. */
+export interface RunOptions {
+  /** Cancels the run: the model stream is aborted and running tool calls are cancelled. */
+  readonly signal?: AbortSignal;
+  /** Receives every event of the run as it happens. */
+  readonly onEvent?: (event: RunnerEvent) => void;
+}
+
+/** A prompt: plain text, or text and images. */
+export type Prompt = string | readonly UserContent[];
+
+const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0 };
+
+/**
+ * One conversation with one model and a set of tools.
+ *
+ * Runs on one Runner are queued: a second `run()` starts when the first has finished, and sees the
+ * history the first left behind. A run that fails or is cancelled before the model answered at all
+ * leaves the history as it was; after that, the history keeps every completed step (and every tool
+ * call in it has its result), so the conversation can go on.
+ */
+export class Runner {
+  #provider: Provider;
+  readonly #options: RunnerOptions;
+  #messages: Message[];
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed: Promise<void> | undefined;
+
+  constructor(options: RunnerOptions) {
+    const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+      throw new TypeError(`maxSteps must be a positive integer, got ${String(options.maxSteps)}`);
+    }
+    this.#options = options;
+    this.#provider = options.provider;
+    this.#messages = [...(options.history ?? [])];
+  }
+
+  /** The model in use. */
+  get provider(): Provider {
+    return this.#provider;
+  }
+
+  /** Switches model, keeping the conversation. */
+  set provider(provider: Provider) {
+    this.#provider = provider;
+  }
+
+  /** A copy of the conversation so far. */
+  get history(): readonly Message[] {
+    return [...this.#messages];
+  }
+
+  /** Starts a new conversation (the system prompt and tools stay). */
+  reset(): void {
+    this.#messages = [];
+  }
+
+  /** Sends a prompt and runs until the model answers. Throws on provider failure, abort or max steps. */
+  run(prompt: Prompt, options: RunOptions = {}): Promise<RunResult> {
+    const turn = this.#queue.then(() => this.#run(prompt, options));
+    this.#queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Like {@link run}, as an async iterable of events ending with `done`. Errors are thrown by the iteration. */
+  stream(prompt: Prompt, options: Omit<RunOptions, 'onEvent'> = {}): AsyncIterable<RunnerEvent> {
+    const queue = new EventQueue<RunnerEvent>();
+    this.run(prompt, { ...options, onEvent: (event) => queue.push(event) }).then(
+      () => queue.end(),
+      (error: unknown) => queue.fail(error),
+    );
+    return queue;
+  }
+
+  /** Ends the tool host (MCP servers). Safe to call more than once. */
+  close(): Promise<void> {
+    this.#closed ??= this.#options.onClose?.() ?? Promise.resolve();
+    return this.#closed;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  async #run(prompt: Prompt, options: RunOptions): Promise<RunResult> {
+    const { signal } = options;
+    const emit = options.onEvent ?? (() => undefined);
+    const now = this.#options.now ?? Date.now;
+    const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS;
+    const historyBefore = this.#messages.length;
+    const content: readonly UserContent[] =
+      typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
+    this.#messages.push({ role: 'user', content });
+    const toolCalls: ToolCallRecord[] = [];
+    let usage = ZERO_USAGE;
+    try {
+      for (let step = 1; step <= maxSteps; step++) {
+        throwIfCancelled(signal);
+        const tools = (await this.#options.tools?.tools()) ?? [];
+        emit({ type: 'step-start', step });
+        const reply = await callModel(
+          this.#provider,
+          {
+            ...(this.#options.systemPrompt === undefined ? {} : { system: this.#options.systemPrompt }),
+            messages: this.#messages,
+            tools,
+            settings: this.#options.settings ?? {},
+            ...(signal === undefined ? {} : { signal }),
+          },
+          emit,
+          {
+            policy: this.#options.retry ?? DEFAULT_RETRY_POLICY,
+            sleep: this.#options.sleep ?? realSleep,
+            random: this.#options.random ?? Math.random,
+          },
+        );
+        if (reply.usage !== undefined) usage = addUsage(usage, reply.usage);
+        emit({
+          type: 'step-finish',
+          step,
+          finishReason: reply.finishReason,
+          ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+        });
+        if (reply.content.length > 0) this.#messages.push({ role: 'assistant', content: reply.content });
+        if (reply.toolCalls.length === 0) {
+          const result: RunResult = {
+            text: reply.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+            steps: step,
+            toolCalls,
+            usage,
+            stopReason: stopReasonOf(reply.finishReason),
+          };
+          emit({ type: 'done', result });
+          return result;
+        }
+        const records = await runToolCalls(reply.toolCalls, {
+          host: this.#options.tools,
+          offered: new Set(tools.map((tool) => tool.name)),
+          signal,
+          emit,
+          now,
+        });
+        toolCalls.push(...records);
+        this.#messages.push({ role: 'tool', content: records.map((record) => record.result) });
+        throwIfCancelled(signal);
+      }
+      throw new MaxStepsError(maxSteps);
+    } catch (error) {
+      // A turn the model never answered did not happen: leave no dangling user message behind.
+      if (this.#messages.length === historyBefore + 1) this.#messages.length = historyBefore;
+      throw error;
+    }
+  }
+}
+
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw new AbortedError();
+}
+
+function addUsage(total: Usage, more: Usage): Usage {
+  return {
+    inputTokens: total.inputTokens + more.inputTokens,
+    outputTokens: total.outputTokens + more.outputTokens,
+  };
+}
+
+function stopReasonOf(reason: FinishReason): StopReason {
+  switch (reason) {
+    case 'length':
+      return 'length';
+    case 'content-filter':
+      return 'content-filter';
+    case 'stop':
+    case 'tool-calls':
+    case 'other':
+      return 'end';
+    default: {
+      const unexpected: never = reason;
+      return unexpected;
+    }
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The contract between the Runner, the providers and the tool host.
+ *
+ * Everything here is plain data (tagged unions) so that a conversation can be saved as JSON,
+ * replayed, and mapped to any vendor's wire format by a pure function.
+ */
+
+/** A piece of text, from the user, the model or a tool. */
+export interface TextBlock {
+  readonly type: 'text';
+  /** The text itself, never transformed by mcphost. */
+  readonly text: string;
+}
+
+/** An image, from the user or a tool. */
+export interface ImageBlock {
+  readonly type: 'image';
+  /** IANA media type, e.g. `image/png`. */
+  readonly mimeType: string;
+  /** The image bytes, base64-encoded (no `data:` prefix). */
+  readonly data: string;
+}
+
+/**
+ * Opaque data a vendor attaches to a part of its answer and wants back unchanged on the next
+ * request (Gemini's thought signatures, for instance). Keyed by provider name.
+ */
+export type ProviderMetadata = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+/** A request from the model to run one tool. */
+export interface ToolCallBlock {
+  readonly type: 'tool-call';
+  /** Unique within the conversation. Made up by the adapter for vendors that send none (Ollama, Gemini). */
+  readonly id: string;
+  /** The tool's exposed name (`server__tool`), as the model sent it. */
+  readonly name: string;
+  /** The arguments. `{}` when the model's arguments could not be read; see {@link rawInput}. */
+  readonly input: Readonly<Record<string, unknown>>;
+  /**
+   * Present only when the model's arguments were not a JSON object (OpenAI sends them as a string):
+   * the text as received. The Runner answers such a call with an error result instead of running it.
+   */
+  readonly rawInput?: string;
+  /** Vendor data to echo back unchanged (e.g. a Gemini thought signature). */
+  readonly providerMetadata?: ProviderMetadata;
+}
+
+/** The outcome of one tool call, fed back to the model. */
+export interface ToolResultBlock {
+  readonly type: 'tool-result';
+  /** The {@link ToolCallBlock.id} this answers. */
+  readonly toolCallId: string;
+  /** The exposed name of the tool that was called (some vendors want it back with the result). */
+  readonly toolName: string;
+  /** What the tool returned, or an explanation of why it failed. */
+  readonly content: ReadonlyArray<TextBlock | ImageBlock>;
+  /** True when the call failed: unknown tool, bad arguments, server error, timeout, denied… */
+  readonly isError: boolean;
+}
+
+/** Content a user may send. */
+export type UserContent = TextBlock | ImageBlock;
+/** Content the model may produce. */
+export type AssistantContent = TextBlock | ToolCallBlock;
+
+/** A user turn. */
+export interface UserMessage {
+  readonly role: 'user';
+  readonly content: readonly UserContent[];
+}
+
+/** A model turn: text and/or tool calls, in the order the model produced them. */
+export interface AssistantMessage {
+  readonly role: 'assistant';
+  readonly content: readonly AssistantContent[];
+}
+
+/**
+ * The results of every tool call of one step, together, in the order of the calls. One message per
+ * step is what the strictest vendor (Anthropic) requires: each `tool_use` answered in the next message.
+ */
+export interface ToolMessage {
+  readonly role: 'tool';
+  readonly content: readonly ToolResultBlock[];
+}
+
+/** One entry of the conversation history. */
+export type Message = UserMessage | AssistantMessage | ToolMessage;
+
+/** A JSON Schema object, as an MCP server describes a tool's input. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** A tool offered to the model. */
+export interface ToolSpec {
+  /** The exposed name (`server__tool`), matching `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`. */
+  readonly name: string;
+  /** What the tool does, for the model. May be empty. */
+  readonly description: string;
+  /** JSON Schema of the arguments (an object schema). Providers clean it up for their vendor. */
+  readonly inputSchema: JsonSchema;
+}
+
+/** Sampling settings. Each is optional; a provider reports the ones its vendor does not take. */
+export interface GenerationSettings {
+  /** Upper bound on tokens generated per model call. */
+  readonly maxTokens?: number;
+  /** Sampling temperature. */
+  readonly temperature?: number;
+  /** Nucleus sampling. */
+  readonly topP?: number;
+  /** Top-k sampling. */
+  readonly topK?: number;
+  /** Generation stops at any of these strings. */
+  readonly stopSequences?: readonly string[];
+}
+
+/** One model call. */
+export interface ChatRequest {
+  /** The system prompt, if any. */
+  readonly system?: string;
+  /** The whole conversation so far; the last message is a user or tool message. */
+  readonly messages: readonly Message[];
+  /** The tools the model may call (may be empty). */
+  readonly tools: readonly ToolSpec[];
+  /** Sampling settings. */
+  readonly settings: GenerationSettings;
+  /** Aborts the call, including a stream in progress. */
+  readonly signal?: AbortSignal;
+}
+
+/** Why the model stopped. A closed set, mapped from each vendor's own values. */
+export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other';
+
+/** Tokens counted by the vendor for one call (or summed over several). */
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** What a provider yields while it streams one model call. */
+export type ProviderEvent =
+  /** A piece of the answer's text, as soon as it arrives. */
+  | { readonly type: 'text-delta'; readonly text: string }
+  /** A complete tool call (adapters assemble streamed argument fragments first). */
+  | { readonly type: 'tool-call'; readonly call: ToolCallBlock }
+  /** Always the last event of a successful call. */
+  | { readonly type: 'finish'; readonly reason: FinishReason; readonly usage?: Usage };
+
+/**
+ * A language model behind one vendor's API. Implementations map {@link ChatRequest} to the vendor's
+ * request, stream the answer as {@link ProviderEvent}s, and throw `ProviderError` on failure (with
+ * `retryable` set; the Runner owns the retry policy, so vendor SDK retries are turned off).
+ */
+export interface Provider {
+  /** Provider name, e.g. `ollama`. */
+  readonly name: string;
+  /** Model name as the vendor knows it, e.g. `qwen2.5:3b`. */
+  readonly model: string;
+  /** Streams one model call. Must honour `request.signal`. */
+  chat(request: ChatRequest): AsyncIterable<ProviderEvent>;
+}
+
+/**
+ * Where tool calls go. The MCP server pool implements it; tests use fakes.
+ *
+ * `call` never throws for a tool's own failure: unknown tool, bad arguments, server crash, timeout
+ * and the like come back as a result with `isError: true`, which the model reads.
+ */
+export interface ToolHost {
+  /** The tools currently offered. Called before every model call, so a host may refresh its list. */
+  tools(): Promise<readonly ToolSpec[]>;
+  /** Runs one call. `signal` cancels it (on the server too, where the protocol allows). */
+  call(call: ToolCallBlock, signal?: AbortSignal): Promise<ToolResultBlock>;
+}

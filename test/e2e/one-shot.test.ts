@@ -1,0 +1,224 @@
+/**
+ * `mcphost -p` end to end: the built CLI, a loopback fake Ollama driven through the real `ollama`
+ * client, and real MCP servers from npm.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  errorReply,
+  startFakeOllama,
+  textReply,
+  toolCallReply,
+  type FakeChatRequest,
+  type FakeOllama,
+} from '../fakes/ollama-server.js';
+import { unusedPort } from '../support/loopback.js';
+import { isAlive, npmServer, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+
+let home: TemporaryHome;
+let files: string;
+let ollama: FakeOllama | undefined;
+
+const everything = { command: process.execPath, args: [npmServer('everything'), 'stdio'] };
+const memory = { command: process.execPath, args: [npmServer('memory')] };
+
+beforeAll(async () => {
+  files = await mkdtemp(join(tmpdir(), 'mcphost-files-'));
+  await writeFile(join(files, 'note.txt'), 'the secret word is mango\n');
+});
+afterAll(async () => {
+  await rm(files, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  home = await temporaryHome();
+});
+afterEach(async () => {
+  await ollama?.close();
+  ollama = undefined;
+  await home.remove();
+});
+
+function toolNames(request: FakeChatRequest): string[] {
+  return (request.tools ?? []).map((tool) => tool.function.name);
+}
+
+describe('mcphost -p', () => {
+  it('runs tools from several servers in one step, then across steps, and prints only the answer', async () => {
+    await home.writeConfig({
+      mcpServers: {
+        everything,
+        filesystem: { command: process.execPath, args: [npmServer('filesystem'), files] },
+        memory,
+      },
+    });
+    const offered: string[][] = [];
+    ollama = await startFakeOllama([
+      (request) => {
+        offered.push(toolNames(request));
+        return toolCallReply(
+          ['everything__echo', { message: 'ping' }],
+          ['filesystem__read_text_file', { path: join(files, 'note.txt') }],
+        );
+      },
+      toolCallReply([
+        'memory__create_entities',
+        { entities: [{ name: 'mango', entityType: 'fruit', observations: ['secret'] }] },
+      ]),
+      (request) => {
+        const results = request.messages
+          .filter((message) => message.role === 'tool')
+          .map((message) => message.content);
+        return textReply(`Results: ${results.join(' | ')}`);
+      },
+    ]);
+    const run = await runCli(
+      ['-m', 'ollama:mistral-small', '-p', 'do it', '--provider-url', ollama.url],
+      home.path,
+    );
+    expect(run.stderr).not.toContain('failed');
+    expect(run.code).toBe(0);
+    expect(offered[0]).toEqual(
+      expect.arrayContaining(['everything__echo', 'filesystem__read_text_file', 'memory__create_entities']),
+    );
+    expect(run.stdout).toContain('Echo: ping');
+    expect(run.stdout).toContain('the secret word is mango');
+    expect(run.stdout).toContain('mango');
+    expect(run.stdout.startsWith('Results:')).toBe(true);
+    // Tool activity goes to stderr, never into the answer.
+    expect(run.stderr).toContain('→ everything__echo');
+    expect(run.stdout).not.toContain('→');
+  });
+
+  it('answers an unknown tool with an error the model reads', async () => {
+    await home.writeConfig({ mcpServers: { everything } });
+    ollama = await startFakeOllama([
+      toolCallReply(['everything__no_such_tool', {}]),
+      (request) => textReply(`saw: ${request.messages.at(-1)?.content ?? ''}`),
+    ]);
+    const run = await runCli(['-p', 'x', '--provider-url', ollama.url], home.path);
+    expect(run.code).toBe(0);
+    // Ollama has no error flag on tool messages: the adapter marks failures with "Error: ".
+    expect(run.stdout).toContain(
+      'saw: Error: Unknown tool "everything__no_such_tool". Available tools: everything__echo',
+    );
+  });
+
+  it('stops at --max-steps with exit code 4 and one clear line', async () => {
+    ollama = await startFakeOllama([
+      toolCallReply(['nothing__here', {}]),
+      toolCallReply(['nothing__here', {}]),
+      toolCallReply(['nothing__here', {}]),
+    ]);
+    const run = await runCli(['-p', 'loop', '--max-steps', '2', '--provider-url', ollama.url], home.path);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain('mcphost: stopped after 2 steps');
+    expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(2);
+  });
+
+  it('retries a 503 and then answers', async () => {
+    ollama = await startFakeOllama([errorReply(503, 'server busy'), textReply('second time lucky')]);
+    const run = await runCli(['-p', 'hi', '--provider-url', ollama.url], home.path, { timeoutMs: 20_000 });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('second time lucky\n');
+    expect(run.stderr).toMatch(/retrying in \d+\.\ds \(retry 1\)/);
+  });
+
+  it('fails fast on a non-retryable error with exit code 3', async () => {
+    ollama = await startFakeOllama([]);
+    const run = await runCli(
+      ['-m', 'ollama:not-pulled', '-p', 'hi', '--provider-url', ollama.url],
+      home.path,
+    );
+    expect(run.code).toBe(3);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toHaveLength(2); // the no-config note, then the error
+    expect(run.stderr).toContain('not-pulled');
+    expect(run.stderr).not.toContain('    at ');
+    expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(1);
+  });
+
+  it('says how to start Ollama when nothing listens', async () => {
+    const url = `http://127.0.0.1:${await unusedPort()}`;
+    const run = await runCli(['-p', 'hi', '--provider-url', url], home.path);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(`cannot reach Ollama at ${url} — is \`ollama serve\` running?`);
+  });
+
+  it('reads OLLAMA_HOST when no --provider-url is given', async () => {
+    ollama = await startFakeOllama([textReply('from env')]);
+    const run = await runCli(['-p', 'hi'], home.path, { env: { OLLAMA_HOST: ollama.url } });
+    expect(run.stdout).toBe('from env\n');
+  });
+
+  it('reports a malformed config file in one line naming the file and the position', async () => {
+    const file = await home.writeConfig('{\n  "mcpServers": {\n    "x": { "command": "a", }\n  }\n}\n');
+    const run = await runCli(['-p', 'hi'], home.path);
+    expect(run.code).toBe(2);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(file);
+    expect(lines[0]).toMatch(/line 3/);
+  });
+
+  it('uses the servers that start and reports the one that cannot, with its stderr', async () => {
+    await home.writeConfig({
+      mcpServers: {
+        broken: {
+          command: process.execPath,
+          args: ['-e', 'console.error("missing DATABASE_URL"); process.exit(3)'],
+        },
+        everything,
+      },
+    });
+    ollama = await startFakeOllama([
+      (request) =>
+        textReply(`tools: ${toolNames(request).filter((name) => name.startsWith('everything__')).length}`),
+    ]);
+    const run = await runCli(['-p', 'hi', '--provider-url', ollama.url], home.path);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^tools: [1-9]\d*\n$/);
+    expect(run.stderr).toContain('broken');
+    expect(run.stderr).toContain('missing DATABASE_URL');
+  });
+
+  it('leaves no server process behind, even one started through sh -c with a child of its own', async () => {
+    const spawner = join(REPOSITORY, 'test/fixtures/servers/spawner.mjs');
+    await home.writeConfig({
+      mcpServers: { spawner: { command: 'sh', args: ['-c', `"${process.execPath}" "${spawner}"; exit $?`] } },
+    });
+    ollama = await startFakeOllama([
+      toolCallReply(['spawner__pids', {}]),
+      (request) => textReply(request.messages.at(-1)?.content ?? ''),
+    ]);
+    const run = await runCli(['-p', 'pids?', '--provider-url', ollama.url], home.path);
+    expect(run.code).toBe(0);
+    const { pid, childPid } = JSON.parse(run.stdout) as { pid: number; childPid: number };
+    expect(pid).toBeGreaterThan(1);
+    expect(childPid).toBeGreaterThan(1);
+    expect([isAlive(pid), isAlive(childPid)]).toEqual([false, false]);
+  });
+
+  it('rejects bad flags with exit code 2 naming the flag', async () => {
+    const run = await runCli(['-p', 'x', '--max-steps', '0'], home.path);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe('mcphost: --max-steps: expected a positive whole number');
+    const unknown = await runCli(['-m', 'nope:model', '-p', 'x'], home.path);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown provider "nope"');
+  });
+
+  it('prints help and version without starting anything', async () => {
+    const help = await runCli(['--help'], home.path);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--provider-url');
+    const version = await runCli(['--version'], home.path);
+    const { version: expected } = JSON.parse(
+      await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as {
+      version: string;
+    };
+    expect(version.stdout.trim()).toBe(expected);
+  });
+});

@@ -1,0 +1,361 @@
+/**
+ * A loopback fake of the Gemini API (`POST /v1beta/models/{model}:generateContent` and
+ * `:streamGenerateContent?alt=sse`), for the real @google/genai client to talk to.
+ *
+ * It checks the key (`x-goog-api-key` header or `key` query) and validates every request as the
+ * real API does (gemini-validation.ts), records it, and answers from a script: a
+ * `GenerateContentResponse` (streamed as `data: {…}` events, one part per event), or Google's error
+ * body `{"error":{"code":…,"message":…,"status":…,"details":[…]}}` with its status. In Gemini 3
+ * mode it signs the first function call of each answer (`thoughtSignature`) and requires the
+ * signature back on later requests, as Gemini 3 models do.
+ */
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { readJsonBody, startLoopbackServer } from '../support/loopback.js';
+import {
+  signatureKey,
+  validateApiKey,
+  validateGenerateContentBody,
+  type FakeGeminiError,
+} from './gemini-validation.js';
+
+/** A part of a scripted answer. */
+export type FakeGeminiPart =
+  | { readonly type: 'text'; readonly text: string; readonly thought?: boolean }
+  | {
+      readonly type: 'function-call';
+      readonly name: string;
+      readonly args?: Readonly<Record<string, unknown>>;
+      /** Gemini usually sends no id; some models do. */
+      readonly id?: string;
+      /** Set to sign this call yourself; in Gemini 3 mode the first call is signed anyway. */
+      readonly thoughtSignature?: string;
+    };
+
+/** Token counts as Gemini reports them. */
+export interface FakeGeminiUsage {
+  readonly promptTokenCount: number;
+  readonly candidatesTokenCount: number;
+  readonly thoughtsTokenCount?: number;
+}
+
+/** One scripted reply. */
+export type FakeGeminiReply =
+  /** A complete answer; `finishReason` defaults to STOP. */
+  | {
+      readonly type: 'answer';
+      readonly parts: readonly FakeGeminiPart[];
+      readonly finishReason?: string;
+      readonly usage?: FakeGeminiUsage;
+    }
+  /** The prompt was blocked: `promptFeedback.blockReason`, no candidates. */
+  | { readonly type: 'blocked'; readonly blockReason: string }
+  /** An HTTP error with Google's body. */
+  | {
+      readonly type: 'error';
+      readonly code: number;
+      readonly status: string;
+      readonly message: string;
+      readonly details?: readonly unknown[];
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  /** A stream that sends `parts`, then an error object as the next event (the API does this mid-answer). */
+  | {
+      readonly type: 'stream-error';
+      readonly parts: readonly FakeGeminiPart[];
+      readonly code: number;
+      readonly status: string;
+      readonly message: string;
+    }
+  /** A stream that sends `parts`, then waits, never finishing, until the client goes away. */
+  | { readonly type: 'stall'; readonly parts: readonly FakeGeminiPart[] };
+
+/** A request as the fake received it. */
+export interface RecordedGeminiRequest {
+  /** `generateContent` or `streamGenerateContent`. */
+  readonly method: string;
+  /** The model from the path (`models/{model}:…`). */
+  readonly model: string;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  /** The parsed JSON body (undefined when it was not JSON). */
+  readonly body: unknown;
+  /** The error the fake answered with when it refused the request. */
+  readonly rejected?: FakeGeminiError;
+}
+
+/** Replies in order, or a function of each valid request (and its index among valid ones). */
+export type FakeGeminiScript =
+  readonly FakeGeminiReply[] | ((request: RecordedGeminiRequest, index: number) => FakeGeminiReply);
+
+/** How the fake behaves beyond its script. */
+export interface FakeGeminiOptions {
+  /** The only key accepted. Defaults to {@link FAKE_GEMINI_KEY}. */
+  readonly apiKey?: string;
+  /** Gemini 3 mode: sign function calls, require the signatures back, take `functionResponse.parts`. */
+  readonly gemini3?: boolean;
+  /** Models that exist (others get 404 NOT_FOUND). Unset: every model exists. */
+  readonly models?: readonly string[];
+}
+
+/** A running fake. */
+export interface FakeGemini {
+  /** Base URL for the SDK (`httpOptions.baseUrl`) or `--provider-url`: `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  /** Every request received, valid or not, in order. */
+  readonly requests: readonly RecordedGeminiRequest[];
+  close(): Promise<void>;
+}
+
+/** The key the fake accepts unless told otherwise. */
+export const FAKE_GEMINI_KEY = 'fake-gemini-key';
+
+/** A text answer, for short scripts. */
+export function textAnswer(text: string): FakeGeminiReply {
+  return { type: 'answer', parts: [{ type: 'text', text }] };
+}
+
+const PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+
+/** Starts a fake on a free loopback port. */
+export async function startFakeGemini(
+  script: FakeGeminiScript,
+  options: FakeGeminiOptions = {},
+): Promise<FakeGemini> {
+  const requests: RecordedGeminiRequest[] = [];
+  const issuedSignatures = new Map<string, string[]>();
+  let answered = 0;
+  let signatures = 0;
+  const nextReply = (request: RecordedGeminiRequest): FakeGeminiReply => {
+    const index = answered++;
+    if (typeof script === 'function') return script(request, index);
+    return (
+      script[index] ?? {
+        type: 'error',
+        code: 500,
+        status: 'INTERNAL',
+        message: `fake: no reply scripted for request ${index}`,
+      }
+    );
+  };
+  const sign = (parts: readonly FakeGeminiPart[]): FakeGeminiPart[] => {
+    let first = true;
+    return parts.map((part) => {
+      if (part.type !== 'function-call') return part;
+      const signature =
+        part.thoughtSignature ??
+        (options.gemini3 === true && first ? `c2lnbmF0dXJl-${++signatures}` : undefined);
+      first = false;
+      if (signature === undefined) return part;
+      const key = signatureKey(part.name, part.args);
+      issuedSignatures.set(key, [...(issuedSignatures.get(key) ?? []), signature]);
+      return { ...part, thoughtSignature: signature };
+    });
+  };
+  const server = await startLoopbackServer(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://fake');
+    const match = PATH.exec(url.pathname);
+    if (request.method !== 'POST' || match === null) {
+      sendError(response, {
+        code: 404,
+        status: 'NOT_FOUND',
+        message: `Not found: ${request.method} ${url.pathname}`,
+      });
+      return;
+    }
+    const [, model = '', method = ''] = match;
+    let body: unknown;
+    try {
+      body = await readJsonBody(request);
+    } catch {
+      body = undefined;
+    }
+    const rejected =
+      validateApiKey(request.headers, url.searchParams, options.apiKey ?? FAKE_GEMINI_KEY) ??
+      unknownModel(model, method, options.models) ??
+      validateGenerateContentBody(body, { gemini3: options.gemini3 === true, issuedSignatures });
+    const recorded: RecordedGeminiRequest = {
+      method,
+      model,
+      query: url.searchParams,
+      headers: request.headers,
+      body,
+      ...(rejected === undefined ? {} : { rejected }),
+    };
+    requests.push(recorded);
+    if (rejected !== undefined) {
+      sendError(response, rejected);
+      return;
+    }
+    const scripted = nextReply(recorded);
+    const reply =
+      scripted.type === 'answer' || scripted.type === 'stall' || scripted.type === 'stream-error'
+        ? { ...scripted, parts: sign(scripted.parts) }
+        : scripted;
+    const streaming = method === 'streamGenerateContent';
+    await send(response, reply, streaming, url.searchParams.get('alt') === 'sse', model);
+  });
+  return { url: server.url, requests, close: () => server.close() };
+}
+
+function unknownModel(
+  model: string,
+  method: string,
+  models: readonly string[] | undefined,
+): FakeGeminiError | undefined {
+  if (models === undefined || models.includes(model)) return undefined;
+  return {
+    code: 404,
+    status: 'NOT_FOUND',
+    message: `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`,
+  };
+}
+
+function sendError(
+  response: ServerResponse,
+  error: FakeGeminiError,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  response.writeHead(error.code, { 'content-type': 'application/json; charset=UTF-8', ...headers });
+  const body = {
+    code: error.code,
+    message: error.message,
+    status: error.status,
+    ...(error.details ? { details: error.details } : {}),
+  };
+  response.end(JSON.stringify({ error: body }, null, 2));
+}
+
+async function send(
+  response: ServerResponse,
+  reply: FakeGeminiReply,
+  streaming: boolean,
+  sse: boolean,
+  model: string,
+) {
+  switch (reply.type) {
+    case 'error':
+      sendError(
+        response,
+        {
+          code: reply.code,
+          status: reply.status,
+          message: reply.message,
+          ...(reply.details ? { details: reply.details } : {}),
+        },
+        reply.headers,
+      );
+      return;
+    case 'blocked': {
+      const chunk = {
+        promptFeedback: { blockReason: reply.blockReason },
+        usageMetadata: usageJson(undefined),
+        modelVersion: model,
+      };
+      if (streaming) sendChunks(response, [chunk], sse);
+      else sendJson(response, chunk);
+      return;
+    }
+    case 'answer': {
+      const finishReason = reply.finishReason ?? 'STOP';
+      if (!streaming) {
+        sendJson(response, responseJson(model, reply.parts.map(partJson), finishReason, reply.usage));
+        return;
+      }
+      const parts: Array<Record<string, unknown>> =
+        reply.parts.length === 0 ? [{ text: '' }] : reply.parts.map(partJson);
+      const chunks = parts.map((part, index) =>
+        responseJson(model, [part], index === parts.length - 1 ? finishReason : undefined, reply.usage),
+      );
+      sendChunks(response, chunks, sse);
+      return;
+    }
+    case 'stream-error': {
+      const error = { code: reply.code, message: reply.message, status: reply.status };
+      if (!streaming) {
+        sendError(response, error);
+        return;
+      }
+      const chunks = reply.parts.map((part) => responseJson(model, [partJson(part)], undefined, undefined));
+      sendChunks(response, [...chunks, { error }], sse);
+      return;
+    }
+    case 'stall': {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const part of reply.parts)
+        response.write(
+          `data: ${JSON.stringify(responseJson(model, [partJson(part)], undefined, undefined))}\r\n\r\n`,
+        );
+      // Never ends: the client must abort (close() ends it too).
+      await new Promise<void>((resolve) => response.on('close', resolve));
+      return;
+    }
+    default: {
+      const unexpected: never = reply;
+      throw new Error(`fake: unknown reply ${JSON.stringify(unexpected)}`);
+    }
+  }
+}
+
+/** SSE with `alt=sse` (what the SDK asks for); without it, the API streams one JSON array. */
+function sendChunks(response: ServerResponse, chunks: readonly unknown[], sse: boolean): void {
+  if (!sse) {
+    sendJson(response, chunks);
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const chunk of chunks) response.write(`data: ${JSON.stringify(chunk)}\r\n\r\n`);
+  response.end();
+}
+
+function sendJson(response: ServerResponse, body: unknown): void {
+  response.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+  response.end(JSON.stringify(body));
+}
+
+function partJson(part: FakeGeminiPart): Record<string, unknown> {
+  if (part.type === 'text')
+    return part.thought === true ? { text: part.text, thought: true } : { text: part.text };
+  const functionCall = {
+    ...(part.id === undefined ? {} : { id: part.id }),
+    name: part.name,
+    args: part.args ?? {},
+  };
+  return part.thoughtSignature === undefined
+    ? { functionCall }
+    : { functionCall, thoughtSignature: part.thoughtSignature };
+}
+
+function responseJson(
+  model: string,
+  parts: readonly unknown[],
+  finishReason: string | undefined,
+  usage: FakeGeminiUsage | undefined,
+) {
+  return {
+    candidates: [
+      {
+        content: { parts, role: 'model' },
+        ...(finishReason === undefined ? {} : { finishReason }),
+        index: 0,
+      },
+    ],
+    // Like the real API, every chunk repeats the running totals.
+    usageMetadata: usageJson(usage),
+    modelVersion: model,
+    responseId: 'fake-response',
+  };
+}
+
+function usageJson(usage: FakeGeminiUsage | undefined) {
+  const {
+    promptTokenCount,
+    candidatesTokenCount,
+    thoughtsTokenCount = 0,
+  } = usage ?? { promptTokenCount: 12, candidatesTokenCount: 5 };
+  return {
+    promptTokenCount,
+    candidatesTokenCount,
+    ...(thoughtsTokenCount === 0 ? {} : { thoughtsTokenCount }),
+    totalTokenCount: promptTokenCount + candidatesTokenCount + thoughtsTokenCount,
+  };
+}

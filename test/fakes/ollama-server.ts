@@ -1,0 +1,342 @@
+/**
+ * A loopback fake of the Ollama server: `/api/chat` (NDJSON streaming and plain JSON), `/api/tags`,
+ * `/api/version`. Each chat request takes the next reply from a script; a reply may be a function
+ * of the request, so a test can answer with a call to one of the tools it was offered. Requests
+ * that a real Ollama would refuse get its status and `{"error": "…"}` body (see ollama-validation.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+import { startLoopbackServer } from '../support/loopback.js';
+import { normalizeModelName, validateChatBody, type FakeChatRequest } from './ollama-validation.js';
+
+export type { FakeChatMessage, FakeChatRequest, FakeChatTool } from './ollama-validation.js';
+
+/** A tool call the fake model makes. `arguments` is sent as is (a non-object tests bad arguments). */
+export interface FakeToolCall {
+  readonly name: string;
+  readonly arguments: unknown;
+}
+
+/** What the fake answers one chat request with. */
+export type FakeOllamaReply =
+  /** A normal answer: text (one chunk per string), then tool calls (one chunk each), then the final line. */
+  | {
+      readonly type: 'answer';
+      readonly text?: string | readonly string[];
+      readonly toolCalls?: readonly FakeToolCall[];
+      /** `stop` unless given (`length` when cut by `num_predict`). */
+      readonly doneReason?: string;
+      readonly promptEvalCount?: number;
+      readonly evalCount?: number;
+      /** Pause between streamed lines. */
+      readonly chunkDelayMs?: number;
+    }
+  /** An HTTP error: Ollama's `{"error": error}` JSON, or `body` as is (with `contentType`). */
+  | {
+      readonly type: 'error';
+      readonly status: number;
+      readonly error?: string;
+      readonly body?: string;
+      readonly contentType?: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  /** A 200 stream that sends some text, then Ollama's in-stream `{"error": …}` line. */
+  | { readonly type: 'stream-error'; readonly text?: readonly string[]; readonly error: string }
+  /** Sends some text, then holds the connection open until the client goes away (for abort tests). */
+  | { readonly type: 'stall'; readonly text?: readonly string[] }
+  /** Closes the connection without answering (a transient network failure for the client). */
+  | { readonly type: 'hang-up' }
+  /** A 200 answer whose body is exactly `body` (for malformed streams). */
+  | { readonly type: 'raw'; readonly body: string; readonly contentType?: string };
+
+/** A script entry: a reply, or a function of the (valid) request giving one. */
+export type FakeOllamaScriptItem =
+  FakeOllamaReply | ((request: FakeChatRequest) => FakeOllamaReply | Promise<FakeOllamaReply>);
+
+/** Any request the fake received, valid or not, in order. */
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  /** The parsed JSON body, the raw text when it was not JSON, or undefined when empty. */
+  readonly body: unknown;
+}
+
+export interface FakeOllamaOptions {
+  /** Installed models; names without a tag mean `:latest`. */
+  readonly models?: readonly string[];
+  /** Answers every chat request once the script is used up (by default such a request gets a 400). */
+  readonly fallback?: FakeOllamaScriptItem;
+  /** What `/api/version` says. */
+  readonly version?: string;
+}
+
+export interface FakeOllama {
+  /** Base URL, `http://127.0.0.1:PORT`, for `--provider-url` or `OLLAMA_HOST`. */
+  readonly url: string;
+  /** Every request received, in order. */
+  readonly requests: readonly RecordedRequest[];
+  /** The chat requests that passed validation (and were answered from the script), in order. */
+  readonly chatRequests: readonly FakeChatRequest[];
+  /** Adds replies to the end of the script. */
+  push(...items: FakeOllamaScriptItem[]): void;
+  /** Script entries not used yet. */
+  pending(): number;
+  /** Resolves once no chat answer is being sent (a client that stopped reading has hung up). */
+  waitForIdle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The models a fresh fake has (mcphost's default model among them). */
+export const FAKE_OLLAMA_MODELS: readonly string[] = ['mistral-small', 'qwen2.5:3b', 'llama3.2'];
+
+/** A text answer. */
+export function textReply(...text: string[]): FakeOllamaReply {
+  return { type: 'answer', text };
+}
+
+/** An answer that calls tools (each `[name, arguments]`). */
+export function toolCallReply(...calls: ReadonlyArray<readonly [string, unknown]>): FakeOllamaReply {
+  return { type: 'answer', toolCalls: calls.map(([name, input]) => ({ name, arguments: input })) };
+}
+
+/** An HTTP error with Ollama's JSON body. */
+export function errorReply(status: number, error: string): FakeOllamaReply {
+  return { type: 'error', status, error };
+}
+
+export async function startFakeOllama(
+  script: readonly FakeOllamaScriptItem[] = [],
+  options: FakeOllamaOptions = {},
+): Promise<FakeOllama> {
+  const queue = [...script];
+  const requests: RecordedRequest[] = [];
+  const chatRequests: FakeChatRequest[] = [];
+  const models = options.models ?? FAKE_OLLAMA_MODELS;
+  const installed = new Set(models.map(normalizeModelName));
+  let openAnswers = 0;
+  let idleWaiters: Array<() => void> = [];
+  const track = (response: ServerResponse): void => {
+    openAnswers++;
+    response.once('close', () => {
+      openAnswers--;
+      if (openAnswers > 0) return;
+      for (const resolve of idleWaiters) resolve();
+      idleWaiters = [];
+    });
+  };
+
+  const answerChatRequest = async (body: unknown, response: ServerResponse): Promise<void> => {
+    const validation = validateChatBody(body, installed);
+    if (!validation.ok) {
+      sendJson(response, validation.status, { error: validation.error });
+      return;
+    }
+    const chat = validation.request;
+    if (chat.messages.length === 0) {
+      // Ollama treats a chat without messages as "load the model" and answers at once.
+      sendJson(response, 200, finalLine(chat.model, 'load', 0, 0));
+      return;
+    }
+    chatRequests.push(chat);
+    track(response);
+    const item = queue.shift() ?? options.fallback;
+    if (item === undefined) {
+      sendJson(response, 400, { error: `fake ollama: no reply scripted for chat #${chatRequests.length}` });
+      return;
+    }
+    await answerChat(response, chat, typeof item === 'function' ? await item(chat) : item);
+  };
+
+  const server = await startLoopbackServer(async (request, response) => {
+    const path = new URL(request.url ?? '/', 'http://fake').pathname;
+    const method = request.method ?? 'GET';
+    const body = await readBody(request);
+    requests.push({ method, path, body });
+    const route = `${method} ${path}`;
+    if (route === 'POST /api/chat') await answerChatRequest(body, response);
+    else if (route === 'GET /' || route === 'HEAD /') sendText(response, 200, 'Ollama is running');
+    else if (route === 'GET /api/version') sendJson(response, 200, { version: options.version ?? '0.12.6' });
+    else if (route === 'GET /api/tags') {
+      sendJson(response, 200, { models: models.map((name) => tagEntry(normalizeModelName(name))) });
+    }
+    // Ollama's router (gin) answers unknown routes and wrong methods alike.
+    else sendText(response, 404, '404 page not found');
+  });
+
+  return {
+    url: server.url,
+    requests,
+    chatRequests,
+    push: (...items) => queue.push(...items),
+    pending: () => queue.length,
+    waitForIdle: () =>
+      openAnswers === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)),
+    close: () => server.close(),
+  };
+}
+
+async function answerChat(
+  response: ServerResponse,
+  chat: FakeChatRequest,
+  reply: FakeOllamaReply,
+): Promise<void> {
+  switch (reply.type) {
+    case 'error': {
+      const contentType =
+        reply.contentType ??
+        (reply.body === undefined ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8');
+      response.writeHead(reply.status, { 'content-type': contentType, ...reply.headers });
+      response.end(reply.body ?? JSON.stringify({ error: reply.error ?? 'fake ollama error' }));
+      return;
+    }
+    case 'hang-up':
+      response.socket?.destroy();
+      return;
+    case 'raw':
+      response.writeHead(200, { 'content-type': reply.contentType ?? 'application/x-ndjson' });
+      response.end(reply.body);
+      return;
+    case 'stream-error':
+      if (!chat.stream) {
+        sendJson(response, 500, { error: reply.error });
+        return;
+      }
+      startStream(response);
+      for (const text of reply.text ?? []) writeLine(response, textLine(chat.model, text));
+      writeLine(response, { error: reply.error });
+      response.end();
+      return;
+    case 'stall':
+      startStream(response);
+      for (const text of reply.text ?? []) writeLine(response, textLine(chat.model, text));
+      await new Promise<void>((resolve) =>
+        response.once('close', () => {
+          resolve();
+        }),
+      );
+      return;
+    case 'answer':
+      return sendAnswer(response, chat, reply);
+    default: {
+      const unexpected: never = reply;
+      throw new TypeError(`unknown fake reply ${JSON.stringify(unexpected)}`);
+    }
+  }
+}
+
+async function sendAnswer(
+  response: ServerResponse,
+  chat: FakeChatRequest,
+  reply: Extract<FakeOllamaReply, { type: 'answer' }>,
+): Promise<void> {
+  const texts = typeof reply.text === 'string' ? [reply.text] : (reply.text ?? []);
+  const calls = (reply.toolCalls ?? []).map((call) => ({
+    function: { name: call.name, arguments: call.arguments },
+  }));
+  const final = finalLine(
+    chat.model,
+    reply.doneReason ?? 'stop',
+    reply.promptEvalCount ?? 10 * chat.messages.length,
+    reply.evalCount ?? texts.length + calls.length,
+  );
+  if (!chat.stream) {
+    const message = {
+      role: 'assistant',
+      content: texts.join(''),
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    };
+    sendJson(response, 200, { ...final, message });
+    return;
+  }
+  startStream(response);
+  const lines = [
+    ...texts.map((text) => textLine(chat.model, text)),
+    ...calls.map((call) => ({
+      ...textLine(chat.model, ''),
+      message: { role: 'assistant', content: '', tool_calls: [call] },
+    })),
+    final,
+  ];
+  for (const line of lines) {
+    if (response.destroyed) return;
+    if (reply.chunkDelayMs !== undefined) await delay(reply.chunkDelayMs);
+    writeLine(response, line);
+  }
+  response.end();
+}
+
+function textLine(model: string, content: string): Record<string, unknown> {
+  return {
+    model,
+    created_at: new Date().toISOString(),
+    message: { role: 'assistant', content },
+    done: false,
+  };
+}
+
+function finalLine(
+  model: string,
+  doneReason: string,
+  promptEvalCount: number,
+  evalCount: number,
+): Record<string, unknown> {
+  return {
+    model,
+    created_at: new Date().toISOString(),
+    message: { role: 'assistant', content: '' },
+    done: true,
+    done_reason: doneReason,
+    total_duration: 1_000_000,
+    load_duration: 100_000,
+    // Like Ollama, counts of zero are left out (a fully cached prompt has no prompt_eval_count).
+    ...(promptEvalCount > 0 ? { prompt_eval_count: promptEvalCount, prompt_eval_duration: 200_000 } : {}),
+    ...(evalCount > 0 ? { eval_count: evalCount, eval_duration: 700_000 } : {}),
+  };
+}
+
+function tagEntry(name: string): Record<string, unknown> {
+  return {
+    name,
+    model: name,
+    modified_at: '2025-01-01T00:00:00Z',
+    size: 1_000_000,
+    digest: 'sha256:0000000000000000000000000000000000000000000000000000000000000000',
+    details: {
+      format: 'gguf',
+      family: 'llama',
+      families: ['llama'],
+      parameter_size: '3B',
+      quantization_level: 'Q4_K_M',
+    },
+  };
+}
+
+function startStream(response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+}
+
+function writeLine(response: ServerResponse, value: unknown): void {
+  if (!response.destroyed) response.write(`${JSON.stringify(value)}\n`);
+}
+
+function sendJson(response: ServerResponse, status: number, value: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  response.end(JSON.stringify(value));
+}
+
+function sendText(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  response.end(text);
+}
+
+async function readBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,365 @@
+/**
+ * A loopback fake of the OpenAI Chat Completions API (`POST /v1/chat/completions`), driven by the
+ * real `openai` SDK in tests. It answers with JSON or with SSE chunks (`data: {...}` … `data: [DONE]`)
+ * the way OpenAI streams them — tool-call arguments in fragments, parallel calls interleaved, a
+ * final usage chunk when `stream_options.include_usage` is set — and rejects with OpenAI's own
+ * error bodies what the real API rejects (see openai-validation.ts).
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { readJsonBody, startLoopbackServer } from '../support/loopback.js';
+import { validateChatRequest, type OpenAIWireError } from './openai-validation.js';
+
+/** A tool call the fake model makes; `arguments` is sent as is (it may be invalid JSON on purpose). */
+export interface FakeToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+/** OpenAI's usage counts. */
+export interface FakeUsage {
+  readonly prompt_tokens: number;
+  readonly completion_tokens: number;
+}
+
+/** What the fake answers to one request. */
+export type FakeOpenAIReply =
+  /** A text answer, streamed a few characters per chunk. */
+  | {
+      readonly type: 'text';
+      readonly text: string;
+      readonly finishReason?: string;
+      readonly usage?: FakeUsage;
+    }
+  /** Tool calls (after optional text); arguments in fragments, calls interleaved. */
+  | {
+      readonly type: 'tool-calls';
+      readonly calls: readonly FakeToolCall[];
+      readonly text?: string;
+      readonly finishReason?: string;
+      readonly usage?: FakeUsage;
+    }
+  /** Raw chunk objects, streamed as they are, then `[DONE]` (for odd servers and edge cases). */
+  | { readonly type: 'chunks'; readonly chunks: readonly unknown[] }
+  /** An HTTP error with OpenAI's error body. */
+  | {
+      readonly type: 'error';
+      readonly status: number;
+      readonly message: string;
+      readonly errorType?: string;
+      readonly code?: string | null;
+      readonly headers?: Readonly<Record<string, string>>;
+      /** Sent instead of OpenAI's error body (another server's error shape, an HTML page…). */
+      readonly rawBody?: string;
+    }
+  /** Streams `text`, then an `error` event inside the stream (status 200 already sent). */
+  | {
+      readonly type: 'stream-error';
+      readonly text: string;
+      readonly errorType: string;
+      readonly message: string;
+    }
+  /** Streams `text`, then neither finishes nor closes: for cancellation tests. */
+  | { readonly type: 'stall'; readonly text: string }
+  /** Streams `text`, then destroys the connection: a network failure mid-answer. */
+  | { readonly type: 'drop'; readonly text: string };
+
+/** A request as the fake received it. */
+export interface RecordedOpenAIRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  /** The JSON body (unvalidated). */
+  readonly body: Record<string, unknown>;
+}
+
+/** Replies in order, or a function of the request (and its 0-based number among valid requests). */
+export type FakeOpenAIScript =
+  readonly FakeOpenAIReply[] | ((request: RecordedOpenAIRequest, index: number) => FakeOpenAIReply);
+
+export interface FakeOpenAIOptions {
+  /** When set, requests must carry `Authorization: Bearer <apiKey>` (401 otherwise, like OpenAI). */
+  readonly apiKey?: string;
+}
+
+export interface FakeOpenAI {
+  /** Base URL to give the SDK (`--provider-url`, `OPENAI_BASE_URL`): `http://127.0.0.1:PORT/v1`. */
+  readonly url: string;
+  /** Every request received, valid or not, in order. */
+  readonly requests: RecordedOpenAIRequest[];
+  close(): Promise<void>;
+}
+
+/** How many characters of text or arguments go in one chunk: small, so that assembly is exercised. */
+const FRAGMENT_LENGTH = 7;
+
+/** Starts the fake on a loopback port. */
+export async function startFakeOpenAI(
+  script: FakeOpenAIScript,
+  options: FakeOpenAIOptions = {},
+): Promise<FakeOpenAI> {
+  const requests: RecordedOpenAIRequest[] = [];
+  let answered = 0;
+  const nextReply = (request: RecordedOpenAIRequest): FakeOpenAIReply => {
+    const index = answered++;
+    if (typeof script === 'function') return script(request, index);
+    const reply = script[index];
+    if (reply !== undefined) return reply;
+    // Fail fast (400, not retried) so that a test with too few replies says so instead of hanging.
+    return {
+      type: 'error',
+      status: 400,
+      message: `fake OpenAI: no scripted reply for request ${index + 1}`,
+      errorType: 'fake_script_exhausted',
+    };
+  };
+
+  const server = await startLoopbackServer(async (incoming, response) => {
+    const path = (incoming.url ?? '/').split('?')[0] ?? '/';
+    const body = await readJsonBody(incoming).catch(() => undefined);
+    const request: RecordedOpenAIRequest = {
+      method: incoming.method ?? 'GET',
+      path,
+      headers: incoming.headers,
+      body: typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {},
+    };
+    requests.push(request);
+    if (request.method !== 'POST' || path !== '/v1/chat/completions') {
+      sendError(response, {
+        status: 404,
+        message: `Invalid URL (${request.method} ${path})`,
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      });
+      return;
+    }
+    const authError = checkAuthorization(incoming, options.apiKey);
+    if (authError) {
+      sendError(response, authError);
+      return;
+    }
+    const problem = validateChatRequest(body);
+    if (problem) {
+      sendError(response, problem);
+      return;
+    }
+    reply(response, request.body, nextReply(request));
+  });
+  return { url: `${server.url}/v1`, requests, close: () => server.close() };
+}
+
+function checkAuthorization(
+  incoming: IncomingMessage,
+  apiKey: string | undefined,
+): OpenAIWireError | undefined {
+  if (apiKey === undefined) return undefined;
+  const header = incoming.headers.authorization;
+  if (header === undefined || !header.startsWith('Bearer ')) {
+    return {
+      status: 401,
+      message:
+        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY). You can obtain an API key from https://platform.openai.com/account/api-keys.",
+      type: 'invalid_request_error',
+      param: null,
+      code: null,
+    };
+  }
+  const given = header.slice('Bearer '.length);
+  if (given === apiKey) return undefined;
+  return {
+    status: 401,
+    message: `Incorrect API key provided: ${given.slice(0, 3)}***${given.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+    type: 'invalid_request_error',
+    param: null,
+    code: 'invalid_api_key',
+  };
+}
+
+function sendError(
+  response: ServerResponse,
+  error: OpenAIWireError,
+  headers: Readonly<Record<string, string>> = {},
+  rawBody?: string,
+): void {
+  response.writeHead(error.status, { 'content-type': 'application/json', ...headers });
+  const { message, type, param, code } = error;
+  response.end(rawBody ?? JSON.stringify({ error: { message, type, param, code } }));
+}
+
+/** OpenAI's error `type` for a status, when a script does not say. */
+function defaultErrorType(status: number): string {
+  if (status === 429) return 'requests';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+function reply(response: ServerResponse, body: Record<string, unknown>, scripted: FakeOpenAIReply): void {
+  if (scripted.type === 'error') {
+    const error: OpenAIWireError = {
+      status: scripted.status,
+      message: scripted.message,
+      type: scripted.errorType ?? defaultErrorType(scripted.status),
+      param: null,
+      code: scripted.code ?? null,
+    };
+    sendError(response, error, scripted.headers, scripted.rawBody);
+    return;
+  }
+  const model = typeof body.model === 'string' ? body.model : 'fake';
+  const streaming = body.stream === true;
+  const includeUsage =
+    (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  if (!streaming) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(toCompletion(scripted, model)));
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (data: unknown): void => {
+    response.write(`data: ${JSON.stringify(data)}\n\n`);
+  };
+  const chunk = (
+    delta: Record<string, unknown>,
+    finishReason: string | null = null,
+  ): Record<string, unknown> => ({
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model,
+    system_fingerprint: 'fp_fake',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    ...(includeUsage ? { usage: null } : {}),
+  });
+  const finish = (finishReason: string, usage: FakeUsage): void => {
+    send(chunk({}, finishReason));
+    if (includeUsage) {
+      send({
+        id: 'chatcmpl-fake',
+        object: 'chat.completion.chunk',
+        created: 1_700_000_000,
+        model,
+        choices: [],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
+    }
+    response.end('data: [DONE]\n\n');
+  };
+
+  switch (scripted.type) {
+    case 'text':
+      send(chunk({ role: 'assistant', content: '', refusal: null }));
+      for (const piece of fragments(scripted.text)) send(chunk({ content: piece }));
+      finish(scripted.finishReason ?? 'stop', scripted.usage ?? defaultUsage(scripted.text));
+      return;
+    case 'tool-calls':
+      send(chunk({ role: 'assistant', content: null, refusal: null }));
+      for (const piece of fragments(scripted.text ?? '')) send(chunk({ content: piece }));
+      for (const delta of toolCallDeltas(scripted.calls)) send(chunk({ tool_calls: [delta] }));
+      finish(
+        scripted.finishReason ?? 'tool_calls',
+        scripted.usage ?? defaultUsage(JSON.stringify(scripted.calls)),
+      );
+      return;
+    case 'chunks':
+      for (const raw of scripted.chunks) send(raw);
+      response.end('data: [DONE]\n\n');
+      return;
+    case 'stream-error':
+      send(chunk({ role: 'assistant', content: '' }));
+      for (const piece of fragments(scripted.text)) send(chunk({ content: piece }));
+      send({ error: { message: scripted.message, type: scripted.errorType, param: null, code: null } });
+      response.end();
+      return;
+    case 'stall':
+      send(chunk({ role: 'assistant', content: '' }));
+      for (const piece of fragments(scripted.text)) send(chunk({ content: piece }));
+      // Left open on purpose: the client's abort (or close()) ends it.
+      return;
+    case 'drop':
+      send(chunk({ role: 'assistant', content: '' }));
+      for (const piece of fragments(scripted.text)) send(chunk({ content: piece }));
+      // Let the chunks leave before the connection breaks.
+      response.socket?.end(() => response.socket?.destroy());
+      return;
+    default: {
+      const unexpected: never = scripted;
+      throw new Error(`unknown reply ${JSON.stringify(unexpected)}`);
+    }
+  }
+}
+
+/** Splits text into small pieces (at least one piece for non-empty text). */
+function fragments(text: string): string[] {
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; start += FRAGMENT_LENGTH)
+    pieces.push(text.slice(start, start + FRAGMENT_LENGTH));
+  return pieces;
+}
+
+/**
+ * Tool-call deltas: first every call's opening fragment (index, id, name, empty arguments), then
+ * argument fragments round-robin across calls, so parallel calls interleave.
+ */
+function toolCallDeltas(calls: readonly FakeToolCall[]): Array<Record<string, unknown>> {
+  const deltas: Array<Record<string, unknown>> = calls.map((call, index) => ({
+    index,
+    id: call.id,
+    type: 'function',
+    function: { name: call.name, arguments: '' },
+  }));
+  const pieces = calls.map((call) => fragments(call.arguments));
+  const longest = Math.max(0, ...pieces.map((list) => list.length));
+  for (let round = 0; round < longest; round++) {
+    for (const [index, list] of pieces.entries()) {
+      const piece = list[round];
+      if (piece !== undefined) deltas.push({ index, function: { arguments: piece } });
+    }
+  }
+  return deltas;
+}
+
+function defaultUsage(output: string): FakeUsage {
+  return { prompt_tokens: 42, completion_tokens: Math.max(1, Math.ceil(output.length / 4)) };
+}
+
+/** The non-streaming answer (`stream: false`). */
+function toCompletion(
+  scripted: Exclude<FakeOpenAIReply, { type: 'error' }>,
+  model: string,
+): Record<string, unknown> {
+  const text = 'text' in scripted ? (scripted.text ?? '') : '';
+  const calls = scripted.type === 'tool-calls' ? scripted.calls : [];
+  const usage = ('usage' in scripted ? scripted.usage : undefined) ?? defaultUsage(text);
+  const finishReason =
+    ('finishReason' in scripted ? scripted.finishReason : undefined) ??
+    (calls.length > 0 ? 'tool_calls' : 'stop');
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text === '' && calls.length > 0 ? null : text,
+          refusal: null,
+          ...(calls.length > 0
+            ? {
+                tool_calls: calls.map((call) => ({
+                  id: call.id,
+                  type: 'function',
+                  function: { name: call.name, arguments: call.arguments },
+                })),
+              }
+            : {}),
+        },
+        logprobs: null,
+        finish_reason: finishReason,
+      },
+    ],
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+  };
+}

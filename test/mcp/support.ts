@@ -1,0 +1,128 @@
+/** Helpers for the MCP pool tests: server definitions, process checks, log capture. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { StdioServerDefinition } from '../../src/mcp/definition.js';
+import type { PoolLogEntry } from '../../src/mcp/pool.js';
+import type { ToolResultBlock } from '../../src/types.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** Absolute path of a fixture server in test/fixtures/servers. */
+export function fixturePath(file: string): string {
+  return join(here, '..', 'fixtures', 'servers', file);
+}
+
+/** The entry point (`dist/index.js`) of an installed npm MCP server package. */
+export function packageEntry(name: string): string {
+  return join(dirname(require.resolve(`${name}/package.json`)), 'dist', 'index.js');
+}
+
+/** A stdio definition with the defaults the config layer would fill in. */
+export function stdio(
+  command: string,
+  args: readonly string[],
+  extra: Partial<StdioServerDefinition> = {},
+): StdioServerDefinition {
+  return { transport: 'stdio', command, args, env: {}, inheritEnv: false, ...extra };
+}
+
+/** A stdio definition running a fixture server with this Node. */
+export function fixture(file: string, extra: Partial<StdioServerDefinition> = {}): StdioServerDefinition {
+  return stdio(process.execPath, [fixturePath(file)], extra);
+}
+
+/** A stdio definition running an npm server package with this Node. */
+export function npmServer(
+  name: string,
+  args: readonly string[] = [],
+  extra: Partial<StdioServerDefinition> = {},
+): StdioServerDefinition {
+  return stdio(process.execPath, [packageEntry(name), ...args], extra);
+}
+
+/** Our environment as the pool should see it in tests (the real one, plus a secret to keep out). */
+export function testEnvironment(extra: Record<string, string> = {}): Record<string, string | undefined> {
+  return { ...process.env, ...extra };
+}
+
+/** Collects the pool's log entries. */
+export function logCollector(): {
+  log: (entry: PoolLogEntry) => void;
+  entries: PoolLogEntry[];
+  warnings: () => string[];
+} {
+  const entries: PoolLogEntry[] = [];
+  return {
+    log: (entry) => entries.push(entry),
+    entries,
+    warnings: () => entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message),
+  };
+}
+
+interface ProcessInfo {
+  readonly pid: number;
+  readonly state: string;
+  readonly ppid: number;
+  readonly pgrp: number;
+}
+
+function readProcess(pid: number): ProcessInfo | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name is in parentheses and may contain spaces: read after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { pid, state: fields[0] ?? '?', ppid: Number(fields[1]), pgrp: Number(fields[2]) };
+}
+
+/**
+ * True when the process exists and is not a zombie. (Where nothing reaps orphans, as in some
+ * containers, a killed grandchild stays a zombie: it is dead, but `kill(pid, 0)` still succeeds.)
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const info = readProcess(pid);
+  return info === undefined ? true : info.state !== 'Z';
+}
+
+function allProcesses(): ProcessInfo[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((entry) => readProcess(Number(entry)))
+    .filter((info): info is ProcessInfo => info !== undefined && info.state !== 'Z');
+}
+
+/** Live (non-zombie) child processes of this test process. */
+export function liveChildren(): number[] {
+  return allProcesses()
+    .filter((info) => info.ppid === process.pid)
+    .map((info) => info.pid);
+}
+
+/** Live members of a process group. */
+export function liveGroupMembers(pgid: number): number[] {
+  return allProcesses()
+    .filter((info) => info.pgrp === pgid)
+    .map((info) => info.pid);
+}
+
+/** Parses the first text block of a tool result. */
+export function firstText(result: ToolResultBlock): string {
+  const block = result.content[0];
+  return block?.type === 'text' ? block.text : '';
+}
+
+/** A tool call block. */
+export function toolCall(name: string, input: Record<string, unknown> = {}, id = `call-${name}`) {
+  return { type: 'tool-call' as const, id, name, input };
+}

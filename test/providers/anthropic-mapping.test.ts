@@ -1,0 +1,414 @@
+import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type { Anthropic } from '@anthropic-ai/sdk';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+  fromAnthropicStream,
+  toAnthropicError,
+  toAnthropicMessages,
+  toAnthropicRequest,
+  toAnthropicTool,
+  toFinishReason,
+  toToolCall,
+  toUsage,
+  unsupportedAnthropicSettings,
+} from '../../providers/anthropic.js';
+import { AbortedError, ProviderError } from '../../src/errors.js';
+import type { ChatRequest, Message, ProviderEvent } from '../../src/types.js';
+import { CONVERSATION, SYSTEM_PROMPT, TINY_PNG_BASE64, TOOLS } from '../fixtures/conversation.js';
+
+const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({
+  system: SYSTEM_PROMPT,
+  messages: CONVERSATION,
+  tools: TOOLS,
+  settings: {},
+  ...overrides,
+});
+
+describe('toAnthropicRequest', () => {
+  it('maps the shared conversation, turn by turn', () => {
+    const body = toAnthropicRequest(request(), 'claude-sonnet-4-5');
+    expect(body.model).toBe('claude-sonnet-4-5');
+    expect(body.system).toBe(SYSTEM_PROMPT);
+    expect(body.max_tokens).toBe(DEFAULT_ANTHROPIC_MAX_TOKENS);
+    expect(body.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Echo "hello", read /tmp/a.txt, and look at this picture.' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: TINY_PNG_BASE64 } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'I will do both at once.' },
+          { type: 'tool_use', id: 'call_1', name: 'everything__echo', input: { message: 'hello' } },
+          { type: 'tool_use', id: 'call_2', name: 'filesystem__read_file', input: { path: '/tmp/a.txt' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'call_1', content: [{ type: 'text', text: 'Echo: hello' }] },
+          {
+            type: 'tool_result',
+            tool_use_id: 'call_2',
+            content: [{ type: 'text', text: 'ENOENT: no such file or directory' }],
+            is_error: true,
+          },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'call_3', name: 'everything__get_tiny_image', input: {} }],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'call_3',
+            content: [
+              { type: 'text', text: 'Here is the image:' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: TINY_PNG_BASE64 } },
+            ],
+          },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: 'The echo said hello; the file is missing.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Thanks. Now summarise.' }] },
+    ]);
+  });
+
+  it('maps tools with name, description and an object input_schema', () => {
+    const body = toAnthropicRequest(request(), 'm');
+    expect(body.tools).toEqual(
+      TOOLS.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.inputSchema,
+      })),
+    );
+    expect(toAnthropicTool({ name: 'a', description: '', inputSchema: { properties: {} } })).toEqual({
+      name: 'a',
+      input_schema: { type: 'object', properties: {} },
+    });
+  });
+
+  it('sends max_tokens and stop_sequences, leaves out empty system and tools', () => {
+    const body = toAnthropicRequest(
+      request({ system: '  ', tools: [], settings: { maxTokens: 123, stopSequences: ['END', '###'] } }),
+      'm',
+    );
+    expect(body.max_tokens).toBe(123);
+    expect(body.stop_sequences).toEqual(['END', '###']);
+    expect(body).not.toHaveProperty('system');
+    expect(body).not.toHaveProperty('tools');
+  });
+
+  it('never sends temperature, top_p or top_k, and names them as unsupported', () => {
+    const settings = { temperature: 0.2, topP: 0.9, topK: 40, maxTokens: 10 };
+    const body = toAnthropicRequest(request({ settings }), 'm');
+    expect(Object.keys(body).sort()).toEqual(['max_tokens', 'messages', 'model', 'system', 'tools']);
+    expect(unsupportedAnthropicSettings(settings)).toEqual(['--temperature', '--top-p', '--top-k']);
+    expect(unsupportedAnthropicSettings({ maxTokens: 5, stopSequences: ['x'] })).toEqual([]);
+  });
+
+  it('merges a user message that follows tool results into the same user turn, results first', () => {
+    const messages: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [{ type: 'tool-call', id: 't1', name: 'x', input: {} }] },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 't1', toolName: 'x', content: [], isError: false }],
+      },
+      { role: 'user', content: [{ type: 'text', text: 'and then?' }] },
+    ];
+    expect(toAnthropicMessages(messages)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'x', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1' },
+          { type: 'text', text: 'and then?' },
+        ],
+      },
+    ]);
+  });
+
+  it('drops empty text, and messages left empty by that', () => {
+    const messages: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'assistant', content: [{ type: 'text', text: '' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: ' \n' },
+          { type: 'text', text: 'again' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: '' },
+          { type: 'tool-call', id: 't', name: 'x', input: {} },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 't',
+            toolName: 'x',
+            content: [{ type: 'text', text: '' }],
+            isError: true,
+          },
+        ],
+      },
+    ];
+    expect(toAnthropicMessages(messages)).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: 'again' },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'x', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', is_error: true }] },
+    ]);
+  });
+
+  it('turns images of types Anthropic refuses into a note, and accepts image/jpg as JPEG', () => {
+    const messages: Message[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'image', mimeType: 'image/svg+xml', data: 'PHN2Zz4=' },
+          { type: 'image', mimeType: 'image/jpg', data: 'AAAA' },
+        ],
+      },
+    ];
+    expect(toAnthropicMessages(messages)[0]?.content).toEqual([
+      { type: 'text', text: '[an image of type image/svg+xml was left out: Anthropic does not accept it]' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' } },
+    ]);
+  });
+});
+
+async function collect(
+  events: Array<Record<string, unknown>>,
+  signal?: AbortSignal,
+): Promise<ProviderEvent[]> {
+  async function* source() {
+    for (const event of events) yield event as unknown as Anthropic.RawMessageStreamEvent;
+  }
+  const out: ProviderEvent[] = [];
+  for await (const event of fromAnthropicStream(source(), signal)) out.push(event);
+  return out;
+}
+
+const start = { type: 'message_start', message: { usage: { input_tokens: 30, output_tokens: 1 } } };
+const stop = { type: 'message_stop' };
+
+describe('fromAnthropicStream', () => {
+  it('passes text deltas on and finishes with the stop reason and usage', async () => {
+    const events = await collect([
+      start,
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } },
+      stop,
+    ]);
+    expect(events).toEqual([
+      { type: 'text-delta', text: 'Hel' },
+      { type: 'text-delta', text: 'lo' },
+      { type: 'finish', reason: 'length', usage: { inputTokens: 30, outputTokens: 9 } },
+    ]);
+  });
+
+  it('assembles tool input from fragments, a call per block, in order', async () => {
+    const events = await collect([
+      start,
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 'a', name: 'x__one', input: {} },
+      },
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"pa' } },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: 'th": "/t' },
+      },
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: 'mp"}' } },
+      { type: 'content_block_stop', index: 0 },
+      {
+        type: 'content_block_start',
+        index: 1,
+        content_block: { type: 'tool_use', id: 'b', name: 'x__two', input: {} },
+      },
+      { type: 'content_block_stop', index: 1 },
+      { type: 'some_future_event', index: 2 },
+      { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 4 } },
+      stop,
+    ]);
+    expect(events).toEqual([
+      { type: 'tool-call', call: { type: 'tool-call', id: 'a', name: 'x__one', input: { path: '/tmp' } } },
+      { type: 'tool-call', call: { type: 'tool-call', id: 'b', name: 'x__two', input: {} } },
+      { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 30, outputTokens: 4 } },
+    ]);
+  });
+
+  it('a stream cut before message_stop is a retryable error, or a cancellation once aborted', async () => {
+    const cut = [start, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }];
+    const error: unknown = await collect(cut).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(asProviderError(error).retryable).toBe(true);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(collect(cut, controller.signal)).rejects.toBeInstanceOf(AbortedError);
+  });
+});
+
+describe('small mappers', () => {
+  it('toToolCall keeps unreadable or non-object arguments as rawInput', () => {
+    const base = { id: 'i', name: 'n', startInput: {} };
+    expect(toToolCall({ ...base, json: '{"a": 1' })).toEqual({
+      type: 'tool-call',
+      id: 'i',
+      name: 'n',
+      input: {},
+      rawInput: '{"a": 1',
+    });
+    expect(toToolCall({ ...base, json: '[1,2]' })).toEqual({
+      type: 'tool-call',
+      id: 'i',
+      name: 'n',
+      input: {},
+      rawInput: '[1,2]',
+    });
+    expect(toToolCall({ ...base, json: '', startInput: { q: 'x' } })).toEqual({
+      type: 'tool-call',
+      id: 'i',
+      name: 'n',
+      input: { q: 'x' },
+    });
+  });
+
+  it('toFinishReason covers every stop reason', () => {
+    expect(toFinishReason('end_turn')).toBe('stop');
+    expect(toFinishReason('stop_sequence')).toBe('stop');
+    expect(toFinishReason('tool_use')).toBe('tool-calls');
+    expect(toFinishReason('max_tokens')).toBe('length');
+    expect(toFinishReason('model_context_window_exceeded')).toBe('length');
+    expect(toFinishReason('refusal')).toBe('content-filter');
+    expect(toFinishReason('pause_turn')).toBe('other');
+    expect(toFinishReason(null)).toBe('other');
+  });
+
+  it('toUsage counts cached input tokens as input', () => {
+    expect(
+      toUsage(
+        { input_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
+        { output_tokens: 3 },
+      ),
+    ).toEqual({ inputTokens: 125, outputTokens: 3 });
+    expect(toUsage(undefined, undefined)).toBeUndefined();
+  });
+});
+
+function asProviderError(value: unknown): ProviderError {
+  if (!(value instanceof ProviderError))
+    throw new TypeError(`expected a ProviderError, got ${String(value)}`);
+  return value;
+}
+
+describe('toAnthropicError', () => {
+  const context = { baseUrl: 'http://127.0.0.1:9' };
+  const apiError = (status: number, type: string, message: string, headers: Record<string, string> = {}) =>
+    APIError.generate(status, { type: 'error', error: { type, message } }, undefined, new Headers(headers));
+
+  it.each([
+    [400, 'invalid_request_error', false],
+    [401, 'authentication_error', false],
+    [403, 'permission_error', false],
+    [404, 'not_found_error', false],
+    [408, 'timeout_error', true],
+    [409, 'conflict_error', true],
+    [429, 'rate_limit_error', true],
+    [500, 'api_error', true],
+    [503, 'api_error', true],
+    [529, 'overloaded_error', true],
+  ])('status %i (%s) → retryable %s, with the vendor message', (status, type, retryable) => {
+    const mapped = toAnthropicError(apiError(status, type, `vendor says ${status}`), context);
+    expect(mapped).toBeInstanceOf(ProviderError);
+    const error = asProviderError(mapped);
+    expect(error.status).toBe(status);
+    expect(error.retryable).toBe(retryable);
+    expect(error.provider).toBe('anthropic');
+    expect(error.message).toContain(`vendor says ${status}`);
+    expect(error.message).toContain(type);
+    expect(error.message.includes('ANTHROPIC_API_KEY')).toBe(status === 401 || status === 403);
+  });
+
+  it('reads retry-after and retry-after-ms', () => {
+    expect(
+      asProviderError(
+        toAnthropicError(apiError(429, 'rate_limit_error', 'x', { 'retry-after': '7' }), context),
+      ).retryAfterMs,
+    ).toBe(7000);
+    expect(
+      asProviderError(
+        toAnthropicError(apiError(529, 'overloaded_error', 'x', { 'retry-after-ms': '250' }), context),
+      ).retryAfterMs,
+    ).toBe(250);
+    expect(
+      asProviderError(toAnthropicError(apiError(500, 'api_error', 'x'), context)).retryAfterMs,
+    ).toBeUndefined();
+  });
+
+  it('maps a stream-time error event by its type', () => {
+    const overloaded = new APIError(
+      undefined,
+      { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      undefined,
+      undefined,
+    );
+    const mapped = asProviderError(toAnthropicError(overloaded, context));
+    expect([mapped.retryable, mapped.status, mapped.message]).toEqual([
+      true,
+      undefined,
+      'Anthropic API error during the answer (overloaded_error): Overloaded',
+    ]);
+    const invalid = new APIError(
+      undefined,
+      { type: 'error', error: { type: 'invalid_request_error', message: 'no' } },
+      undefined,
+      undefined,
+    );
+    expect(asProviderError(toAnthropicError(invalid, context)).retryable).toBe(false);
+  });
+
+  it('maps aborts, and network failures by their code', () => {
+    expect(toAnthropicError(new APIUserAbortError(), context)).toBeInstanceOf(AbortedError);
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const transient = asProviderError(toAnthropicError(new APIConnectionError({ cause: reset }), context));
+    const permanent = asProviderError(toAnthropicError(new APIConnectionError({ cause: refused }), context));
+    expect([transient.retryable, transient.message]).toEqual([
+      true,
+      'cannot reach the Anthropic API at http://127.0.0.1:9 (ECONNRESET)',
+    ]);
+    expect([permanent.retryable, permanent.message]).toEqual([
+      false,
+      'cannot reach the Anthropic API at http://127.0.0.1:9 (ECONNREFUSED)',
+    ]);
+  });
+});

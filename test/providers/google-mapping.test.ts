@@ -1,0 +1,390 @@
+import { ApiError, type FunctionDeclaration } from '@google/genai';
+import { describe, expect, it } from 'vitest';
+import {
+  fromGeminiStream,
+  toFinishReason,
+  toGeminiError,
+  toGeminiRequest,
+  type GeminiErrorContext,
+} from '../../providers/google.js';
+import { AbortedError, ProviderError } from '../../src/errors.js';
+import type { ChatRequest, Message, ProviderEvent, ToolCallBlock } from '../../src/types.js';
+import { CONVERSATION, SYSTEM_PROMPT, TINY_PNG_BASE64, TOOLS } from '../fixtures/conversation.js';
+
+const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({
+  system: SYSTEM_PROMPT,
+  messages: CONVERSATION,
+  tools: TOOLS,
+  settings: {},
+  ...overrides,
+});
+
+async function collect(chunks: readonly unknown[], createId?: () => string): Promise<ProviderEvent[]> {
+  const events: ProviderEvent[] = [];
+  async function* source() {
+    yield* chunks;
+  }
+  for await (const event of fromGeminiStream(source(), createId ? { createId } : {})) events.push(event);
+  return events;
+}
+
+const chunk = (parts: unknown[], finishReason?: string, usage?: Record<string, number>) => ({
+  candidates: [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}) }],
+  ...(usage ? { usageMetadata: usage } : {}),
+});
+
+describe('toGeminiRequest', () => {
+  it('maps the shared conversation, turn by turn', () => {
+    const parameters = toGeminiRequest(request(), 'gemini-2.5-flash');
+    expect(parameters.model).toBe('gemini-2.5-flash');
+    expect(parameters.contents).toEqual([
+      {
+        role: 'user',
+        parts: [
+          { text: 'Echo "hello", read /tmp/a.txt, and look at this picture.' },
+          { inlineData: { mimeType: 'image/png', data: TINY_PNG_BASE64 } },
+        ],
+      },
+      {
+        role: 'model',
+        parts: [
+          { text: 'I will do both at once.' },
+          { functionCall: { name: 'everything__echo', args: { message: 'hello' } } },
+          { functionCall: { name: 'filesystem__read_file', args: { path: '/tmp/a.txt' } } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'everything__echo', response: { output: 'Echo: hello' } } },
+          {
+            functionResponse: {
+              name: 'filesystem__read_file',
+              response: { error: 'ENOENT: no such file or directory' },
+            },
+          },
+        ],
+      },
+      { role: 'model', parts: [{ functionCall: { name: 'everything__get_tiny_image', args: {} } }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              name: 'everything__get_tiny_image',
+              response: {
+                output:
+                  'Here is the image:\n[1 image from everything__get_tiny_image attached after the function responses]',
+              },
+            },
+          },
+          { inlineData: { mimeType: 'image/png', data: TINY_PNG_BASE64 } },
+        ],
+      },
+      { role: 'model', parts: [{ text: 'The echo said hello; the file is missing.' }] },
+      { role: 'user', parts: [{ text: 'Thanks. Now summarise.' }] },
+    ]);
+  });
+
+  it('puts the system prompt, the cleaned tool schemas and every setting in the config', () => {
+    const { config } = toGeminiRequest(
+      request({
+        settings: { maxTokens: 256, temperature: 0.2, topP: 0.9, topK: 40, stopSequences: ['END'] },
+      }),
+      'gemini-2.5-flash',
+    );
+    expect(config?.systemInstruction).toBe(SYSTEM_PROMPT);
+    expect(config).toMatchObject({
+      maxOutputTokens: 256,
+      temperature: 0.2,
+      topP: 0.9,
+      topK: 40,
+      stopSequences: ['END'],
+    });
+    const tool = config?.tools?.[0];
+    const declarations: readonly FunctionDeclaration[] =
+      tool !== undefined && 'functionDeclarations' in tool ? (tool.functionDeclarations ?? []) : [];
+    expect(declarations.map((declaration) => declaration.name)).toEqual(TOOLS.map((tool) => tool.name));
+    expect(declarations[0]).toEqual({
+      name: 'everything__echo',
+      description: 'Echoes back the input',
+      parametersJsonSchema: {
+        type: 'object',
+        properties: { message: { type: 'string', description: 'Message to echo' } },
+        required: ['message'],
+        additionalProperties: false,
+      },
+    });
+    expect(declarations.every((declaration) => declaration.parameters === undefined)).toBe(true);
+  });
+
+  it('leaves out what is empty: no system, no tools, no settings, empty messages and text', () => {
+    const { config, contents } = toGeminiRequest(
+      request({
+        system: '',
+        tools: [],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '' },
+              { type: 'text', text: 'hi' },
+            ],
+          },
+          { role: 'assistant', content: [] },
+          { role: 'user', content: [{ type: 'text', text: 'again' }] },
+        ],
+      }),
+      'm',
+    );
+    expect(config).toEqual({});
+    expect(contents).toEqual([
+      { role: 'user', parts: [{ text: 'hi' }] },
+      { role: 'user', parts: [{ text: 'again' }] },
+    ]);
+  });
+
+  it("sends a call's thought signature and Gemini id back unchanged, and the id with its response", () => {
+    const call: ToolCallBlock = {
+      type: 'tool-call',
+      id: 'gemini-id-7',
+      name: 'everything__echo',
+      input: { message: 'x' },
+      providerMetadata: { google: { thoughtSignature: 'opaque/sig+==', functionCallId: 'gemini-id-7' } },
+    };
+    const messages: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'go' }] },
+      { role: 'assistant', content: [call] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'gemini-id-7',
+            toolName: 'everything__echo',
+            content: [],
+            isError: false,
+          },
+        ],
+      },
+    ];
+    const { contents } = toGeminiRequest(request({ messages }), 'm');
+    expect(contents).toEqual([
+      { role: 'user', parts: [{ text: 'go' }] },
+      {
+        role: 'model',
+        parts: [
+          {
+            functionCall: { name: 'everything__echo', args: { message: 'x' }, id: 'gemini-id-7' },
+            thoughtSignature: 'opaque/sig+==',
+          },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'everything__echo', response: { output: '' }, id: 'gemini-id-7' } },
+        ],
+      },
+    ]);
+  });
+});
+
+describe('fromGeminiStream', () => {
+  it('streams text deltas and finishes with the last usage, not a sum', async () => {
+    const usage = { promptTokenCount: 10, candidatesTokenCount: 4, thoughtsTokenCount: 3 };
+    const events = await collect([
+      chunk([{ text: 'Hel' }], undefined, usage),
+      chunk([{ text: 'lo' }], 'STOP', usage),
+    ]);
+    expect(events).toEqual([
+      { type: 'text-delta', text: 'Hel' },
+      { type: 'text-delta', text: 'lo' },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 10, outputTokens: 7 } },
+    ]);
+  });
+
+  it('makes ids for parallel calls, keeps a Gemini id and the thought signature', async () => {
+    let next = 0;
+    const events = await collect(
+      [
+        chunk([
+          { functionCall: { name: 'a', args: { x: 1 } }, thoughtSignature: 'sig-1' },
+          { functionCall: { name: 'b', args: {} } },
+        ]),
+        chunk([{ functionCall: { id: 'given', name: 'c' } }], 'STOP'),
+      ],
+      () => `made-${++next}`,
+    );
+    expect(events).toEqual([
+      {
+        type: 'tool-call',
+        call: {
+          type: 'tool-call',
+          id: 'made-1',
+          name: 'a',
+          input: { x: 1 },
+          providerMetadata: { google: { thoughtSignature: 'sig-1' } },
+        },
+      },
+      { type: 'tool-call', call: { type: 'tool-call', id: 'made-2', name: 'b', input: {} } },
+      {
+        type: 'tool-call',
+        call: {
+          type: 'tool-call',
+          id: 'given',
+          name: 'c',
+          input: {},
+          providerMetadata: { google: { functionCallId: 'given' } },
+        },
+      },
+      { type: 'finish', reason: 'tool-calls' },
+    ]);
+  });
+
+  it('skips thought summaries and empty text', async () => {
+    const events = await collect([
+      chunk(
+        [{ text: 'thinking…', thought: true }, { text: '', thoughtSignature: 's' }, { text: 'ok' }],
+        'STOP',
+      ),
+    ]);
+    expect(events).toEqual([
+      { type: 'text-delta', text: 'ok' },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
+  it('reports a blocked prompt as content-filter', async () => {
+    expect(await collect([{ promptFeedback: { blockReason: 'SAFETY' } }])).toEqual([
+      { type: 'finish', reason: 'content-filter' },
+    ]);
+  });
+
+  it('refuses a malformed chunk with a non-retryable ProviderError', async () => {
+    const error: unknown = await collect([{ candidates: [{ content: { parts: [{ text: 42 }] } }] }]).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).retryable).toBe(false);
+    expect((error as ProviderError).message).toMatch(/unexpected answer from the Gemini API/);
+  });
+});
+
+describe('toFinishReason', () => {
+  it.each([
+    ['STOP', false, 'stop'],
+    ['STOP', true, 'tool-calls'],
+    ['MAX_TOKENS', false, 'length'],
+    ['SAFETY', false, 'content-filter'],
+    ['RECITATION', false, 'content-filter'],
+    ['PROHIBITED_CONTENT', false, 'content-filter'],
+    ['MALFORMED_FUNCTION_CALL', false, 'other'],
+    ['OTHER', false, 'other'],
+    [undefined, false, 'other'],
+  ] as const)('%s (calls: %s) → %s', (reason, calledTools, expected) => {
+    expect(toFinishReason(reason, calledTools)).toBe(expected);
+  });
+});
+
+describe('toGeminiError', () => {
+  const context: GeminiErrorContext = { baseUrl: 'http://gemini.test', keySource: 'GEMINI_API_KEY' };
+  const apiError = (status: number, body: unknown) => new ApiError({ status, message: JSON.stringify(body) });
+  const asProviderError = (error: unknown): ProviderError => {
+    expect(error).toBeInstanceOf(ProviderError);
+    return error as ProviderError;
+  };
+
+  it('takes the retry delay from RetryInfo, or from Retry-After first', () => {
+    const body = {
+      error: {
+        code: 429,
+        message: 'Quota exceeded',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '31.5s' }],
+      },
+    };
+    const fromBody = asProviderError(toGeminiError(apiError(429, body), context));
+    expect(fromBody).toMatchObject({ status: 429, retryable: true, retryAfterMs: 31_500 });
+    expect(fromBody.message).toBe('Gemini API error 429 (RESOURCE_EXHAUSTED): Quota exceeded');
+    const headers = new Headers({ 'retry-after': '4' });
+    expect(toGeminiError(apiError(429, body), { ...context, headers })).toMatchObject({ retryAfterMs: 4000 });
+  });
+
+  it('reads an error sent inside the stream', () => {
+    const inStream = new ApiError({
+      status: 503,
+      message:
+        'got status: UNAVAILABLE. {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}',
+    });
+    expect(toGeminiError(inStream, context)).toMatchObject({
+      retryable: true,
+      message: 'Gemini API error 503 (UNAVAILABLE): The model is overloaded.',
+    });
+  });
+
+  it('names the key variable when the key is refused, including the 400 API_KEY_INVALID', () => {
+    const invalid = {
+      error: {
+        code: 400,
+        message: 'API key not valid.',
+        status: 'INVALID_ARGUMENT',
+        details: [{ reason: 'API_KEY_INVALID' }],
+      },
+    };
+    expect(toGeminiError(apiError(400, invalid), context).message).toMatch(
+      /check GEMINI_API_KEY or pass --provider-api-key/,
+    );
+    expect(
+      toGeminiError(apiError(403, { error: { message: 'denied' } }), {
+        ...context,
+        keySource: 'GOOGLE_API_KEY',
+      }).message,
+    ).toMatch(/check GOOGLE_API_KEY/);
+    const other = toGeminiError(
+      apiError(400, { error: { code: 400, message: 'bad', status: 'INVALID_ARGUMENT' } }),
+      context,
+    );
+    expect(other).toMatchObject({
+      retryable: false,
+      message: 'Gemini API error 400 (INVALID_ARGUMENT): bad',
+    });
+  });
+
+  it('maps statuses to the shared retry policy', () => {
+    for (const [status, retryable] of [
+      [408, true],
+      [409, true],
+      [500, true],
+      [504, true],
+      [400, false],
+      [401, false],
+      [404, false],
+    ] as const) {
+      expect(
+        asProviderError(toGeminiError(apiError(status, { error: { message: 'x' } }), context)).retryable,
+      ).toBe(retryable);
+    }
+  });
+
+  it('maps network failures and cancellation', () => {
+    const reset = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('socket'), { code: 'ECONNRESET' }),
+    });
+    expect(toGeminiError(reset, context)).toMatchObject({
+      retryable: true,
+      message: 'cannot reach the Gemini API at http://gemini.test (ECONNRESET)',
+    });
+    const refused = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }),
+    });
+    expect(toGeminiError(refused, context)).toMatchObject({ retryable: false });
+    const abort = new DOMException('This operation was aborted', 'AbortError');
+    expect(toGeminiError(abort, context)).toBeInstanceOf(AbortedError);
+    const controller = new AbortController();
+    controller.abort();
+    expect(toGeminiError(new Error('terminated'), { ...context, signal: controller.signal })).toBeInstanceOf(
+      AbortedError,
+    );
+  });
+});

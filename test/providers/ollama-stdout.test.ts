@@ -1,0 +1,79 @@
+/**
+ * The `ollama` client prints on some error answers (console.log on stdout for a non-JSON error
+ * body or an unreadable JSON one, console.warn for a streamed line that is not JSON). In `-p` mode
+ * stdout holds the model's answer only, so this runs the provider in a child process against those
+ * answers and checks that the child wrote nothing to stdout — and nothing but its own report to stderr.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, type FakeOllama, type FakeOllamaReply } from '../fakes/ollama-server.js';
+
+const CHILD = fileURLToPath(new URL('./ollama-child.ts', import.meta.url));
+/** The project root, where `--import tsx` is resolved from. */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Every answer on which the bare client prints something. */
+const PRINTING_REPLIES: readonly FakeOllamaReply[] = [
+  { type: 'error', status: 502, body: '<html>Bad Gateway</html>', contentType: 'text/html' },
+  { type: 'error', status: 500, body: '{"error": broken json', contentType: 'application/json' },
+  { type: 'raw', body: 'not json at all\n' },
+];
+
+interface ChildOutput {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runChild(mode: 'provider' | 'client', url: string, count: number): Promise<ChildOutput> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, mode, url, String(count)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const reports = (stderr: string): unknown[] =>
+  stderr
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as unknown);
+
+let fake: FakeOllama | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+describe('nothing from the ollama client reaches our output', () => {
+  it('the bare client does print on these answers (so the check below can fail)', async () => {
+    fake = await startFakeOllama(PRINTING_REPLIES.slice(0, 1));
+    const output = await runChild('client', fake.url, 1);
+    expect(output.code).toBe(0);
+    expect(output.stdout).toContain('Getting text from response');
+  });
+
+  it('the provider writes nothing to stdout or stderr, and reports each failure', async () => {
+    fake = await startFakeOllama(PRINTING_REPLIES);
+    const output = await runChild('provider', fake.url, PRINTING_REPLIES.length);
+    expect(output.code).toBe(0);
+    expect(output.stdout).toBe('');
+    // Only the child's own JSON reports: a stray warning line would not parse.
+    const containing = (text: string): unknown => expect.stringContaining(text);
+    expect(reports(output.stderr)).toEqual([
+      { outcome: 'ProviderError', status: 502, message: containing('<html>Bad Gateway</html>') },
+      { outcome: 'ProviderError', status: 500, message: containing('{"error": broken json') },
+      { outcome: 'ProviderError', message: containing('not JSON: not json at all') },
+    ]);
+  });
+});

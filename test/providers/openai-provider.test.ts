@@ -1,0 +1,233 @@
+/** The OpenAI provider through the real `openai` SDK against the loopback fake. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { OpenAIProvider } from '../../providers/openai.js';
+import type { ProviderOptions } from '../../providers/options.js';
+import { ConfigError, ProviderError } from '../../src/errors.js';
+import type { ChatRequest, Message, ProviderEvent } from '../../src/types.js';
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIReply } from '../fakes/openai-server.js';
+import { unusedPort } from '../support/loopback.js';
+import { CONVERSATION, SYSTEM_PROMPT, TOOLS } from '../fixtures/conversation.js';
+
+const KEY = 'sk-test-1234567890';
+const hello: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'Say hello' }] }];
+const simpleRequest: ChatRequest = { messages: hello, tools: [], settings: {} };
+
+let fake: FakeOpenAI | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+async function start(replies: readonly FakeOpenAIReply[]): Promise<FakeOpenAI> {
+  fake = await startFakeOpenAI(replies, { apiKey: KEY });
+  return fake;
+}
+
+function provider(server: FakeOpenAI, options: Partial<ProviderOptions> = {}): OpenAIProvider {
+  return new OpenAIProvider({ model: 'gpt-test', baseUrl: server.url, apiKey: KEY, env: {}, ...options });
+}
+
+async function collect(source: AsyncIterable<ProviderEvent>): Promise<ProviderEvent[]> {
+  const events: ProviderEvent[] = [];
+  for await (const event of source) events.push(event);
+  return events;
+}
+
+async function failureOf(source: AsyncIterable<ProviderEvent>): Promise<unknown> {
+  try {
+    await collect(source);
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+async function providerErrorOf(source: AsyncIterable<ProviderEvent>): Promise<ProviderError> {
+  const error = await failureOf(source);
+  expect(error).toBeInstanceOf(ProviderError);
+  return error as ProviderError;
+}
+
+describe('OpenAIProvider streaming', () => {
+  it('streams text in pieces and reports usage and the finish reason', async () => {
+    const server = await start([
+      { type: 'text', text: 'Hello there, friend!', usage: { prompt_tokens: 9, completion_tokens: 5 } },
+    ]);
+    const events = await collect(provider(server).chat(simpleRequest));
+    const deltas = events.filter((event) => event.type === 'text-delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((event) => event.text).join('')).toBe('Hello there, friend!');
+    expect(events.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'stop',
+      usage: { inputTokens: 9, outputTokens: 5 },
+    });
+    expect(server.requests[0]?.body).toMatchObject({
+      model: 'gpt-test',
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('assembles two parallel tool calls from fragmented, interleaved arguments', async () => {
+    const server = await start([
+      {
+        type: 'tool-calls',
+        text: 'Doing both.',
+        calls: [
+          { id: 'call_echo', name: 'everything__echo', arguments: '{"message":"hello, fragmented world"}' },
+          { id: 'call_read', name: 'filesystem__read_file', arguments: '{"path":"/tmp/a.txt","head":3}' },
+        ],
+      },
+    ]);
+    const events = await collect(provider(server).chat({ ...simpleRequest, tools: TOOLS }));
+    expect(events.filter((event) => event.type !== 'text-delta')).toEqual([
+      {
+        type: 'tool-call',
+        call: {
+          type: 'tool-call',
+          id: 'call_echo',
+          name: 'everything__echo',
+          input: { message: 'hello, fragmented world' },
+        },
+      },
+      {
+        type: 'tool-call',
+        call: {
+          type: 'tool-call',
+          id: 'call_read',
+          name: 'filesystem__read_file',
+          input: { path: '/tmp/a.txt', head: 3 },
+        },
+      },
+      {
+        type: 'finish',
+        reason: 'tool-calls',
+        usage: expect.objectContaining({ inputTokens: 42 }) as unknown,
+      },
+    ]);
+  });
+
+  it('hands unparsable arguments over as rawInput', async () => {
+    const server = await start([
+      {
+        type: 'tool-calls',
+        calls: [{ id: 'call_bad', name: 'everything__echo', arguments: '{"message": "unterminated' }],
+      },
+    ]);
+    const events = await collect(provider(server).chat({ ...simpleRequest, tools: TOOLS }));
+    expect(events[0]).toEqual({
+      type: 'tool-call',
+      call: {
+        type: 'tool-call',
+        id: 'call_bad',
+        name: 'everything__echo',
+        input: {},
+        rawInput: '{"message": "unterminated',
+      },
+    });
+  });
+
+  it.each([
+    ['length', 'length'],
+    ['content_filter', 'content-filter'],
+  ] as const)('maps finish_reason %s to %s', async (wire, ours) => {
+    const server = await start([{ type: 'text', text: 'cut', finishReason: wire }]);
+    const events = await collect(provider(server).chat(simpleRequest));
+    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: ours });
+  });
+
+  it('sends the shared conversation in a form the API accepts, with the settings', async () => {
+    const server = await start([{ type: 'text', text: 'Summary.' }]);
+    const request: ChatRequest = {
+      system: SYSTEM_PROMPT,
+      messages: CONVERSATION,
+      tools: TOOLS,
+      settings: { maxTokens: 256, temperature: 0.5, topP: 0.8, stopSequences: ['STOP'] },
+    };
+    const events = await collect(provider(server).chat(request));
+    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'stop' });
+    expect(server.requests[0]?.body).toMatchObject({
+      max_completion_tokens: 256,
+      temperature: 0.5,
+      top_p: 0.8,
+      stop: ['STOP'],
+    });
+  });
+
+  it('warns once that top-k is ignored, however many calls', async () => {
+    const server = await start([
+      { type: 'text', text: 'one' },
+      { type: 'text', text: 'two' },
+    ]);
+    const warnings: string[] = [];
+    const openai = provider(server, { warn: (message) => warnings.push(message) });
+    const request: ChatRequest = { ...simpleRequest, settings: { topK: 20 } };
+    await collect(openai.chat(request));
+    await collect(openai.chat(request));
+    expect(warnings).toEqual(['openai: the Chat Completions API has no top-k setting; --top-k is ignored']);
+    expect(server.requests[1]?.body).not.toHaveProperty('top_k');
+  });
+});
+
+describe('OpenAIProvider keys and URLs', () => {
+  it('fails before any request when there is neither a key nor a URL', async () => {
+    const server = await start([]);
+    expect(() => new OpenAIProvider({ model: 'gpt-test', env: {} })).toThrow(ConfigError);
+    expect(() => new OpenAIProvider({ model: 'gpt-test', env: { OPENAI_API_KEY: '  ' } })).toThrow(
+      'OPENAI_API_KEY: is not set; export it or pass --provider-api-key',
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('needs no key for a server given by URL', async () => {
+    fake = await startFakeOpenAI([{ type: 'text', text: 'local' }]);
+    const local = new OpenAIProvider({ model: 'llama', baseUrl: fake.url, env: {} });
+    const events = await collect(local.chat(simpleRequest));
+    expect(events[0]).toEqual({ type: 'text-delta', text: 'local' });
+  });
+
+  it('reads OPENAI_API_KEY and OPENAI_BASE_URL from the injected environment', async () => {
+    const server = await start([{ type: 'text', text: 'env' }]);
+    const fromEnv = new OpenAIProvider({
+      model: 'gpt-test',
+      env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url },
+    });
+    expect(fromEnv.baseUrl).toBe(server.url);
+    await collect(fromEnv.chat(simpleRequest));
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('lets the options win over the environment', async () => {
+    const server = await start([{ type: 'text', text: 'flag' }]);
+    const openai = new OpenAIProvider({
+      model: 'gpt-test',
+      apiKey: KEY,
+      baseUrl: server.url,
+      env: { OPENAI_API_KEY: 'sk-wrong', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' },
+    });
+    await collect(openai.chat(simpleRequest));
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('answers a wrong key with the vendor message and a hint naming OPENAI_API_KEY', async () => {
+    const server = await start([]);
+    const error = await providerErrorOf(
+      provider(server, { apiKey: 'sk-wrong-key-9999' }).chat(simpleRequest),
+    );
+    expect(error.status).toBe(401);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('Incorrect API key provided: sk-***9999');
+    expect(error.message).toContain('check OPENAI_API_KEY or pass --provider-api-key');
+  });
+
+  it('says a refused connection cannot reach the URL, and does not retry it', async () => {
+    const url = `http://127.0.0.1:${await unusedPort()}/v1`;
+    const error = await providerErrorOf(
+      new OpenAIProvider({ model: 'm', baseUrl: url, env: {} }).chat(simpleRequest),
+    );
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain(`cannot reach ${url} (connection refused)`);
+  });
+});

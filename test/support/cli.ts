@@ -1,0 +1,83 @@
+/** Runs the built CLI (`dist/bin/mcphost.js`) as a user would, with its own HOME. */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
+export const CLI = join(REPOSITORY, 'dist/bin/mcphost.js');
+
+/** Path of an installed MCP server's entry (run with `node`). */
+export function npmServer(name: 'everything' | 'filesystem' | 'memory' | 'sequential-thinking'): string {
+  return join(REPOSITORY, `node_modules/@modelcontextprotocol/server-${name}/dist/index.js`);
+}
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliRunOptions {
+  readonly env?: Readonly<Record<string, string>>;
+  readonly stdin?: string;
+  readonly cwd?: string;
+  readonly timeoutMs?: number;
+}
+
+/** A temporary HOME holding an optional `.mcp.json`. */
+export interface TemporaryHome {
+  readonly path: string;
+  writeConfig(config: unknown, name?: string): Promise<string>;
+  remove(): Promise<void>;
+}
+
+export async function temporaryHome(): Promise<TemporaryHome> {
+  const path = await mkdtemp(join(tmpdir(), 'mcphost-home-'));
+  return {
+    path,
+    async writeConfig(config, name = '.mcp.json') {
+      const file = join(path, name);
+      await writeFile(file, typeof config === 'string' ? config : JSON.stringify(config, null, 2));
+      return file;
+    },
+    remove: () => rm(path, { recursive: true, force: true }),
+  };
+}
+
+/** Runs `mcphost ...args` to completion. HOME is required so no test reads the real ~/.mcp.json. */
+export function runCli(args: readonly string[], home: string, options: CliRunOptions = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd ?? home,
+      env: { PATH: process.env.PATH ?? '', HOME: home, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`mcphost ${args.join(' ')} did not finish; stderr so far:\n${stderr}`));
+    }, options.timeoutMs ?? 25_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/** True while a process with this pid exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
