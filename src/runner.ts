@@ -37,6 +37,12 @@ export interface RunnerOptions {
   readonly history?: readonly Message[];
   /** Retry policy for model calls; default {@link DEFAULT_RETRY_POLICY}. */
   readonly retry?: RetryPolicy;
+  /**
+   * Called, and awaited, after a run appends a message to the history (and after a failed run takes
+   * its prompt back). Sessions use it to save the conversation after every change; if it throws,
+   * the run fails with that error.
+   */
+  readonly onHistoryChange?: (history: readonly Message[]) => void | Promise<void>;
   /** Called once by {@link Runner.close} (createRunner passes the MCP pool's close here). */
   readonly onClose?: () => Promise<void>;
   /** Injected for tests: the retry wait, randomness for jitter, and the clock. */
@@ -138,7 +144,7 @@ export class Runner {
     const historyBefore = this.#messages.length;
     const content: readonly UserContent[] =
       typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
-    this.#messages.push({ role: 'user', content });
+    await this.#append({ role: 'user', content });
     const toolCalls: ToolCallRecord[] = [];
     let usage = ZERO_USAGE;
     try {
@@ -169,7 +175,7 @@ export class Runner {
           finishReason: reply.finishReason,
           ...(reply.usage === undefined ? {} : { usage: reply.usage }),
         });
-        if (reply.content.length > 0) this.#messages.push({ role: 'assistant', content: reply.content });
+        if (reply.content.length > 0) await this.#append({ role: 'assistant', content: reply.content });
         if (reply.toolCalls.length === 0) {
           const result: RunResult = {
             text: reply.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
@@ -189,15 +195,23 @@ export class Runner {
           now,
         });
         toolCalls.push(...records);
-        this.#messages.push({ role: 'tool', content: records.map((record) => record.result) });
+        await this.#append({ role: 'tool', content: records.map((record) => record.result) });
         throwIfCancelled(signal);
       }
       throw new MaxStepsError(maxSteps);
     } catch (error) {
       // A turn the model never answered did not happen: leave no dangling user message behind.
-      if (this.#messages.length === historyBefore + 1) this.#messages.length = historyBefore;
+      if (this.#messages.length === historyBefore + 1) {
+        this.#messages.length = historyBefore;
+        await this.#options.onHistoryChange?.(this.history);
+      }
       throw error;
     }
+  }
+
+  async #append(message: Message): Promise<void> {
+    this.#messages.push(message);
+    await this.#options.onHistoryChange?.(this.history);
   }
 }
 

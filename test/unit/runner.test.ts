@@ -245,3 +245,25 @@ describe('Runner', () => {
     expect(closes).toBe(1);
   });
 });
+
+describe('Runner history notifications', () => {
+  it('reports every change of the history, including a prompt taken back after a failure', async () => {
+    const lengths: number[] = [];
+    const failure = new ProviderError('scripted', 'bad request', { status: 400, retryable: false });
+    const provider = new ScriptedProvider([
+      toolReply({ id: '1', name: 'e__echo', input: {} }),
+      textReply('done'),
+      { error: failure },
+    ]);
+    const runner = new Runner({
+      provider,
+      tools: new FakeToolHost({ e__echo: () => 'echoed' }),
+      onHistoryChange: (history) => {
+        lengths.push(history.length);
+      },
+    });
+    await runner.run('first');
+    await expect(runner.run('second')).rejects.toBe(failure);
+    expect(lengths).toEqual([1, 2, 3, 4, 5, 4]);
+  });
+});
