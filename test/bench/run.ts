@@ -7,10 +7,12 @@
  *   3. `mcphost --help` ≤ 3 × `node -e 0` (vendor SDKs are imported only when used).
  */
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRunner } from '../../src/setup/create-runner.js';
 import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-server.js';
-import { CLI, npmServer, temporaryHome } from '../support/cli.js';
+import { CLI, npmServer, REPOSITORY, temporaryHome } from '../support/cli.js';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 
@@ -49,15 +51,21 @@ function report(name: string, figures: string, ratio: number, target: number, un
   );
 }
 
-async function serverStartup(): Promise<void> {
+/** A server whose start-up is mostly waiting (500 ms), like one behind `npx` or a cold cache. */
+const SLOW_START = {
+  command: process.execPath,
+  args: [join(REPOSITORY, 'test/fixtures/servers/slow-start.mjs')],
+  env: { STARTUP_DELAY_MS: '500' },
+};
+/** A real server from npm: its start-up is mostly CPU (loading the SDK and zod). */
+const MEMORY = { command: process.execPath, args: [npmServer('memory')] };
+
+async function serverStartup(label: string, server: object): Promise<void> {
   const ollama = await startFakeOllama([], { fallback: textReply('ok') });
   const home = await temporaryHome();
   const oneShot = async (servers: number): Promise<number> => {
     const mcpServers = Object.fromEntries(
-      Array.from({ length: servers }, (_, index) => [
-        `memory${index}`,
-        { command: process.execPath, args: [npmServer('memory')] },
-      ]),
+      Array.from({ length: servers }, (_, index) => [`server${index}`, server]),
     );
     await home.writeConfig({ mcpServers });
     return timeCommand(process.execPath, [CLI, '-p', 'hi', '--provider-url', ollama.url], {
@@ -127,5 +135,6 @@ async function helpStartup(): Promise<void> {
 
 console.log(`mcphost benchmarks (median of ${REPEATS} runs each; ${process.version})\n`);
 await helpStartup();
-await serverStartup();
+await serverStartup('servers that wait 500 ms before they are ready', SLOW_START);
+await serverStartup(`server-memory from npm: CPU-bound, ${availableParallelism()} cores`, MEMORY);
 await toolRound();
