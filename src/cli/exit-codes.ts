@@ -25,7 +25,17 @@ export const ExitCode = {
   interrupted: 130,
 } as const;
 
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+/** 128 + the signal number, as shells report a program stopped by a signal (SIGHUP 129, SIGTERM 143). */
+const SIGNAL_EXIT_CODES = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
+
+export type ExitCodeValue =
+  (typeof ExitCode)[keyof typeof ExitCode] | (typeof SIGNAL_EXIT_CODES)[keyof typeof SIGNAL_EXIT_CODES];
+
+export function signalExitCode(signal: NodeJS.Signals): ExitCodeValue {
+  return signal in SIGNAL_EXIT_CODES
+    ? SIGNAL_EXIT_CODES[signal as keyof typeof SIGNAL_EXIT_CODES]
+    : ExitCode.interrupted;
+}
 
 export function exitCodeOf(error: unknown): ExitCodeValue {
   if (error instanceof ConfigError) return ExitCode.usage;

@@ -6,7 +6,8 @@ import { resolve } from 'node:path';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import { optional } from '../optional.js';
 import { parseArguments, type CliOptions } from './args.js';
-import { describeError, ExitCode, exitCodeOf, type ExitCodeValue } from './exit-codes.js';
+import { AbortedError } from '../errors.js';
+import { describeError, ExitCode, exitCodeOf, signalExitCode, type ExitCodeValue } from './exit-codes.js';
 import { notice, type CliIO } from './io.js';
 
 /** Where termination signals come from (the process, in production). */
@@ -40,12 +41,26 @@ export async function main(
 
 async function runWithSignals(options: CliOptions, io: CliIO, signals: SignalSource): Promise<ExitCodeValue> {
   const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  for (const signal of HANDLED_SIGNALS) signals.on(signal, onSignal);
+  let received: NodeJS.Signals | undefined;
+  const listeners = HANDLED_SIGNALS.map((signal) => {
+    const listener = () => {
+      received ??= signal;
+      controller.abort();
+    };
+    signals.on(signal, listener);
+    return [signal, listener] as const;
+  });
   try {
     return await run(options, io, controller.signal);
+  } catch (error) {
+    // Shells expect 128 + the signal's number from a program a signal stopped.
+    if (received !== undefined && error instanceof AbortedError) {
+      notice(io, `stopped by ${received}`);
+      return signalExitCode(received);
+    }
+    throw error;
   } finally {
-    for (const signal of HANDLED_SIGNALS) signals.off(signal, onSignal);
+    for (const [signal, listener] of listeners) signals.off(signal, listener);
   }
 }
 

@@ -72,12 +72,4 @@ export function runCli(args: readonly string[], home: string, options: CliRunOpt
   });
 }
 
-/** True while a process with this pid exists. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { isAlive } from './processes.js';
