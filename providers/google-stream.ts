@@ -3,7 +3,7 @@
  * (it comes from the network); text parts become text deltas, function call parts (always whole
  * in Gemini's stream) become tool calls, and the last chunk's finish reason and usage the finish.
  */
-import { randomUUID } from 'node:crypto';
+import { createToolCallId } from './tool-call-id.js';
 import { z } from 'zod';
 import { ProviderError } from '../src/errors.js';
 import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/types.js';
@@ -59,7 +59,7 @@ export async function* fromGeminiStream(
   chunks: AsyncIterable<unknown>,
   options: GeminiStreamOptions = {},
 ): AsyncGenerator<ProviderEvent> {
-  const createId = options.createId ?? (() => `call_${randomUUID()}`);
+  const createId = options.createId ?? createToolCallId;
   let finishReason: string | undefined;
   let blockReason: string | undefined;
   let usage: Usage | undefined;

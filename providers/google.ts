@@ -3,7 +3,6 @@
  * the successor of the end-of-life @google/generative-ai. The request mapping lives in
  * google-request.ts, the stream mapping in google-stream.ts, the error rules in google-errors.ts.
  */
-import { randomUUID } from 'node:crypto';
 import { GoogleGenAI } from '@google/genai';
 import { AbortedError, ConfigError } from '../src/errors.js';
 import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
@@ -11,6 +10,9 @@ import { toGeminiError } from './google-errors.js';
 import { toGeminiRequest } from './google-request.js';
 import { fromGeminiStream } from './google-stream.js';
 import type { ProviderOptions } from './options.js';
+import { createToolCallId } from './tool-call-id.js';
+
+export { createToolCallId } from './tool-call-id.js';
 
 export { toGeminiError, type GeminiErrorContext } from './google-errors.js';
 export {
@@ -23,11 +25,6 @@ export { fromGeminiStream, toFinishReason, type GeminiStreamOptions } from './go
 
 /** Where the Gemini API lives unless `--provider-url` or `GOOGLE_GEMINI_BASE_URL` says otherwise. */
 export const DEFAULT_GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
-
-/** A fresh tool-call id (Gemini calls usually carry none). Random, so ids stay unique across sessions. */
-export function createToolCallId(): string {
-  return `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
-}
 
 /** Talks to the Gemini API (`streamGenerateContent`, server-sent events). */
 export class GoogleProvider implements Provider {

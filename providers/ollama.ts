@@ -2,7 +2,6 @@
  * The Ollama provider: a thin class around the `ollama` client. The mappings live in
  * ollama-mapping.ts, the host rules in ollama-host.ts, the error rules in ollama-errors.ts.
  */
-import { randomUUID } from 'node:crypto';
 // The browser build, on purpose: the Node build's `encodeImage` reads a file from disk when an
 // image string happens to be an existing path, and image data comes from untrusted MCP servers.
 import { Ollama, type ChatRequest as OllamaSdkChatRequest } from 'ollama/browser';
@@ -13,6 +12,9 @@ import { createOllamaFetch } from './ollama-fetch.js';
 import { resolveOllamaHost } from './ollama-host.js';
 import { fromOllamaChunk, parseOllamaChunk, toOllamaRequest } from './ollama-mapping.js';
 import type { ProviderOptions } from './options.js';
+import { createToolCallId } from './tool-call-id.js';
+
+export { createToolCallId } from './tool-call-id.js';
 
 export { DEFAULT_OLLAMA_HOST, parseOllamaHost, resolveOllamaHost } from './ollama-host.js';
 export { toOllamaError, type OllamaErrorContext } from './ollama-errors.js';
@@ -27,11 +29,6 @@ export {
   type OllamaChunk,
   type OllamaMessage,
 } from './ollama-mapping.js';
-
-/** A fresh tool-call id. Random rather than counted, so ids stay unique across saved sessions. */
-export function createToolCallId(): string {
-  return `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
-}
 
 /** Talks to a local (or remote) Ollama server through its `/api/chat` streaming endpoint. */
 export class OllamaProvider implements Provider {

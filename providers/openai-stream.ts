@@ -6,7 +6,7 @@
  * fragments of parallel calls may interleave. Calls are complete only when the stream ends, so they
  * are yielded then, in index order, followed by the `finish` event.
  */
-import { randomUUID } from 'node:crypto';
+import { createToolCallId } from './tool-call-id.js';
 import { z } from 'zod';
 import { ProviderError } from '../src/errors.js';
 import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/types.js';
@@ -101,7 +101,7 @@ export class OpenAIStreamAccumulator {
   #usage: Usage | undefined;
 
   /** `makeId` names a call whose server sent no id (injected so tests can predict it). */
-  constructor(makeId: () => string = () => `call_${randomUUID().replaceAll('-', '')}`) {
+  constructor(makeId: () => string = createToolCallId) {
     this.#makeId = makeId;
   }
 

@@ -1,0 +1,9 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * A fresh tool-call id, for vendors whose calls carry none (Ollama, Gemini). Random rather than
+ * counted, so ids stay unique across saved and reloaded sessions.
+ */
+export function createToolCallId(): string {
+  return `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+}
