@@ -1,0 +1,127 @@
+/**
+ * The package as users get it: `npm pack`, install the tarball into a fresh project, import it by
+ * name from an ESM program and from a type-checked TypeScript file.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPOSITORY } from '../support/cli.js';
+
+const run = promisify(execFile);
+let project: string;
+let packed: { files: Array<{ path: string }> };
+
+beforeAll(async () => {
+  project = await mkdtemp(join(tmpdir(), 'mcphost-consumer-'));
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', project], { cwd: REPOSITORY });
+  packed = (JSON.parse(stdout) as Array<typeof packed>)[0]!;
+  const tarball = (await readdir(project)).find((name) => name.endsWith('.tgz'))!;
+  await writeFile(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', type: 'module', private: true }),
+  );
+  // Dependencies come from npm's cache when `npm ci` already ran here (CI), else from the registry.
+  await run(
+    'npm',
+    ['install', `./${tarball}`, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'],
+    {
+      cwd: project,
+    },
+  );
+}, 240_000);
+
+afterAll(async () => {
+  await rm(project, { recursive: true, force: true });
+});
+
+describe('the published package', () => {
+  it('ships the built library and CLI, and neither sources nor tests', () => {
+    const paths = packed.files.map((file) => file.path);
+    expect(paths).toContain('dist/src/index.js');
+    expect(paths).toContain('dist/src/index.d.ts');
+    expect(paths).toContain('dist/bin/mcphost.js');
+    expect(paths).toContain('README.md');
+    expect(
+      paths.filter((path) => /^(src|test|providers|config)\/|^dist\/test\/|\.test\./.test(path)),
+    ).toEqual([]);
+  });
+
+  it('is importable by name from an ESM program, errors included', async () => {
+    await writeFile(
+      join(project, 'program.mjs'),
+      `import { Runner, createRunner, ConfigError, McpHostError, DEFAULT_MAX_STEPS } from 'mcphost';
+const provider = {
+  name: 'inline', model: 'm',
+  async *chat() { yield { type: 'text-delta', text: 'hi from a custom provider' }; yield { type: 'finish', reason: 'stop' }; },
+};
+const runner = new Runner({ provider });
+const result = await runner.run('hello');
+let error;
+try { await createRunner({ model: 'nope:model', mcpServers: {} }); } catch (caught) { error = caught; }
+console.log(JSON.stringify({
+  text: result.text,
+  steps: DEFAULT_MAX_STEPS,
+  configError: error instanceof ConfigError && error instanceof McpHostError,
+  message: error?.message,
+}));
+`,
+    );
+    const { stdout } = await run(process.execPath, ['program.mjs'], { cwd: project });
+    const output = JSON.parse(stdout) as {
+      text: string;
+      steps: number;
+      configError: boolean;
+      message: string;
+    };
+    expect(output).toMatchObject({ text: 'hi from a custom provider', steps: 20, configError: true });
+    expect(output.message).toContain('unknown provider "nope"');
+  });
+
+  it('type-checks a TypeScript program against its declarations', async () => {
+    await mkdir(join(project, 'typed'), { recursive: true });
+    await writeFile(
+      join(project, 'typed', 'program.ts'),
+      `import { Runner, type Provider, type ProviderEvent, type RunResult, type RunnerEvent } from 'mcphost';
+const provider: Provider = {
+  name: 'typed', model: 'm',
+  async *chat(): AsyncIterable<ProviderEvent> { yield { type: 'finish', reason: 'stop' }; },
+};
+const runner = new Runner({ provider, maxSteps: 3 });
+const result: RunResult = await runner.run('x');
+const reason: 'end' | 'length' | 'content-filter' = result.stopReason;
+for await (const event of runner.stream('y')) {
+  const kind: RunnerEvent['type'] = event.type;
+  void kind;
+}
+// @ts-expect-error maxSteps must be a number
+new Runner({ provider, maxSteps: 'many' });
+export { reason };
+`,
+    );
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2023',
+          lib: ['ES2023', 'ESNext.Disposable', 'DOM'],
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(REPOSITORY, 'node_modules/@types')],
+        },
+        include: ['typed'],
+      }),
+    );
+    const tsc = join(REPOSITORY, 'node_modules/typescript/bin/tsc');
+    const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project }).catch(
+      (error: { stdout: string }) => error,
+    );
+    expect(checked.stdout).toBe('');
+  });
+});
