@@ -57,7 +57,9 @@ class ClockTools implements ToolHost {
       type: 'tool-result',
       toolCallId: call.id,
       toolName: call.name,
-      content: [{ type: 'text', text: `${time} ${String(call.input.zone ?? 'UTC')}` }],
+      content: [
+        { type: 'text', text: `${time} ${typeof call.input.zone === 'string' ? call.input.zone : 'UTC'}` },
+      ],
       isError: false,
     };
   }

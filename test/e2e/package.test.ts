@@ -120,7 +120,7 @@ export { reason };
     );
     const tsc = join(REPOSITORY, 'node_modules/typescript/bin/tsc');
     const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project }).catch(
-      (error: { stdout: string }) => error,
+      (error: unknown) => error as { stdout: string },
     );
     expect(checked.stdout).toBe('');
   });
