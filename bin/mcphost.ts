@@ -2,7 +2,7 @@
 // The executable: wire the real process into the CLI and exit with its code. Nothing else.
 import { homedir } from 'node:os';
 import { main } from '../src/cli/main.js';
-import { packageVersion } from '../src/cli/version.js';
+import { packageVersion } from '../src/version.js';
 
 const code = await main(
   process.argv.slice(2),

@@ -1,7 +1,11 @@
 /**
- * Finding and reading the config file.
+ * Finding and reading the config files.
  *
- * `--config FILE` wins; otherwise the first of {@link CONFIG_FILE_NAMES} in the home directory.
+ * `--config FILE` wins; otherwise the first of {@link CONFIG_FILE_NAMES} in the home directory,
+ * combined with a *project* config — the first of the same names in the folder mcphost runs in —
+ * once the user trusts that file (see project.ts). The Go mcphost's hooks files are read in every
+ * case (see hooks-file.ts).
+ *
  * We look for exactly those files ourselves rather than through a cosmiconfig explorer: creating
  * one makes cosmiconfig search the *current* directory for its own "meta config" (package.json,
  * package.yaml, .config/config.{json,yaml,js,ts,mjs,cjs}) and import the script ones — running
@@ -9,11 +13,15 @@
  * parses our YAML (see `parse-text.ts`).
  */
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../src/errors.js';
+import { loadHooksFiles } from './hooks-file.js';
 import type { ConfigEnvironment, ParsedConfig } from './parse.js';
 import { parseConfig } from './parse.js';
 import { parseConfigText, syntaxOfPath } from './parse-text.js';
+import { describeProjectConfig, mergeProjectConfig, type ProjectConfigCandidate } from './project.js';
+import { mergeHooks } from './safety-settings.js';
+import { defaultTrustStorePath, fileTrustStore, hashConfigText, type TrustStore } from './trust-store.js';
 
 /** The files looked for in the home directory, in this order; the first that exists is used. */
 export const CONFIG_FILE_NAMES = ['.mcp.json', '.mcphost.json', '.mcphost.yml', '.mcphost.yaml'] as const;
@@ -26,12 +34,32 @@ export interface LoadConfigOptions {
   readonly homeDir: string;
   /** The environment `${VAR}` references are read from (normally `process.env`). */
   readonly env: ConfigEnvironment;
+  /**
+   * The folder mcphost runs in. A config file there is a project config, used only once trusted.
+   * Absent: no project config is looked for. Ignored with `configPath`.
+   */
+  readonly projectDir?: string;
+  /** Where trusted project files are remembered. Default: a file in the user's state folder. */
+  readonly trustStore?: TrustStore;
+  /**
+   * Asked about a project config that is not trusted yet (the chat shows what it would start and
+   * asks). Resolves true to use it, and the answer is remembered for this content. Absent: an
+   * untrusted project config is not used, and a warning says how to trust it.
+   */
+  readonly trustProject?: (project: ProjectConfigCandidate) => Promise<boolean>;
 }
 
 /** A loaded config. */
 export interface LoadedConfig extends ParsedConfig {
-  /** The file it came from (absolute); `undefined` when there was none (then there are no servers). */
+  /**
+   * The file it came from (absolute): `--config`, else the home config, else the trusted project
+   * config; `undefined` when there was none (then there are no servers).
+   */
   readonly path: string | undefined;
+  /** The trusted project config combined into it, if any. */
+  readonly projectPath?: string;
+  /** The folder a relative `systemPrompt` file is found from (that of the file that set it). */
+  readonly systemPromptDirectory?: string;
 }
 
 /** Error codes that mean "there is no file here": the search goes on to the next name. */
@@ -77,27 +105,113 @@ export async function findConfigFile(homeDir: string): Promise<{ path: string; t
   return undefined;
 }
 
+/** Reads and checks one config file's text. */
+function parseFile(path: string, text: string, env: ConfigEnvironment): ParsedConfig {
+  const parsed = parseConfigText(text, path, syntaxOfPath(path));
+  const config = parseConfig(parsed.value, path, env);
+  return parsed.empty ? { ...config, warnings: [`${path}: the file is empty`, ...config.warnings] } : config;
+}
+
+/** `~/x` and `x` (relative to `base`) to absolute paths. */
+function resolveUserPath(value: string, base: string, homeDir: string): string {
+  if (value === '~') return resolve(homeDir);
+  if (value.startsWith('~/')) return resolve(homeDir, value.slice(2));
+  return resolve(base, value);
+}
+
+/** A parsed file as a LoadedConfig: its audit log path resolved, its folder noted. */
+function fromFile(config: ParsedConfig, path: string, homeDir: string): LoadedConfig {
+  const folder = dirname(path);
+  return {
+    ...config,
+    path,
+    ...(config.auditLog === undefined ? {} : { auditLog: resolveUserPath(config.auditLog, folder, homeDir) }),
+    ...(config.systemPrompt === undefined ? {} : { systemPromptDirectory: folder }),
+  };
+}
+
+function withWarning(config: LoadedConfig, warning: string): LoadedConfig {
+  return { ...config, warnings: [...config.warnings, warning] };
+}
+
 /**
  * Finds, reads and checks the config. No file (and no `configPath`) is not an error: the result has
  * `path: undefined` and no servers, and the caller says so once. Throws a one-line ConfigError
  * naming the file for a missing `configPath`, an unreadable file, a syntax error (with line and
- * column) or an invalid setting (with the key, server included).
+ * column) or an invalid setting (with the key, server included). An untrusted project config never
+ * throws: it is left out, with a warning.
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
-  let found: { path: string; text: string } | undefined;
-  if (options.configPath === undefined) {
-    found = await findConfigFile(options.homeDir);
-  } else {
+  const hooksFromFiles = await loadHooksFiles(options.homeDir, options.env);
+  let config: LoadedConfig;
+  if (options.configPath !== undefined) {
     const path = resolve(options.configPath);
-    const text = await readText(path, false);
-    found = text === undefined ? undefined : { path, text };
+    const text = (await readText(path, false)) ?? '';
+    config = fromFile(parseFile(path, text, options.env), path, options.homeDir);
+  } else {
+    const found = await findConfigFile(options.homeDir);
+    config =
+      found === undefined
+        ? { path: undefined, ...parseConfig(undefined, 'no config file', options.env) }
+        : fromFile(parseFile(found.path, found.text, options.env), found.path, options.homeDir);
+    config = await withProjectConfig(config, options);
   }
-  if (found === undefined) {
-    return { path: undefined, ...parseConfig(undefined, 'no config file', options.env) };
-  }
+  const hooks = mergeHooks(hooksFromFiles, config.hooks);
+  return hooks === undefined ? config : { ...config, hooks };
+}
+
+/** The home config combined with the project config, when there is one and it is trusted. */
+async function withProjectConfig(home: LoadedConfig, options: LoadConfigOptions): Promise<LoadedConfig> {
+  const { projectDir, homeDir, env } = options;
+  if (projectDir === undefined || resolve(projectDir) === resolve(homeDir)) return home;
+  const found = await findConfigFile(projectDir);
+  if (found === undefined) return home;
   const { path, text } = found;
-  const parsed = parseConfigText(text, path, syntaxOfPath(path));
-  const config = parseConfig(parsed.value, path, options.env);
-  const warnings = parsed.empty ? [`${path}: the file is empty`, ...config.warnings] : config.warnings;
-  return { ...config, path, warnings };
+  const sha256 = hashConfigText(text);
+  const store = options.trustStore ?? fileTrustStore(defaultTrustStorePath(homeDir, env));
+  let trusted = await store.isTrusted(path, sha256);
+  let project: ParsedConfig;
+  try {
+    project = parseFile(path, text, env);
+  } catch (error) {
+    // A broken file the user trusted is their error to see; a stranger's broken file is just skipped.
+    if (trusted || !(error instanceof ConfigError)) throw error;
+    return withWarning(
+      home,
+      `${path}: not used: this project config is not trusted, and it is invalid (${error.detail})`,
+    );
+  }
+  if (!trusted && options.trustProject !== undefined) {
+    trusted = await options.trustProject(describeProjectConfig(path, sha256, project));
+    if (!trusted) return withWarning(home, `${path}: not used (you did not trust it)`);
+    try {
+      await store.trust(path, sha256);
+    } catch (error) {
+      home = withWarning(
+        home,
+        `${path}: trusted for this session only: cannot remember it (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+  }
+  if (!trusted) return withWarning(home, untrustedNotice(path, project));
+  const merged = mergeProjectConfig(home, project, path);
+  return {
+    ...merged,
+    path: home.path ?? path,
+    projectPath: path,
+    ...(project.systemPrompt !== undefined
+      ? { systemPromptDirectory: dirname(path) }
+      : home.systemPromptDirectory === undefined
+        ? {}
+        : { systemPromptDirectory: home.systemPromptDirectory }),
+  };
+}
+
+function untrustedNotice(path: string, project: ParsedConfig): string {
+  const names = Object.keys(project.servers);
+  const starts = names.length === 0 ? '' : ` (it would start: ${names.join(', ')})`;
+  return (
+    `${path}: not used: this project config is not trusted${starts}. ` +
+    `To trust it, run mcphost in ${dirname(path)} without -p and answer yes, or name it with --config`
+  );
 }

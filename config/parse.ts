@@ -3,11 +3,14 @@
  * Pure: the environment is a parameter, and nothing is read or started here.
  */
 import type { ServerDefinition } from '../src/mcp/definition.js';
+import type { HooksConfig } from '../src/safety/hooks.js';
+import type { ApprovalRuleSet } from '../src/safety/policy.js';
 import type { GenerationSettings } from '../src/types.js';
 import type { Problem } from './problems.js';
 import { configErrorFor, describeKind, problemsFromError, throwIfProblems } from './problems.js';
 import type { FileSettings, SettingName } from './schema.js';
 import { settingAliases, settingsSchema, settingsShape } from './schema.js';
+import { approvalRuleSet, hooksConfig } from './safety-settings.js';
 import { isPlainObject } from './server-form.js';
 import { readServerEntry } from './servers.js';
 import { environmentLookup } from './variables.js';
@@ -39,6 +42,14 @@ export interface ParsedConfig {
   readonly initTimeoutMs?: number;
   /** Config-wide tool call timeout, in ms (already applied to every server that sets none). */
   readonly toolTimeoutMs?: number;
+  /** Approval rules, one set per file (see `src/safety/policy.ts` for how sets combine). */
+  readonly approval?: readonly ApprovalRuleSet[];
+  /** Hook commands by event. */
+  readonly hooks?: HooksConfig;
+  /** The audit log file, as written (`loadConfig` resolves it against the file's folder). */
+  readonly auditLog?: string;
+  /** The most text of one tool result the model gets, in UTF-8 bytes. */
+  readonly maxToolResultBytes?: number;
 }
 
 /**
@@ -124,6 +135,8 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     problems.push({ path: ['mcpServers'], message: `expected object, got ${describeKind(mcpServers)}` });
   }
   throwIfProblems(source, problems);
+  const approval = approvalRuleSet(source, settings.approval, settings.permissions);
+  const hooks = hooksConfig(settings.hooks);
 
   return {
     // fromEntries defines own properties, so a server named "__proto__" stays a server.
@@ -138,5 +151,9 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     generation: generationSettings(settings),
     ...(settings.initTimeout === undefined ? {} : { initTimeoutMs: settings.initTimeout }),
     ...(settings.toolTimeout === undefined ? {} : { toolTimeoutMs: settings.toolTimeout }),
+    ...(approval === undefined ? {} : { approval: [approval] }),
+    ...(hooks === undefined ? {} : { hooks }),
+    ...(settings.auditLog === undefined ? {} : { auditLog: settings.auditLog }),
+    ...(settings.maxToolResultBytes === undefined ? {} : { maxToolResultBytes: settings.maxToolResultBytes }),
   };
 }

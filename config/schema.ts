@@ -11,6 +11,7 @@
  * alias, validation and error messages come with it.
  */
 import { z } from 'zod';
+import { approvalSchema, hooksSchema, permissionsSchema } from './safety-schema.js';
 
 /** A count or a duration in milliseconds: a whole number above zero. */
 export const positiveInteger = z.number().int().positive();
@@ -41,6 +42,16 @@ export const settingsShape = {
   initTimeout: positiveInteger,
   /** Default timeout of one tool call, in ms. */
   toolTimeout: positiveInteger,
+  /** Which tool calls run, need the user's approval, or never run (ordered rules and a default). */
+  approval: approvalSchema,
+  /** The same in Claude Code's form: `allow` / `ask` / `deny` lists of tool globs. */
+  permissions: permissionsSchema,
+  /** Commands run at PreToolUse, PostToolUse, UserPromptSubmit and Stop (the Go mcphost's format). */
+  hooks: hooksSchema,
+  /** A file that gets one JSON line per tool call (as `--audit-log`). */
+  auditLog: z.string().min(1),
+  /** The most text of one tool result the model gets, in UTF-8 bytes; the rest is cut. */
+  maxToolResultBytes: positiveInteger,
 } as const;
 
 /** The name of a top-level setting. */

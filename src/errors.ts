@@ -80,6 +80,18 @@ export class AbortedError extends McpHostError {
   }
 }
 
+/**
+ * A prompt was refused before it reached the model (by a `UserPromptSubmit` hook). Nothing was sent
+ * and the history is unchanged; `reason` is the hook's.
+ */
+export class PromptBlockedError extends McpHostError {
+  readonly reason: string;
+  constructor(reason: string) {
+    super(`the prompt was blocked by a UserPromptSubmit hook: ${reason}`);
+    this.reason = reason;
+  }
+}
+
 /** True for the errors the Runner's retry policy may try again. */
 export function isRetryable(error: unknown): error is ProviderError {
   return error instanceof ProviderError && error.retryable;

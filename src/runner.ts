@@ -43,6 +43,18 @@ export interface RunnerOptions {
    * the run fails with that error.
    */
   readonly onHistoryChange?: (history: readonly Message[]) => void | Promise<void>;
+  /**
+   * Called, and awaited, with each prompt before it joins the history (createRunner runs the
+   * `UserPromptSubmit` hooks here). To refuse the prompt, throw (a `PromptBlockedError`): the run
+   * fails with that error, nothing is sent to the model, and the history is unchanged.
+   */
+  readonly beforePrompt?: (prompt: readonly UserContent[], signal?: AbortSignal) => Promise<void>;
+  /**
+   * Called, and awaited, when a run has ended, with its result or its error (createRunner runs the
+   * `Stop` hooks here). Not called for a prompt `beforePrompt` refused. If it throws, the run fails
+   * with that error.
+   */
+  readonly afterRun?: (outcome: RunOutcome) => Promise<void>;
   /** Called once by {@link Runner.close} (createRunner passes the MCP pool's close here). */
   readonly onClose?: () => Promise<void>;
   /** Injected for tests: the retry wait, randomness for jitter, and the clock. */
@@ -61,6 +73,11 @@ export interface RunOptions {
 
 /** A prompt: plain text, or text and images. */
 export type Prompt = string | readonly UserContent[];
+
+/** How a run ended, for {@link RunnerOptions.afterRun}. */
+export type RunOutcome =
+  | { readonly kind: 'completed'; readonly result: RunResult }
+  | { readonly kind: 'failed'; readonly error: unknown };
 
 const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0 };
 
@@ -111,7 +128,7 @@ export class Runner {
 
   /** Sends a prompt and runs until the model answers. Throws on provider failure, abort or max steps. */
   run(prompt: Prompt, options: RunOptions = {}): Promise<RunResult> {
-    const turn = this.#queue.then(() => this.#run(prompt, options));
+    const turn = this.#queue.then(() => this.#runWithHooks(prompt, options));
     this.#queue = turn.catch(() => undefined);
     return turn;
   }
@@ -136,14 +153,27 @@ export class Runner {
     await this.close();
   }
 
-  async #run(prompt: Prompt, options: RunOptions): Promise<RunResult> {
+  async #runWithHooks(prompt: Prompt, options: RunOptions): Promise<RunResult> {
+    const content: readonly UserContent[] =
+      typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
+    await this.#options.beforePrompt?.(content, options.signal);
+    let result: RunResult;
+    try {
+      result = await this.#run(content, options);
+    } catch (error) {
+      await this.#options.afterRun?.({ kind: 'failed', error });
+      throw error;
+    }
+    await this.#options.afterRun?.({ kind: 'completed', result });
+    return result;
+  }
+
+  async #run(content: readonly UserContent[], options: RunOptions): Promise<RunResult> {
     const { signal } = options;
     const emit = options.onEvent ?? (() => undefined);
     const now = this.#options.now ?? Date.now;
     const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS;
     const historyBefore = this.#messages.length;
-    const content: readonly UserContent[] =
-      typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
     await this.#append({ role: 'user', content });
     const toolCalls: ToolCallRecord[] = [];
     let usage = ZERO_USAGE;

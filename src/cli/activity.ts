@@ -1,32 +1,68 @@
-/** One-line descriptions of tool activity, for stderr in `-p` mode and for the chat. */
+/**
+ * Tool activity as text: a call's arguments on one line, the first lines of a result. Shared by
+ * `-p` mode (one line each on stderr) and the chat (which adds colors). Everything that came from
+ * a model or a server is sanitized: no escape sequence from outside reaches the terminal.
+ */
 import type { ToolCallRecord } from '../events.js';
-import type { ToolCallBlock } from '../types.js';
+import type { ToolCallBlock, ToolResultBlock } from '../types.js';
+import { oneLine, sanitizeText, shorten } from './chat/sanitize.js';
 
-const MAX_ARGUMENTS_LENGTH = 160;
-const MAX_RESULT_LINES = 3;
-const MAX_RESULT_LINE_LENGTH = 200;
+/** Default cut for arguments shown on one line. */
+export const MAX_ARGUMENTS_LENGTH = 160;
+/** Result lines shown before "… (N more lines)". */
+export const MAX_RESULT_LINES = 3;
+/** Default cut for one result line. */
+export const MAX_RESULT_LINE_LENGTH = 200;
+
+/** The arguments as one line of JSON (or the raw text the model sent), cut to `limit`. */
+export function argumentsText(call: ToolCallBlock, limit = MAX_ARGUMENTS_LENGTH): string {
+  return shorten(oneLine(call.rawInput ?? JSON.stringify(call.input)), limit);
+}
+
+/** What a result shows: its first non-empty lines, cut, and how many more there were. */
+export interface ResultPreview {
+  readonly lines: readonly string[];
+  readonly hiddenLines: number;
+}
+
+export function previewResult(
+  result: ToolResultBlock,
+  maxLines = MAX_RESULT_LINES,
+  lineLength = MAX_RESULT_LINE_LENGTH,
+): ResultPreview {
+  const text = result.content
+    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
+    .join('\n');
+  const lines = sanitizeText(text)
+    .split('\n')
+    .map((line) => line.replace(/\s+$/, '').replace(/\t/g, '  '))
+    .filter((line) => line.trim() !== '');
+  return {
+    lines: lines.slice(0, maxLines).map((line) => shorten(line, lineLength)),
+    hiddenLines: Math.max(0, lines.length - maxLines),
+  };
+}
 
 /** `→ server__tool {"path":"/tmp"}` with long arguments cut. */
 export function describeToolCall(call: ToolCallBlock): string {
-  const argumentsText = call.rawInput ?? JSON.stringify(call.input);
-  return `→ ${call.name} ${shorten(argumentsText, MAX_ARGUMENTS_LENGTH)}`;
+  return `→ ${oneLine(call.name)} ${argumentsText(call)}`;
 }
 
 /** The first lines of a result, marked as an error when it failed. */
 export function describeToolResult(record: ToolCallRecord): string {
-  const text = record.result.content
-    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
-    .join('\n');
-  const lines = text.split('\n').filter((line) => line.trim() !== '');
-  const shown = lines.slice(0, MAX_RESULT_LINES).map((line) => shorten(line, MAX_RESULT_LINE_LENGTH));
-  if (lines.length > MAX_RESULT_LINES) shown.push(`… (${lines.length - MAX_RESULT_LINES} more lines)`);
+  const preview = previewResult(record.result);
+  const shown = [...preview.lines];
+  if (preview.hiddenLines > 0) shown.push(`… (${preview.hiddenLines} more lines)`);
   const marker = record.result.isError ? '✗' : '←';
-  const seconds = (record.durationMs / 1000).toFixed(1);
   const body = shown.length === 0 ? '(empty)' : shown.join('\n    ');
-  return `  ${marker} ${record.call.name} (${seconds}s) ${body}`;
+  return `  ${marker} ${oneLine(record.call.name)} (${formatSeconds(record.durationMs)}) ${body}`;
 }
 
-function shorten(text: string, limit: number): string {
-  const oneLine = text.replace(/\s+/g, ' ');
-  return oneLine.length <= limit ? oneLine : `${oneLine.slice(0, limit - 1)}…`;
+/** `0.4s`, `12s`, `2m05s`. */
+export function formatSeconds(milliseconds: number): string {
+  const seconds = milliseconds / 1000;
+  if (seconds < 10) return `${seconds.toFixed(1)}s`;
+  if (seconds < 60) return `${Math.floor(seconds)}s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}m${String(Math.floor(seconds % 60)).padStart(2, '0')}s`;
 }

@@ -5,6 +5,8 @@
 import yargs from 'yargs';
 import { ConfigError } from '../errors.js';
 import { optional } from '../optional.js';
+import { OUTPUT_FORMATS, type OutputFormat } from './output/schema.js';
+import { splitScriptArguments } from './script-arguments.js';
 
 /** What the user asked for on the command line. Unset options fall back to the config file. */
 export interface CliOptions {
@@ -22,6 +24,32 @@ export interface CliOptions {
   readonly topK?: number;
   readonly stopSequences?: readonly string[];
   readonly debug: boolean;
+  /** `--approve-all`: tool calls an approval rule marks `ask` run without asking. */
+  readonly approveAll?: boolean;
+  /** `--audit-log FILE`: one JSON line per tool call appended there. */
+  readonly auditLog?: string;
+  /** `--quiet`: the final answer alone on stdout; on stderr, errors only. */
+  readonly quiet: boolean;
+  /** `--output-format` of a one-shot run. */
+  readonly outputFormat: OutputFormat;
+  /** `--save-session FILE`: save the conversation there after every change. */
+  readonly saveSession?: string;
+  /** `--load-session FILE`: continue that conversation. */
+  readonly loadSession?: string;
+  /** `-s/--session FILE`: continue it if it exists, and save to it. */
+  readonly session?: string;
+  /** `--no-exit`: after the one-shot answer, go on in the chat. */
+  readonly noExit: boolean;
+  /** `--no-color`: plain text in the chat (as with NO_COLOR or output that is not a terminal). */
+  readonly noColor?: boolean;
+  /** `mcphost script FILE [--args:name value …]`. */
+  readonly script?: ScriptCommand;
+}
+
+/** A script file to run, and the values of its `--args:name` variables. */
+export interface ScriptCommand {
+  readonly path: string;
+  readonly arguments: Readonly<Record<string, string>>;
 }
 
 /** Either options to run with, or text to print (help, version) and leave. */
@@ -31,6 +59,9 @@ export type ParsedArguments =
 const EXAMPLES: ReadonlyArray<[string, string]> = [
   ['mcphost -m ollama:qwen2.5:3b', 'chat with a local model and the tools in ~/.mcp.json'],
   ['mcphost -m anthropic:claude-sonnet-4-5 -p "List the files in /tmp"', 'one answer on stdout, then exit'],
+  ['git diff | mcphost -p "Review this" --quiet', 'stdin is added to the prompt'],
+  ['mcphost -s chat.json -p "And then?"', 'continue a saved conversation, and save it'],
+  ['mcphost script review.md --args:file src/main.ts', 'run a script file with a variable'],
 ];
 
 function buildParser(version: string) {
@@ -65,7 +96,52 @@ function buildParser(version: string) {
         default: false,
         describe: 'Show server stderr, protocol noise and stack traces',
       },
+      'approve-all': {
+        type: 'boolean',
+        default: false,
+        describe: 'Run tool calls that need approval without asking (deny rules and hooks still apply)',
+      },
+      'audit-log': {
+        type: 'string',
+        describe: 'Append one JSON line per tool call to FILE (secrets redacted)',
+      },
+      quiet: {
+        alias: 'q',
+        type: 'boolean',
+        default: false,
+        describe: 'With -p: only the final answer on stdout; only errors on stderr',
+      },
+      'output-format': {
+        choices: OUTPUT_FORMATS,
+        default: 'text' as const,
+        describe: 'With -p: text, one JSON object (json), or JSON lines as it happens (stream-json)',
+      },
+      'save-session': { type: 'string', describe: 'Save the conversation to FILE after every change' },
+      'load-session': { type: 'string', describe: 'Continue the conversation saved in FILE' },
+      session: {
+        alias: 's',
+        type: 'string',
+        describe: 'Continue FILE if it exists, and save to it',
+        conflicts: ['save-session', 'load-session'],
+      },
+      // yargs reads --no-exit as exit=false; `no-exit` is listed for --help and strict mode.
+      exit: { type: 'boolean', hidden: true },
+      'no-exit': { type: 'boolean', describe: 'With -p: after the answer, go on chatting' },
+      // Like --no-exit: yargs reads --no-color as color=false.
+      color: { type: 'boolean', hidden: true },
+      'no-color': {
+        type: 'boolean',
+        describe: 'Plain text in the chat: no colors, spinner or markdown rendering',
+      },
     })
+    .command('script <file>', 'Run a script file: YAML front matter and a prompt (see README)', (command) =>
+      command
+        .positional('file', {
+          type: 'string',
+          describe: 'The script; pass its variables as --args:name value',
+        })
+        .usage('$0 script <file> [--args:name value …] [options]'),
+    )
     .example(EXAMPLES.map(([command, description]) => [command, description]))
     .epilogue(
       'Docs: README.md. Exit codes: 0 ok, 1 internal, 2 usage/config, 3 provider, 4 max steps, 130 cancelled.',
@@ -74,6 +150,8 @@ function buildParser(version: string) {
 
 /** Parses argv (without `node` and the script). Throws ConfigError naming the flag on bad input. */
 export async function parseArguments(argv: readonly string[], version: string): Promise<ParsedArguments> {
+  // `--args:name` options are the script's, not ours: they are taken out before yargs sees them.
+  const split = splitScriptArguments(argv);
   let printed = '';
   let failure: string | undefined;
   const parsed = await buildParser(version)
@@ -81,14 +159,18 @@ export async function parseArguments(argv: readonly string[], version: string): 
     .fail((message, error) => {
       failure = message || error.message;
     })
-    .parseAsync([...argv], {}, (_error, _argv, output) => {
+    .parseAsync([...split.argv], {}, (_error, _argv, output) => {
       printed = output;
     });
   if (failure !== undefined) throw new ConfigError('mcphost', `${failure} (see mcphost --help)`);
   if (printed !== '') return { kind: 'print', text: printed };
+  const scriptPath = parsed._[0] === 'script' && typeof parsed.file === 'string' ? parsed.file : undefined;
+  if (split.any && scriptPath === undefined) {
+    throw new ConfigError('--args', 'script variables only go with `mcphost script FILE`');
+  }
   return {
     kind: 'run',
-    options: {
+    options: checkCombinations({
       ...optional('model', parsed.model),
       ...optional('prompt', parsed.prompt),
       ...optional('configPath', parsed.config),
@@ -102,8 +184,42 @@ export async function parseArguments(argv: readonly string[], version: string): 
       ...optional('topK', positiveInteger('--top-k', parsed['top-k'])),
       ...optional('stopSequences', parsed['stop-sequences']?.map(String)),
       debug: parsed.debug,
-    },
+      approveAll: parsed['approve-all'],
+      ...optional('auditLog', parsed['audit-log']),
+      quiet: parsed.quiet,
+      outputFormat: parsed['output-format'],
+      ...optional('saveSession', parsed['save-session']),
+      ...optional('loadSession', parsed['load-session']),
+      ...optional('session', parsed.session),
+      noExit: parsed['no-exit'] === true || parsed.exit === false,
+      noColor: parsed['no-color'] === true || parsed.color === false,
+      ...optional(
+        'script',
+        scriptPath === undefined ? undefined : { path: scriptPath, arguments: split.scriptArguments },
+      ),
+    }),
   };
+}
+
+/** Flags that only make sense together with others. */
+function checkCombinations(options: CliOptions): CliOptions {
+  const oneShot = options.prompt !== undefined || options.script !== undefined;
+  if (options.prompt !== undefined && options.script !== undefined) {
+    throw new ConfigError('-p', 'give either -p or a script file, not both');
+  }
+  if (!oneShot) {
+    if (options.outputFormat !== 'text') throw new ConfigError('--output-format', 'only with -p or a script');
+    if (options.quiet) throw new ConfigError('--quiet', 'only with -p or a script');
+    if (options.noExit)
+      throw new ConfigError('--no-exit', 'only with -p or a script (it goes on chatting after the answer)');
+  }
+  if (options.noExit && options.outputFormat !== 'text') {
+    throw new ConfigError('--no-exit', `the chat that follows cannot be ${options.outputFormat}`);
+  }
+  if (options.noExit && options.prompt === '-') {
+    throw new ConfigError('--no-exit', 'stdin feeds the chat, so the prompt cannot come from it (-p -)');
+  }
+  return options;
 }
 
 function finiteNumber(flag: string, value: number | undefined): number | undefined {

@@ -4,6 +4,7 @@ import {
   ConfigError,
   MaxStepsError,
   McpHostError,
+  PromptBlockedError,
   ProviderError,
   ServerError,
 } from '../errors.js';
@@ -21,6 +22,8 @@ export const ExitCode = {
   maxSteps: 4,
   /** Every configured server failed to start and servers were required. */
   servers: 5,
+  /** A UserPromptSubmit hook blocked the prompt. */
+  blocked: 6,
   /** Interrupted by Ctrl-C or a signal (128 + SIGINT). */
   interrupted: 130,
 } as const;
@@ -43,6 +46,7 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
   if (error instanceof MaxStepsError) return ExitCode.maxSteps;
   if (error instanceof AbortedError) return ExitCode.interrupted;
   if (error instanceof ServerError) return ExitCode.servers;
+  if (error instanceof PromptBlockedError) return ExitCode.blocked;
   return ExitCode.internal;
 }
 

@@ -1,93 +1,306 @@
 /**
- * The chat: read a line, run it, show the answer and tool activity, repeat. History is kept across
- * turns. Ctrl-C stops a turn; at an empty prompt, Ctrl-C twice or Ctrl-D leaves.
+ * The chat: read an entry, run it as a slash command or a turn, show what happens, repeat. The
+ * history is kept across turns. Ctrl-C stops a turn; at an empty prompt, Ctrl-C twice or Ctrl-D
+ * leaves (main.ts then closes the runner, servers included).
+ *
+ * Libraries (imported only here, never on `mcphost --help`): chalk for colors, yocto-spinner for
+ * the status line, marked + marked-terminal for markdown (loaded in the background, since it
+ * takes a few hundred milliseconds to import, and used once it is there), string-width for
+ * measuring what is on screen.
  */
-import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
 import { AbortedError } from '../errors.js';
+import type { ToolDescription } from '../mcp/pool.js';
+import type { ServerStatus } from '../mcp/status.js';
+import { optional } from '../optional.js';
+import { parseModelString } from '../../providers/index.js';
+import type { Runner } from '../runner.js';
+import { saveSession } from '../session.js';
 import type { McpRunner } from '../setup/create-runner.js';
-import { isCommand, runCommand } from './commands.js';
+import type { Provider } from '../types.js';
+import { ChatInput } from './chat/chat-input.js';
+import { completeLine } from './chat/completion.js';
+import { detectDisplay, type Display } from './chat/display.js';
+import { HistoryFile, historyFilePath, loadHistory } from './chat/input-history.js';
+import type { MarkdownRenderer } from './chat/markdown.js';
+import type { PrompterSlot } from './chat/prompter.js';
+import { createStatusIndicator } from './chat/status-line.js';
+import type { ToolOrigin } from './chat/tool-lines.js';
+import { TurnView } from './chat/turn-view.js';
+import { UsageTotals } from './chat/usage.js';
+import {
+  parseCommand,
+  promptText,
+  runCommand,
+  type CommandContext,
+  type CommandOutcome,
+} from './commands.js';
 import { describeError, ExitCode, type ExitCodeValue } from './exit-codes.js';
 import type { CliIO } from './io.js';
-import { AnswerWriter, reportEvent } from './one-shot.js';
 
 export interface ChatOptions {
+  /** The model in use, as `provider:model` (shown in the prompt). */
   readonly modelString: string;
   readonly debug: boolean;
-  readonly terminal: boolean;
   /** Aborted on SIGTERM/SIGHUP: the chat ends (and so do the servers). */
   readonly signal: AbortSignal;
+  /** False with --no-color: plain text, as with NO_COLOR. Default true. */
+  readonly color?: boolean;
+  /**
+   * Creates a provider for `/model`; without it, `/model` only shows the model in use.
+   * `sameProvider` is true when the model belongs to the provider the chat started with: the
+   * provider URL and key given for that one (flags, config) are meant for it, not for another.
+   */
+  readonly createProvider?: (modelString: string, sameProvider: boolean) => Promise<Provider>;
+  /** Bound to the chat while it runs, to ask the user something during a turn. */
+  readonly prompter?: PrompterSlot;
+  /** The input history file; default `$XDG_STATE_HOME/mcphost/history`; null keeps none. */
+  readonly historyPath?: string | null;
+  /** A markdown renderer to use at once (tests); by default marked-terminal, loaded in the background. */
+  readonly renderMarkdown?: MarkdownRenderer;
 }
 
-export async function runInteractive(
-  runner: McpRunner,
-  io: CliIO,
-  options: ChatOptions,
-): Promise<ExitCodeValue> {
-  const lines = createInterface({ input: io.stdin, output: io.stdout, terminal: options.terminal });
-  let turn: AbortController | undefined;
-  let interruptedAtPrompt = false;
-  lines.on('SIGINT', () => {
-    if (turn !== undefined) {
-      turn.abort();
-      return;
-    }
-    if (interruptedAtPrompt || lines.line === '') {
-      if (interruptedAtPrompt) {
-        lines.close();
-        return;
-      }
-      interruptedAtPrompt = true;
-      io.stdout.write('\n(Ctrl-C again or Ctrl-D to quit)\n');
-    }
-    lines.write('', { ctrl: true, name: 'u' });
-    lines.prompt();
-  });
+/** What the chat needs besides the runner: tool and server listings. */
+export interface ChatHost {
+  readonly runner: Runner;
+  /** Saved with the conversation by `/save`. */
+  readonly systemPrompt?: string;
+  describeTools(): Promise<readonly ToolDescription[]>;
+  servers(): readonly ServerStatus[];
+}
 
-  options.signal.addEventListener('abort', () => {
-    turn?.abort();
-    lines.close();
-  });
-
-  const toolCount = (await runner.pool.describeTools()).length;
-  const serverCount = runner.servers.filter((server) => server.state === 'ready').length;
-  io.stdout.write(
-    `mcphost — ${options.modelString}, ${toolCount} tools from ${serverCount} servers. /help for commands, Ctrl-D to quit.\n`,
+export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOptions): Promise<ExitCodeValue> {
+  return runChat(
+    {
+      runner,
+      ...optional('systemPrompt', runner.systemPrompt),
+      describeTools: () => runner.pool.describeTools(),
+      servers: () => runner.servers,
+    },
+    io,
+    options,
   );
-  lines.setPrompt(`${options.modelString}> `);
-  lines.prompt();
-  for await (const line of lines) {
-    interruptedAtPrompt = false;
-    const input = line.trim();
-    if (input !== '' && isCommand(input)) {
-      const outcome = await runCommand(input, runner);
-      if (outcome.kind === 'quit') break;
-      io.stdout.write(`${outcome.text}\n`);
-    } else if (input !== '') {
-      turn = new AbortController();
-      await runTurn(runner, input, io, turn.signal, options.debug);
+}
+
+/** Runs the chat until /quit, Ctrl-D, Ctrl-C twice, the end of the input, or `options.signal`. */
+export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): Promise<ExitCodeValue> {
+  throwIfAborted(options.signal);
+  const display = detectDisplay({
+    stdin: io.stdin,
+    stdout: io.stdout,
+    env: io.env,
+    color: options.color ?? true,
+  });
+  const { style } = display;
+  const renderer = markdownRenderer(display, options.renderMarkdown);
+  const historyFile =
+    options.historyPath === null
+      ? undefined
+      : new HistoryFile(options.historyPath ?? historyFilePath(io.env, io.homeDir));
+  const earlier = historyFile === undefined ? [] : await loadHistory(historyFile.path).catch(() => []);
+  const usage = new UsageTotals();
+  const status = createStatusIndicator(io.stdout, display);
+  let modelString = options.modelString;
+  const startedAt = new Date().toISOString();
+  let turn: { readonly controller: AbortController; readonly view: TurnView } | undefined;
+  let openQuestions = 0;
+
+  const input = new ChatInput({
+    input: io.stdin,
+    output: io.stdout,
+    terminal: display.terminal,
+    history: earlier,
+    style,
+    completer: (line) => completeLine(line, [modelString]),
+    onInterrupt: () => turn?.controller.abort(),
+    onEnd: () => turn?.controller.abort(),
+  });
+  const unbind = options.prompter?.bind({
+    ask: async (question, askOptions) => {
+      if (openQuestions++ === 0) turn?.view.suspend();
+      try {
+        return await input.ask(question, askOptions);
+      } finally {
+        if (--openQuestions === 0) turn?.view.resume();
+      }
+    },
+    write: (text) => {
+      turn?.view.suspend();
+      io.stdout.write(text);
+      // A question usually follows at once; if none does, the spinner comes back.
+      setImmediate(() => {
+        if (openQuestions === 0) turn?.view.resume();
+      });
+    },
+  });
+  const onSignal = () => {
+    turn?.controller.abort();
+    input.close();
+  };
+  options.signal.addEventListener('abort', onSignal);
+  const onResize = () => turn?.view.terminalResized();
+  io.stdout.on('resize', onResize);
+  let historyFailed = false;
+  const remember = (entry: string) => {
+    historyFile?.add(entry).catch((error: unknown) => {
+      if (historyFailed) return;
+      historyFailed = true;
+      const reason = error instanceof Error ? error.message : String(error);
+      io.stderr.write(`${style.yellow(`mcphost: could not save the input history: ${reason}`)}\n`);
+    });
+  };
+
+  const context: CommandContext = {
+    runner: host.runner,
+    describeTools: () => host.describeTools(),
+    servers: () => host.servers(),
+    usage,
+    modelString: () => modelString,
+    switchModel: async (next) => {
+      if (options.createProvider === undefined) throw new Error('switching models is not available here');
+      const sameProvider = parseModelString(next, '/model').provider === providerOf(options.modelString);
+      host.runner.provider = await options.createProvider(next, sameProvider);
+      modelString = next;
+    },
+    saveSession: async (path) => {
+      const absolute = resolve(io.cwd, path);
+      await saveSession(absolute, {
+        model: modelString,
+        ...optional('systemPrompt', host.systemPrompt),
+        createdAt: startedAt,
+        updatedAt: new Date().toISOString(),
+        messages: host.runner.history,
+      });
+      return absolute;
+    },
+    style,
+    columns: () => display.columns(),
+    debug: options.debug,
+  };
+
+  const runTurn = async (text: string): Promise<void> => {
+    await renderer.ready;
+    const controller = new AbortController();
+    const view = new TurnView({
+      stdout: io.stdout,
+      stderr: io.stderr,
+      display,
+      status,
+      renderer: renderer.current,
+      origins: await toolOrigins(host),
+      usage,
+      debug: options.debug,
+    });
+    turn = { controller, view };
+    view.start();
+    try {
+      const result = await host.runner.run(text, {
+        signal: controller.signal,
+        onEvent: (event) => {
+          view.onEvent(event);
+        },
+      });
+      view.succeeded(result);
+    } catch (error) {
+      // A failed turn is shown and the chat goes on.
+      view.failed(error);
+    } finally {
       turn = undefined;
     }
-    lines.prompt();
+    // A blank line between one turn and the next prompt.
+    io.stdout.write('\n');
+  };
+
+  try {
+    io.stdout.write(`${await banner(host, modelString, style)}\n`);
+    for (;;) {
+      const entry = await input.next(promptFor(modelString, display));
+      if (entry === undefined) break;
+      if (entry.trim() === '') continue;
+      remember(entry);
+      const command = parseCommand(entry);
+      if (command === undefined) {
+        await runTurn(promptText(entry));
+        continue;
+      }
+      const outcome = await runCommand(command, context).catch((error: unknown): CommandOutcome => ({
+        kind: 'error',
+        text: describeError(error, options.debug),
+      }));
+      if (outcome.kind === 'quit') break;
+      if (outcome.kind === 'show') io.stdout.write(`${outcome.text}\n`);
+      else io.stderr.write(`${style.red(outcome.text)}\n`);
+    }
+  } finally {
+    status.hide();
+    unbind?.();
+    options.signal.removeEventListener('abort', onSignal);
+    io.stdout.off('resize', onResize);
+    input.close();
+    await historyFile?.flush();
   }
-  lines.close();
+  // Ended by a signal (SIGTERM…): main.ts turns this into the signal's exit code.
+  throwIfAborted(options.signal);
   return ExitCode.ok;
 }
 
-async function runTurn(
-  runner: McpRunner,
-  input: string,
-  io: CliIO,
-  signal: AbortSignal,
-  debug: boolean,
-): Promise<void> {
-  const output = new AnswerWriter(io);
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new AbortedError();
+}
+
+function providerOf(modelString: string): string | undefined {
   try {
-    const result = await runner.run(input, { signal, onEvent: (event) => reportEvent(event, io, output) });
-    output.finish();
-    if (result.stopReason === 'length') io.stdout.write('(the answer was cut at the token limit)\n');
-  } catch (error) {
-    output.finish();
-    // A failed turn is shown and the chat goes on.
-    io.stderr.write(error instanceof AbortedError ? '(cancelled)\n' : `${describeError(error, debug)}\n`);
+    return parseModelString(modelString).provider;
+  } catch {
+    return undefined;
   }
+}
+
+/** `ollama:mistral-small › ` */
+function promptFor(modelString: string, display: Display): string {
+  return `${display.style.cyan(modelString)} ${display.style.bold('›')} `;
+}
+
+async function banner(host: ChatHost, modelString: string, style: Display['style']): Promise<string> {
+  const servers = host.servers();
+  const ready = servers.filter((server) => server.state === 'ready').length;
+  const failed = servers.filter((server) => server.state === 'failed').length;
+  const tools = (await host.describeTools().catch(() => [])).length;
+  const parts = [
+    `${style.bold('mcphost')} · ${modelString}`,
+    `${tools} ${tools === 1 ? 'tool' : 'tools'} from ${ready} ${ready === 1 ? 'server' : 'servers'}`,
+  ];
+  if (failed > 0) parts.push(style.red(`${failed} failed (see /servers)`));
+  return `${parts.join(' · ')}\n${style.dim('/help for commands · Ctrl-C stops a turn · Ctrl-D quits')}`;
+}
+
+async function toolOrigins(host: ChatHost): Promise<ReadonlyMap<string, ToolOrigin>> {
+  try {
+    const tools = await host.describeTools();
+    return new Map(tools.map((tool) => [tool.exposedName, { server: tool.server, tool: tool.tool }]));
+  } catch {
+    return new Map();
+  }
+}
+
+/**
+ * The markdown renderer, loading in the background from the start of the chat (it takes a few
+ * hundred milliseconds to import). `ready` settles once it is there, or failed to load: a turn
+ * waits for it, so that its answer is rendered, which costs nothing once the user has typed.
+ */
+function markdownRenderer(
+  display: Display,
+  given: MarkdownRenderer | undefined,
+): { readonly current: () => MarkdownRenderer | undefined; readonly ready: Promise<void> } {
+  if (!display.rich) return { current: () => undefined, ready: Promise.resolve() };
+  if (given !== undefined) return { current: () => given, ready: Promise.resolve() };
+  let loaded: MarkdownRenderer | undefined;
+  const ready = import('./chat/markdown.js').then(
+    (module) => {
+      loaded = module.createMarkdownRenderer(display.style);
+    },
+    // Without it, answers stay raw markdown, which reads fine.
+    () => undefined,
+  );
+  return { current: () => loaded, ready };
 }

@@ -5,10 +5,14 @@
 import { resolve } from 'node:path';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import { optional } from '../optional.js';
-import { parseArguments, type CliOptions } from './args.js';
+import type { Message } from '../types.js';
+import { parseArguments, type CliOptions, type ScriptCommand } from './args.js';
 import { AbortedError } from '../errors.js';
-import { describeError, ExitCode, exitCodeOf, signalExitCode, type ExitCodeValue } from './exit-codes.js';
+import { ExitCode, exitCodeOf, signalExitCode, type ExitCodeValue } from './exit-codes.js';
 import { notice, type CliIO } from './io.js';
+import { redactText } from '../safety/redact.js';
+import { stripControlCharacters } from '../safety/output-limits.js';
+import type { Reporter } from './output/reporter.js';
 
 /** Where termination signals come from (the process, in production). */
 export interface SignalSource {
@@ -25,21 +29,35 @@ export async function main(
   version: string,
 ): Promise<ExitCodeValue> {
   let debug = argv.includes('--debug');
+  let reporter: Reporter | undefined;
   try {
     const parsed = await parseArguments(argv, version);
     if (parsed.kind === 'print') {
       io.stdout.write(`${parsed.text}\n`);
       return ExitCode.ok;
     }
-    debug = parsed.options.debug;
-    return await runWithSignals(parsed.options, io, signals);
+    const { options } = parsed;
+    debug = options.debug;
+    // Imported once the arguments are known: `mcphost --help` stays light.
+    const { createReporter } = await import('./output/reporter.js');
+    reporter = createReporter({ format: options.outputFormat, quiet: options.quiet, debug }, io);
+    return await runWithSignals(options, io, signals, reporter);
   } catch (error) {
-    io.stderr.write(`${describeError(error, debug)}\n`);
-    return exitCodeOf(error);
+    const code = exitCodeOf(error);
+    // Bad flags never made a reporter; a script that asked for JSON still gets JSON.
+    const { createReporter, outputFormatOfArgv } = await import('./output/reporter.js');
+    reporter ??= createReporter({ format: outputFormatOfArgv(argv), quiet: false, debug }, io);
+    reporter.fail(error, code);
+    return code;
   }
 }
 
-async function runWithSignals(options: CliOptions, io: CliIO, signals: SignalSource): Promise<ExitCodeValue> {
+async function runWithSignals(
+  options: CliOptions,
+  io: CliIO,
+  signals: SignalSource,
+  reporter: Reporter,
+): Promise<ExitCodeValue> {
   const controller = new AbortController();
   let received: NodeJS.Signals | undefined;
   const listeners = HANDLED_SIGNALS.map((signal) => {
@@ -51,12 +69,13 @@ async function runWithSignals(options: CliOptions, io: CliIO, signals: SignalSou
     return [signal, listener] as const;
   });
   try {
-    return await run(options, io, controller.signal);
+    return await run(options, io, controller.signal, reporter);
   } catch (error) {
     // Shells expect 128 + the signal's number from a program a signal stopped.
     if (received !== undefined && error instanceof AbortedError) {
-      notice(io, `stopped by ${received}`);
-      return signalExitCode(received);
+      const code = signalExitCode(received);
+      reporter.fail(new AbortedError(`stopped by ${received}`, { cause: error }), code);
+      return code;
     }
     throw error;
   } finally {
@@ -64,17 +83,75 @@ async function runWithSignals(options: CliOptions, io: CliIO, signals: SignalSou
   }
 }
 
-async function run(options: CliOptions, io: CliIO, signal: AbortSignal): Promise<ExitCodeValue> {
+async function run(
+  flags: CliOptions,
+  io: CliIO,
+  signal: AbortSignal,
+  reporter: Reporter,
+): Promise<ExitCodeValue> {
   // Imported here, not at the top: `mcphost --help` must not load the SDKs.
-  const { assembleRunner } = await import('../setup/create-runner.js');
+  const { assembleRunner, createModel } = await import('../setup/create-runner.js');
   const { readSystemPrompt } = await import('../setup/system-prompt.js');
-  const systemPrompt = await readSystemPrompt(options.systemPrompt, io.cwd);
+  const { openSession } = await import('../session-recorder.js');
+  const { modelNameOf } = await import('./one-shot.js');
+  const { composePrompt } = await import('./stdin.js');
+  const note = (message: string): void => reporter.note(message);
+  // A script file fills in what the flags leave unset, and its servers replace the config's.
+  const script = flags.script === undefined ? undefined : await readScript(flags.script, io);
+  for (const warning of script?.warnings ?? []) note(warning);
+  const options = script === undefined ? flags : (await import('./script.js')).applyScript(flags, script);
+  // Everything that can be wrong with the input is found before a server or a model is started.
+  const prompt =
+    options.prompt === undefined
+      ? undefined
+      : await composePrompt({ prompt: options.prompt, readStdin: !options.noExit, stdin: io.stdin, note });
+  const { recorder, loaded } = await openSession({
+    ...optional('load', pathIn(io, options.loadSession)),
+    ...optional('save', pathIn(io, options.saveSession)),
+    ...optional('both', pathIn(io, options.session)),
+  });
+  reporter.identify({ ...optional('sessionFile', recorder?.path) });
+  // The chat answers approval questions on its own terminal; until it runs (the -p part of
+  // --no-exit) the slot is empty, and a question is answered "deny".
+  const chatFollows = prompt === undefined || options.noExit;
+  const prompter = chatFollows ? new (await import('./chat/prompter.js')).PrompterSlot() : undefined;
+  const onApproval =
+    prompter === undefined
+      ? undefined
+      : (await import('./approval-prompt.js')).createApprovalPrompt(prompter);
+  const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? loaded?.systemPrompt;
   const { runner, config, modelString } = await assembleRunner({
     env: io.env,
     homeDir: io.homeDir,
     onServerLog: (entry) => reportServerLog(entry, io, options.debug),
-    onWarning: (message) => notice(io, message),
-    ...optional('model', options.model),
+    onWarning: note,
+    // Safety (issue 8): the folder's project config, approvals, audit log. In -p mode no one can be
+    // asked, so `ask` means deny unless --approve-all; in the chat, the user is asked.
+    projectDir: io.cwd,
+    interactive: chatFollows,
+    ...optional('onApproval', onApproval),
+    approveAll: options.approveAll === true,
+    ...optional('auditLog', pathIn(io, options.auditLog)),
+    ...optional(
+      'trustProject',
+      prompt === undefined && script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true
+        ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout)
+        : undefined,
+    ),
+    ...optional('servers', script?.servers),
+    ...optional('history', loaded?.messages),
+    // Saved after every change, so that a crash or Ctrl-C loses at most the step in progress.
+    ...optional(
+      'onHistoryChange',
+      recorder &&
+        ((history: readonly Message[]) =>
+          recorder.record({
+            model: modelNameOf(runner.provider),
+            ...optional('systemPrompt', runner.systemPrompt),
+            messages: history,
+          })),
+    ),
+    ...optional('model', options.model ?? loaded?.model),
     ...optional(
       'configPath',
       options.configPath === undefined ? undefined : resolve(io.cwd, options.configPath),
@@ -92,25 +169,55 @@ async function run(options: CliOptions, io: CliIO, signal: AbortSignal): Promise
     },
   });
   try {
-    if (config.path === undefined) {
-      notice(
-        io,
+    if (config.path === undefined && script?.servers === undefined) {
+      note(
         `no config file in ${io.homeDir} (.mcp.json, .mcphost.json|yml|yaml): running without MCP servers`,
       );
     }
-    if (options.prompt !== undefined) {
+    if (prompt !== undefined) {
       const { runOneShot } = await import('./one-shot.js');
-      return await runOneShot(runner, options.prompt, io, signal);
+      const code = await runOneShot(runner, { prompt, reporter, signal });
+      // --no-exit: the chat goes on from the answer, with the same history.
+      if (!options.noExit) return code;
     }
     const { runInteractive } = await import('./interactive.js');
-    const terminal = (io.stdin as { isTTY?: boolean }).isTTY === true;
-    return await runInteractive(runner, io, { modelString, debug: options.debug, terminal, signal });
+    return await runInteractive(runner, io, {
+      modelString,
+      debug: options.debug,
+      signal,
+      color: options.noColor !== true,
+      ...optional('prompter', prompter),
+      // `/model`: the URL and key from the flags and config are kept only for the same provider.
+      createProvider: (model, sameProvider) =>
+        createModel(
+          model,
+          {
+            onWarning: note,
+            ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
+            ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
+          },
+          sameProvider ? config : {},
+          io.env,
+        ),
+    });
   } finally {
     await runner.close();
   }
 }
 
+/** A path from the command line, made absolute. */
+function pathIn(io: CliIO, path: string | undefined): string | undefined {
+  return path === undefined ? undefined : resolve(io.cwd, path);
+}
+
+/** Reads `mcphost script FILE`, its path taken from the working directory. */
+async function readScript(command: ScriptCommand, io: CliIO) {
+  const { loadScript } = await import('./script.js');
+  return loadScript(resolve(io.cwd, command.path), command.arguments, io.env);
+}
+
 function reportServerLog(entry: PoolLogEntry, io: CliIO, debug: boolean): void {
   if (entry.level === 'warn') notice(io, entry.message);
-  else if (debug) io.stderr.write(`[${entry.server}] ${entry.message}\n`);
+  // Server stderr may hold credentials and escape sequences: neither reaches the terminal as is.
+  else if (debug) io.stderr.write(`[${entry.server}] ${stripControlCharacters(redactText(entry.message))}\n`);
 }

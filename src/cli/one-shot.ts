@@ -1,81 +1,40 @@
-/** `mcphost -p`: the answer streams to stdout; tool activity, retries and notes go to stderr. */
-import type { RunnerEvent } from '../events.js';
-import type { Runner } from '../runner.js';
-import { describeToolCall, describeToolResult } from './activity.js';
+/**
+ * `mcphost -p` and `mcphost script`: one prompt, one answer. What reaches stdout and stderr is the
+ * reporter's business (text, `--quiet`, `json`, `stream-json`: see `output/`).
+ */
+import type { McpRunner } from '../setup/create-runner.js';
+import type { Provider } from '../types.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
-import { notice, type CliIO } from './io.js';
+import type { Reporter } from './output/reporter.js';
 
-export async function runOneShot(
-  runner: Runner,
-  prompt: string,
-  io: CliIO,
-  signal: AbortSignal,
-): Promise<ExitCodeValue> {
-  const output = new AnswerWriter(io);
-  const result = await runner.run(prompt, {
-    signal,
-    onEvent: (event) => reportEvent(event, io, output),
+// The chat shows its turns the way `-p` does.
+export { AnswerWriter, reportEvent } from './output/text.js';
+
+/** `provider:model`, as a session records it and `-m` takes it back. */
+export function modelNameOf(provider: Provider): string {
+  return `${provider.name}:${provider.model}`;
+}
+
+export interface OneShotOptions {
+  /** The prompt, stdin and script variables already folded in. */
+  readonly prompt: string;
+  readonly reporter: Reporter;
+  /** Cancels the run (Ctrl-C, SIGTERM). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs the prompt and reports it. Resolves with exit code 0 once the model answered; throws the
+ * run's error otherwise (the caller reports it, with the exit code it maps to).
+ */
+export async function runOneShot(runner: McpRunner, options: OneShotOptions): Promise<ExitCodeValue> {
+  const { reporter } = options;
+  const tools = await runner.pool.describeTools();
+  reporter.start({ model: modelNameOf(runner.provider), servers: runner.servers, tools });
+  const result = await runner.run(options.prompt, {
+    signal: options.signal,
+    onEvent: (event) => reporter.event(event),
   });
-  output.finish();
-  if (result.stopReason === 'length')
-    notice(io, 'the answer was cut at the token limit (raise --max-tokens)');
-  if (result.stopReason === 'content-filter') notice(io, "the provider's content filter stopped the answer");
+  reporter.succeed(result);
   return ExitCode.ok;
-}
-
-/** Shows a run's events as they happen: text to stdout, everything else to stderr. */
-export function reportEvent(event: RunnerEvent, io: CliIO, output: AnswerWriter): void {
-  switch (event.type) {
-    case 'text-delta':
-      output.write(event.text);
-      return;
-    case 'tool-call':
-      output.breakLine();
-      io.stderr.write(`${describeToolCall(event.call)}\n`);
-      return;
-    case 'tool-result':
-      io.stderr.write(`${describeToolResult(event.record)}\n`);
-      return;
-    case 'retry':
-      notice(
-        io,
-        `${event.error.message} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (retry ${event.attempt})`,
-      );
-      return;
-    case 'step-finish':
-      output.breakLine();
-      return;
-    case 'step-start':
-    case 'done':
-      return;
-    default: {
-      const unexpected: never = event;
-      throw new TypeError(`unknown event ${JSON.stringify(unexpected)}`);
-    }
-  }
-}
-
-/** Streams text to stdout and keeps lines tidy between steps and at the end. */
-export class AnswerWriter {
-  readonly #io: CliIO;
-  #atLineStart = true;
-
-  constructor(io: CliIO) {
-    this.#io = io;
-  }
-
-  write(text: string): void {
-    if (text === '') return;
-    this.#io.stdout.write(text);
-    this.#atLineStart = text.endsWith('\n');
-  }
-
-  /** Ends the current line if text was left without a newline. */
-  breakLine(): void {
-    if (!this.#atLineStart) this.write('\n');
-  }
-
-  finish(): void {
-    this.breakLine();
-  }
 }

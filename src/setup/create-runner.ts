@@ -2,16 +2,28 @@
  * Composition: config → provider → MCP servers → Runner. This folder (like src/cli) is the edge
  * of the library and may import `providers/` and `config/`; the core in src/ never does.
  */
+import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
-import { dirname } from 'node:path';
-import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
+import { dirname, resolve } from 'node:path';
+import {
+  loadConfig,
+  parseConfig,
+  type LoadedConfig,
+  type ProjectConfigCandidate,
+} from '../../config/index.js';
 import { createProvider } from '../../providers/index.js';
 import { ServerError } from '../errors.js';
 import { McpPool, type PoolLogEntry, type ServerStatus } from '../mcp/pool.js';
 import { optional } from '../optional.js';
-import { Runner } from '../runner.js';
+import { Runner, type RunnerOptions } from '../runner.js';
+import type { ApprovalHandler } from '../safety/approval.js';
+import { assembleSafety } from '../safety/assemble.js';
+import { openAuditLog } from '../safety/audit-log.js';
+import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
+import { packageVersion } from '../version.js';
 import { readSystemPrompt } from './system-prompt.js';
-import type { GenerationSettings, Provider } from '../types.js';
+import type { ServerDefinition } from '../mcp/definition.js';
+import type { GenerationSettings, Message, Provider } from '../types.js';
 
 /** The model used when neither the caller nor the config names one. */
 export const DEFAULT_MODEL = 'ollama:mistral-small';
@@ -44,15 +56,58 @@ export interface CreateRunnerOptions {
   readonly onServerLog?: (entry: PoolLogEntry) => void;
   /** Notes for the user (unsupported settings…). Default: ignored. */
   readonly onWarning?: (message: string) => void;
+  /**
+   * Servers to start instead of the config's (a script file's `mcpServers`); unlike `mcpServers`,
+   * the config file is still read for its other settings.
+   */
+  readonly servers?: Readonly<Record<string, ServerDefinition>>;
+  /** A conversation to continue (a loaded session). */
+  readonly history?: readonly Message[];
+  /** Called, and awaited, after every change of the history (see {@link RunnerOptions}). */
+  readonly onHistoryChange?: RunnerOptions['onHistoryChange'];
+  /**
+   * Asks the user about a tool call an approval rule (or a PreToolUse hook) marks `ask`. Default:
+   * none, and such calls are denied (unless `approveAll`).
+   */
+  readonly onApproval?: ApprovalHandler;
+  /** Run `ask` calls without asking (`--approve-all`). Deny rules and hooks still apply. */
+  readonly approveAll?: boolean;
+  /** Append one JSON line per tool call to this file; overrides the config's `auditLog`. */
+  readonly auditLog?: string;
+  /** Told to hooks (`interactive`): true for a chat. Default false. */
+  readonly interactive?: boolean;
+  /**
+   * The folder whose `.mcp.json` / `.mcphost.*` is a project config (used once trusted). Default
+   * `process.cwd()`. Not used with `configPath` or `mcpServers`.
+   */
+  readonly projectDir?: string;
+  /**
+   * Asked about a project config that is not trusted yet; resolve true to trust it (remembered for
+   * that content). Default: none, and an untrusted project config is not used (with a warning).
+   */
+  readonly trustProject?: (project: ProjectConfigCandidate) => Promise<boolean>;
 }
 
 /** A Runner whose tools come from the MCP servers of a config. */
 export class McpRunner extends Runner {
   readonly #pool: McpPool;
 
+  readonly #systemPrompt: string | undefined;
+
   constructor(options: ConstructorParameters<typeof Runner>[0] & { readonly pool: McpPool }) {
-    super({ ...options, tools: options.pool, onClose: () => options.pool.close() });
+    // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
+    super({
+      ...options,
+      tools: options.tools ?? options.pool,
+      onClose: options.onClose ?? (() => options.pool.close()),
+    });
     this.#pool = options.pool;
+    this.#systemPrompt = options.systemPrompt;
+  }
+
+  /** The system prompt sent with every model call (a saved session records it). */
+  get systemPrompt(): string | undefined {
+    return this.#systemPrompt;
   }
 
   /** Each configured server: state, tool count, last error. */
@@ -77,16 +132,29 @@ export interface Assembly {
 export async function assembleRunner(options: CreateRunnerOptions): Promise<Assembly> {
   const env = options.env ?? process.env;
   const homeDir = options.homeDir ?? homedir();
-  const config =
+  const loaded: LoadedConfig =
     options.mcpServers === undefined
-      ? await loadConfig({ ...optional('configPath', options.configPath), homeDir, env })
+      ? await loadConfig({
+          ...optional('configPath', options.configPath),
+          homeDir,
+          env,
+          projectDir: options.projectDir ?? process.cwd(),
+          ...optional('trustProject', options.trustProject),
+        })
       : { ...parseConfig({ mcpServers: options.mcpServers }, 'mcpServers option', env), path: undefined };
+  const config =
+    options.servers === undefined ? loaded : { ...loaded, servers: options.servers, disabledServers: [] };
   for (const warning of config.warnings) options.onWarning?.(warning);
   const modelString = options.model ?? config.model ?? DEFAULT_MODEL;
   const provider = await createModel(modelString, options, config, env);
+  // Opened before any server starts: an unwritable log fails the run before anything happens.
+  const auditLogPath = options.auditLog ?? config.auditLog;
+  const audit =
+    auditLogPath === undefined ? undefined : await openAuditLog(resolve(auditLogPath), options.onWarning);
   const pool = await McpPool.start({
     servers: config.servers,
     env,
+    clientInfo: { name: 'mcphost', version: packageVersion() },
     ...optional('initTimeoutMs', config.initTimeoutMs),
     ...optional('toolTimeoutMs', config.toolTimeoutMs),
     ...optional('log', options.onServerLog),
@@ -104,15 +172,42 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     options.systemPrompt ??
     (await readSystemPrompt(
       config.systemPrompt,
-      config.path === undefined ? process.cwd() : dirname(config.path),
+      config.systemPromptDirectory ?? (config.path === undefined ? process.cwd() : dirname(config.path)),
     ));
   const maxSteps = options.maxSteps ?? config.maxSteps;
+  const safety = assembleSafety({
+    host: pool,
+    locate: async (name) => (await pool.describeTools()).find((tool) => tool.exposedName === name),
+    ...optional('approval', config.approval),
+    ...optional('hooks', config.hooks),
+    ...optional('audit', audit),
+    ...optional('maxToolResultBytes', config.maxToolResultBytes),
+    ...optional('onApproval', options.onApproval),
+    ...optional('approveAll', options.approveAll),
+    hookContext: {
+      sessionId: randomUUID(),
+      model: modelString,
+      interactive: options.interactive ?? false,
+      cwd: resolve(options.projectDir ?? process.cwd()),
+    },
+    env,
+    ...optional('onWarning', options.onWarning),
+  });
+  const guard: GuardedToolHost = safety.guard;
   const runner = new McpRunner({
     provider,
     pool,
+    tools: guard,
+    onClose: async () => {
+      // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
+      await Promise.all([pool.close(), guard.close()]);
+    },
+    ...safety.runnerOptions,
     settings: { ...config.generation, ...options.settings },
     ...optional('systemPrompt', systemPrompt),
     ...optional('maxSteps', maxSteps),
+    ...optional('history', options.history),
+    ...optional('onHistoryChange', options.onHistoryChange),
   });
   return { runner, config, modelString };
 }

@@ -1,0 +1,98 @@
+/**
+ * Project configs: a `.mcp.json` or `.mcphost.json|yml|yaml` in the folder mcphost runs in. A
+ * cloned repository may carry one, so it is a stranger's file until the user trusts it: until then
+ * nothing in it is used and none of its commands is started (see load.ts for the flow).
+ *
+ * Once trusted, it is combined with the home config:
+ *
+ * - servers: the project's are added to the home ones; a project server with the name of a home
+ *   server replaces it (`disabled: true` in the project turns a home server off);
+ * - approval rules: both sets apply, and the stricter answer wins, so neither file loosens the other;
+ * - hooks: both files' hooks run;
+ * - other settings (model, maxSteps, sampling, timeouts, maxToolResultBytes): the project's win;
+ * - except `providerUrl`, `providerApiKey` and `auditLog`, which a project file may not set: they
+ *   would send the user's API key, or write the user's files, where the repository says. They are
+ *   ignored with a warning.
+ */
+import type { ServerDefinition } from '../src/mcp/definition.js';
+import type { ParsedConfig } from './parse.js';
+import { hookCommands, mergeHooks } from './safety-settings.js';
+
+/** A project file as the trust question shows it: what it would start. */
+export interface ProjectConfigCandidate {
+  /** Absolute path. */
+  readonly path: string;
+  /** SHA-256 of its content: trust is remembered for this exact content. */
+  readonly sha256: string;
+  /** The servers it would start (variables expanded). */
+  readonly servers: Readonly<Record<string, ServerDefinition>>;
+  /** The home servers it would turn off. */
+  readonly disabledServers: readonly string[];
+  /** The hook commands it would run. */
+  readonly hooks: ReadonlyArray<{
+    readonly event: string;
+    readonly matcher?: string;
+    readonly command: string;
+  }>;
+}
+
+/** Settings a project file may not set (see the module comment). */
+export const PROJECT_FORBIDDEN_SETTINGS = ['providerUrl', 'providerApiKey', 'auditLog'] as const;
+
+/** What the trust question needs to know about a parsed project file. */
+export function describeProjectConfig(
+  path: string,
+  sha256: string,
+  config: ParsedConfig,
+): ProjectConfigCandidate {
+  return {
+    path,
+    sha256,
+    servers: config.servers,
+    disabledServers: config.disabledServers,
+    hooks: hookCommands(config.hooks),
+  };
+}
+
+/** The home config with a trusted project config combined into it (see the module comment). */
+export function mergeProjectConfig(
+  home: ParsedConfig,
+  project: ParsedConfig,
+  projectPath: string,
+): ParsedConfig {
+  const projectNames = new Set([...Object.keys(project.servers), ...project.disabledServers]);
+  const homeServers = Object.entries(home.servers).filter(([name]) => !projectNames.has(name));
+  const ignored = PROJECT_FORBIDDEN_SETTINGS.filter((key) => project[key] !== undefined).map(
+    (key) =>
+      `${projectPath}: "${key}" is ignored in a project config (set it in your home config or on the command line)`,
+  );
+  const approval = [...(home.approval ?? []), ...(project.approval ?? [])];
+  const hooks = mergeHooks(home.hooks, project.hooks);
+  const model = project.model ?? home.model;
+  const systemPrompt = project.systemPrompt ?? home.systemPrompt;
+  const maxSteps = project.maxSteps ?? home.maxSteps;
+  const initTimeoutMs = project.initTimeoutMs ?? home.initTimeoutMs;
+  const toolTimeoutMs = project.toolTimeoutMs ?? home.toolTimeoutMs;
+  const maxToolResultBytes = project.maxToolResultBytes ?? home.maxToolResultBytes;
+  return {
+    // fromEntries: a server named "__proto__" stays a server.
+    servers: Object.fromEntries([...homeServers, ...Object.entries(project.servers)]),
+    disabledServers: [
+      ...home.disabledServers.filter((name) => !projectNames.has(name)),
+      ...project.disabledServers,
+    ],
+    warnings: [...home.warnings, ...project.warnings, ...ignored],
+    generation: { ...home.generation, ...project.generation },
+    ...(model === undefined ? {} : { model }),
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    ...(maxSteps === undefined ? {} : { maxSteps }),
+    ...(home.providerUrl === undefined ? {} : { providerUrl: home.providerUrl }),
+    ...(home.providerApiKey === undefined ? {} : { providerApiKey: home.providerApiKey }),
+    ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
+    ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
+    ...(approval.length === 0 ? {} : { approval }),
+    ...(hooks === undefined ? {} : { hooks }),
+    ...(home.auditLog === undefined ? {} : { auditLog: home.auditLog }),
+    ...(maxToolResultBytes === undefined ? {} : { maxToolResultBytes }),
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * The chat's question when a tool call needs approval: it shows the tool, its server and the
+ * arguments, and offers allow once, always allow the tool, always allow the server (for the
+ * session), or deny with an optional reason for the model.
+ *
+ * The terminal is injected (`ask` one question, `write` text), so the chat can plug in its own
+ * line editor and tests can answer with a script.
+ */
+import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../safety/approval.js';
+import { stripControlCharacters } from '../safety/output-limits.js';
+
+/** A way to talk to the user. */
+export interface PromptIO {
+  /** Shows `question` and resolves with the line the user typed. Rejects when input has ended. */
+  readonly ask: (question: string) => Promise<string>;
+  /** Shows text (the caller's terminal). */
+  readonly write: (text: string) => void;
+}
+
+/** Arguments longer than this many lines are shortened on screen (the call gets them all). */
+const MAX_ARGUMENT_LINES = 40;
+/** …or than this many characters. */
+const MAX_ARGUMENT_CHARACTERS = 4000;
+/** Answers not understood before we give up and deny. */
+const MAX_ATTEMPTS = 3;
+
+/** An answer as typed, understood. */
+export type ApprovalAnswer =
+  | { readonly kind: 'allow-once' | 'allow-tool' | 'allow-server' }
+  | { readonly kind: 'deny'; readonly reason?: string };
+
+/**
+ * Reads an answer: `y`/`yes`/`once`, `t`/`tool`/`always`, `s`/`server`, `n`/`no`/`deny` — the
+ * last optionally followed by a reason (`n not that folder`, `n: not that folder`). Case does not
+ * matter. `undefined` when it is none of these.
+ */
+export function parseApprovalAnswer(text: string): ApprovalAnswer | undefined {
+  const trimmed = text.trim();
+  const match = /^([A-Za-z]+)\s*(?::\s*|\s+)?(.*)$/s.exec(trimmed);
+  if (match === null) return undefined;
+  const word = (match[1] ?? '').toLowerCase();
+  const rest = (match[2] ?? '').trim();
+  if (['n', 'no', 'd', 'deny'].includes(word)) {
+    return rest === '' ? { kind: 'deny' } : { kind: 'deny', reason: rest };
+  }
+  if (rest !== '') return undefined;
+  if (['y', 'yes', 'o', 'once'].includes(word)) return { kind: 'allow-once' };
+  if (['t', 'tool', 'a', 'always'].includes(word)) return { kind: 'allow-tool' };
+  if (['s', 'server'].includes(word)) return { kind: 'allow-server' };
+  return undefined;
+}
+
+/** What is shown before the question: why, the tool, its server, the arguments. */
+export function describeApprovalRequest(request: ApprovalRequest): string {
+  const clean = (text: string) => stripControlCharacters(text);
+  const lines = [
+    `The model wants to run a tool that needs your approval (${clean(request.reason)}):`,
+    `  tool:      ${clean(request.tool)}${request.tool === request.call.name ? '' : `  (${clean(request.call.name)})`}`,
+    ...(request.server === undefined ? [] : [`  server:    ${clean(request.server)}`]),
+    `  arguments: ${indent(formatArguments(request.call.input))}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** The question line; `[s]` only when the server is known. */
+export function approvalQuestion(request: ApprovalRequest): string {
+  const server = request.server === undefined ? '' : `  [s] always this server`;
+  return `Allow? [y] once  [t] always this tool${server}  [n] deny (n REASON tells the model why): `;
+}
+
+/**
+ * An {@link ApprovalHandler} that asks through `io`. An answer not understood is asked again (a
+ * few times, then denied); ended input, or a run cancelled while asking, denies.
+ */
+export function createApprovalPrompt(io: PromptIO): ApprovalHandler {
+  return async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+    io.write(describeApprovalRequest(request));
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const typed = await askOrCancel(io, approvalQuestion(request), request.signal);
+      if (typed === undefined) return { kind: 'deny', reason: 'no answer' };
+      const answer = parseApprovalAnswer(typed);
+      if (answer === undefined) {
+        io.write(`Please answer y, t${request.server === undefined ? '' : ', s'} or n.\n`);
+        continue;
+      }
+      if (answer.kind === 'allow-server' && request.server === undefined) return { kind: 'allow-tool' };
+      if (answer.kind !== 'deny' || answer.reason !== undefined) return answer;
+      const reason = await askOrCancel(
+        io,
+        'Reason, for the model (optional, Enter to skip): ',
+        request.signal,
+      );
+      const given = reason?.trim() ?? '';
+      return given === '' ? { kind: 'deny' } : { kind: 'deny', reason: given };
+    }
+    io.write('No usable answer: denied.\n');
+    return { kind: 'deny' };
+  };
+}
+
+/** The answer, or `undefined` when input ended or the run was cancelled first. */
+async function askOrCancel(
+  io: PromptIO,
+  question: string,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
+  if (signal?.aborted === true) return undefined;
+  const answered = io.ask(question).then(
+    (text) => text,
+    () => undefined,
+  );
+  if (signal === undefined) return answered;
+  const cancelled = new Promise<undefined>((resolve) => {
+    // Checked again here: the signal may have been aborted while the question was being shown.
+    if (signal.aborted) resolve(undefined);
+    else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+  return Promise.race([answered, cancelled]);
+}
+
+function formatArguments(input: Readonly<Record<string, unknown>>): string {
+  let text = stripControlCharacters(JSON.stringify(input, null, 2));
+  const lines = text.split('\n');
+  let note = '';
+  if (lines.length > MAX_ARGUMENT_LINES) {
+    text = lines.slice(0, MAX_ARGUMENT_LINES).join('\n');
+    note = `\n… (${lines.length - MAX_ARGUMENT_LINES} more lines)`;
+  }
+  if (text.length > MAX_ARGUMENT_CHARACTERS) {
+    const cut = text.length - MAX_ARGUMENT_CHARACTERS;
+    text = text.slice(0, MAX_ARGUMENT_CHARACTERS);
+    note = `\n… (${cut} more characters${note === '' ? '' : ', and more lines'})`;
+  }
+  return `${text}${note}`;
+}
+
+function indent(text: string): string {
+  return text.replace(/\n/g, '\n             ');
+}

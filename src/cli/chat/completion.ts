@@ -1,0 +1,30 @@
+/**
+ * Tab completion for readline: command names after `/`, and provider names after `/model `.
+ * Returns readline's `[candidates, the part of the line they complete]`.
+ */
+import { KNOWN_PROVIDERS } from '../../../providers/index.js';
+import { SLASH_COMMANDS } from '../commands.js';
+
+export type Completion = [string[], string];
+
+/** `models` are offered after `/model ` too (the model in use, say). */
+export function completeLine(line: string, models: readonly string[] = []): Completion {
+  const model = /^\/model\s+(\S*)$/i.exec(line);
+  if (model !== null) {
+    const partial = model[1] ?? '';
+    const candidates = [...new Set([...models, ...KNOWN_PROVIDERS.map((provider) => `${provider}:`)])];
+    return [candidates.filter((candidate) => candidate.startsWith(partial)), partial];
+  }
+  if (/^\/\S*$/.test(line)) {
+    const lower = line.toLowerCase();
+    const names = SLASH_COMMANDS.map((command) => command.name).filter((name) => name.startsWith(lower));
+    // A lone match gets a space, ready for its argument (readline adds none itself).
+    const withArgument = new Set(
+      SLASH_COMMANDS.filter((command) => command.argument).map((command) => command.name),
+    );
+    const only = names.length === 1 ? names[0] : undefined;
+    if (only !== undefined && withArgument.has(only)) return [[`${only} `], line];
+    return [names, line];
+  }
+  return [[], line];
+}

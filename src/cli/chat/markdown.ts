@@ -1,0 +1,56 @@
+/**
+ * Markdown to terminal text: marked parses, marked-terminal renders (headings, lists, tables with
+ * cli-table3, code blocks highlighted by cli-highlight). Used only on a rich display; elsewhere the
+ * raw markdown is the plain text.
+ */
+import { Marked } from 'marked';
+import { markedTerminal } from 'marked-terminal';
+import type { Style } from './style.js';
+
+/** Renders one piece of markdown for a terminal `width` columns wide. */
+export type MarkdownRenderer = (markdown: string, width: number) => string;
+
+/** A renderer with our styles. Parsers are kept per width (the width is fixed in each). */
+export function createMarkdownRenderer(style: Style): MarkdownRenderer {
+  const parsers = new Map<number, Marked>();
+  return (markdown, width) => {
+    let parser = parsers.get(width);
+    if (parser === undefined) {
+      parser = new Marked(markedTerminal(terminalOptions(style, width)));
+      parsers.set(width, parser);
+    }
+    return parser.parse(markdown, { async: false }).replace(/\n+$/, '');
+  };
+}
+
+function terminalOptions(style: Style, width: number) {
+  const plain = (text: string) => text;
+  return {
+    code: style.yellow,
+    blockquote: (text: string) => style.gray(style.italic(text)),
+    html: style.gray,
+    heading: (text: string) => style.bold(style.cyan(text)),
+    firstHeading: (text: string) => style.bold(style.magenta(text)),
+    hr: style.dim,
+    listitem: plain,
+    table: plain,
+    paragraph: plain,
+    strong: style.bold,
+    em: style.italic,
+    codespan: style.yellow,
+    del: style.dim,
+    link: style.cyan,
+    href: style.cyan,
+    text: plain,
+    unescape: true,
+    // `:word:` would otherwise become an emoji, also inside times and paths.
+    emoji: false,
+    width,
+    // Headings are told apart by color, so the `##` markers are not repeated.
+    showSectionPrefix: false,
+    reflowText: true,
+    tab: 2,
+    // cli-table3 colors by its own guess about the terminal; ours was made already.
+    tableOptions: { style: { head: [], border: [] } },
+  };
+}

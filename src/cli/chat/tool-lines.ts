@@ -1,0 +1,60 @@
+/** How the chat shows a tool call and its result (colors on a rich display, plain text otherwise). */
+import type { ToolCallRecord } from '../../events.js';
+import type { ToolCallBlock } from '../../types.js';
+import { argumentsText, formatSeconds, previewResult } from '../activity.js';
+import { oneLine, shorten } from './sanitize.js';
+import type { Style } from './style.js';
+
+/** The server and the tool's own name behind an exposed `server__tool` name. */
+export interface ToolOrigin {
+  readonly server: string;
+  readonly tool: string;
+}
+
+/**
+ * `→ server__tool {"arg":1}`; when the exposed name was shortened or disambiguated, the real tool
+ * and server follow it: `→ srv__long_nam_1a2b (long name on my server) {…}`.
+ */
+export function toolCallLine(
+  call: ToolCallBlock,
+  origin: ToolOrigin | undefined,
+  style: Style,
+  columns: number,
+): string {
+  const name = oneLine(call.name);
+  const note =
+    origin === undefined || `${origin.server}__${origin.tool}` === name
+      ? ''
+      : ` (${oneLine(origin.tool)} on ${oneLine(origin.server)})`;
+  const room = Math.max(20, columns - 3 - name.length - note.length);
+  return `${style.cyan('→')} ${style.bold(name)}${style.dim(note)} ${style.dim(argumentsText(call, room))}`;
+}
+
+/** The first lines of a result (`←`), or of an error (`✗ error:`), and how long it took. */
+export function toolResultLines(record: ToolCallRecord, style: Style, columns: number): string {
+  const failed = record.result.isError;
+  const preview = previewResult(record.result, undefined, Math.max(20, columns - 6));
+  const [first = '(empty)', ...more] = preview.lines;
+  const marker = failed ? style.red('✗ error:') : style.green('←');
+  const time = style.dim(`(${formatSeconds(record.durationMs)})`);
+  const body = failed ? style.red(first) : first;
+  const lines = [
+    `  ${marker} ${body} ${time}`,
+    ...more.map((line) => `    ${failed ? style.red(line) : line}`),
+  ];
+  if (preview.hiddenLines > 0) lines.push(`    ${style.dim(`… (${preview.hiddenLines} more lines)`)}`);
+  return lines.join('\n');
+}
+
+/** The spinner's words for the calls still running. */
+export function runningLabel(
+  calls: readonly ToolCallBlock[],
+  origins: ReadonlyMap<string, ToolOrigin>,
+): string {
+  const describe = (call: ToolCallBlock): string => {
+    const origin = origins.get(call.name);
+    return origin === undefined ? oneLine(call.name) : `${oneLine(origin.tool)} on ${oneLine(origin.server)}`;
+  };
+  if (calls.length === 1 && calls[0] !== undefined) return `running ${describe(calls[0])}`;
+  return shorten(`running ${calls.length} tools: ${calls.map(describe).join(', ')}`, 200);
+}

@@ -1,0 +1,189 @@
+/**
+ * One turn on screen: a spinner while the model thinks and while tools run, the answer as it
+ * streams (rendered when complete), each tool call and its result as they happen, retries, and at
+ * the end the turn's token counts or what went wrong.
+ */
+import { AbortedError } from '../../errors.js';
+import type { RunnerEvent, RunResult } from '../../events.js';
+import type { ToolCallBlock } from '../../types.js';
+import { formatSeconds } from '../activity.js';
+import { describeError } from '../exit-codes.js';
+import { AnswerStream } from './answer-stream.js';
+import type { Display } from './display.js';
+import type { MarkdownRenderer } from './markdown.js';
+import type { StatusIndicator } from './status-line.js';
+import { runningLabel, toolCallLine, toolResultLines, type ToolOrigin } from './tool-lines.js';
+import { formatCount, UsageTotals } from './usage.js';
+
+export interface TextSink {
+  write(text: string): void;
+}
+
+export interface TurnViewOptions {
+  /** The answer, tool activity and the usage line. */
+  readonly stdout: TextSink;
+  /** Errors and retries. */
+  readonly stderr: TextSink;
+  readonly display: Display;
+  readonly status: StatusIndicator;
+  /** The markdown renderer once loaded (undefined before, or on a plain display). */
+  readonly renderer: () => MarkdownRenderer | undefined;
+  /** exposed name → server and tool, for tool lines and the spinner. */
+  readonly origins: ReadonlyMap<string, ToolOrigin>;
+  /** Session totals, which this turn adds to. */
+  readonly usage: UsageTotals;
+  readonly debug: boolean;
+}
+
+export class TurnView {
+  readonly #options: TurnViewOptions;
+  readonly #answer: AnswerStream;
+  readonly #running: ToolCallBlock[] = [];
+  readonly #turnUsage = new UsageTotals();
+  #label = 'thinking';
+  #suspended = false;
+
+  constructor(options: TurnViewOptions) {
+    this.#options = options;
+    this.#answer = new AnswerStream(
+      {
+        write: (text) => options.stdout.write(text),
+        columns: () => options.display.columns(),
+        rows: () => options.display.rows(),
+      },
+      options.display.rich,
+      options.renderer,
+    );
+  }
+
+  start(): void {
+    this.#options.usage.addTurn();
+    this.#showStatus('thinking');
+  }
+
+  onEvent(event: RunnerEvent): void {
+    switch (event.type) {
+      case 'step-start':
+        if (event.step > 1) this.#showStatus('thinking');
+        return;
+      case 'text-delta':
+        this.#options.status.hide();
+        this.#answer.write(event.text);
+        return;
+      case 'tool-call':
+        this.#endAnswer('render');
+        this.#running.push(event.call);
+        this.#print(
+          `${toolCallLine(event.call, this.#options.origins.get(event.call.name), this.#style, this.#columns)}\n`,
+        );
+        this.#showStatus(runningLabel(this.#running, this.#options.origins));
+        return;
+      case 'tool-result': {
+        const index = this.#running.findIndex((call) => call.id === event.record.call.id);
+        if (index !== -1) this.#running.splice(index, 1);
+        this.#print(`${toolResultLines(event.record, this.#style, this.#columns)}\n`);
+        this.#showStatus(
+          this.#running.length > 0 ? runningLabel(this.#running, this.#options.origins) : 'thinking',
+        );
+        return;
+      }
+      case 'retry': {
+        this.#endAnswer('raw');
+        const wait = formatSeconds(event.delayMs);
+        const line = `${event.error.message} — retrying in ${wait} (retry ${event.attempt})`;
+        this.#print(`${this.#style.yellow(`⟳ ${line}`)}\n`, 'stderr');
+        this.#showStatus(`waiting ${wait} to retry`);
+        return;
+      }
+      case 'step-finish':
+        this.#endAnswer('render');
+        this.#options.usage.addModelCall(event.usage);
+        this.#turnUsage.addModelCall(event.usage);
+        return;
+      case 'done':
+        return;
+      default: {
+        const unexpected: never = event;
+        throw new TypeError(`unknown runner event ${JSON.stringify(unexpected)}`);
+      }
+    }
+  }
+
+  /** Takes the spinner off the screen and ends any answer line, to ask the user something. */
+  suspend(): void {
+    this.#suspended = true;
+    this.#options.status.hide();
+    this.#endAnswer('render');
+  }
+
+  /** Brings the spinner back after {@link suspend}. */
+  resume(): void {
+    this.#suspended = false;
+    this.#showStatus(this.#label);
+  }
+
+  /** The terminal was resized while the answer streams. */
+  terminalResized(): void {
+    this.#answer.terminalResized();
+  }
+
+  /** The turn ended with an answer. */
+  succeeded(result: RunResult): void {
+    this.#close('render');
+    if (result.stopReason === 'length') {
+      this.#print(`${this.#style.yellow('(the answer was cut at the token limit: raise --max-tokens)')}\n`);
+    } else if (result.stopReason === 'content-filter') {
+      this.#print(`${this.#style.yellow("(the provider's content filter stopped the answer)")}\n`);
+    }
+    this.#printUsage();
+  }
+
+  /** The turn failed or was cancelled; the chat goes on. */
+  failed(error: unknown): void {
+    this.#close('raw');
+    if (error instanceof AbortedError) {
+      this.#print(`${this.#style.yellow('⏹ cancelled')}\n`);
+    } else {
+      const message = describeError(error, this.#options.debug).replace(/^mcphost: /, '');
+      this.#print(`${this.#style.red(`✗ ${message}`)}\n`, 'stderr');
+    }
+    this.#printUsage();
+  }
+
+  get #style() {
+    return this.#options.display.style;
+  }
+
+  get #columns(): number {
+    return this.#options.display.columns();
+  }
+
+  #close(end: 'render' | 'raw'): void {
+    this.#options.status.hide();
+    this.#running.length = 0;
+    this.#answer.finish(end);
+  }
+
+  #printUsage(): void {
+    const usage = this.#turnUsage;
+    if (!usage.reported) return;
+    const text = `${formatCount(usage.inputTokens)} tokens in · ${formatCount(usage.outputTokens)} out`;
+    this.#print(`${this.#style.dim(text)}\n`);
+  }
+
+  #endAnswer(end: 'render' | 'raw'): void {
+    if (!this.#answer.empty) this.#answer.finish(end);
+  }
+
+  #showStatus(label: string): void {
+    this.#label = label;
+    if (!this.#suspended) this.#options.status.show(label);
+  }
+
+  /** Writes whole lines, with the spinner out of the way (callers show it again if needed). */
+  #print(text: string, stream: 'stdout' | 'stderr' = 'stdout'): void {
+    this.#options.status.hide();
+    this.#endAnswer('raw');
+    this.#options[stream].write(text);
+  }
+}

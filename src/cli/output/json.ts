@@ -1,0 +1,193 @@
+/**
+ * `--output-format json` (one {@link JsonResult} at the end) and `stream-json` (one
+ * {@link StreamEvent} per line as things happen, the same JsonResult last). stdout holds JSON only;
+ * notes (retries included) and the one-line error stay on stderr, for the humans reading a CI log.
+ */
+import type { RunResult, RunnerEvent } from '../../events.js';
+import { describeError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { notice, type CliIO } from '../io.js';
+import {
+  failureStopReason,
+  jsonError,
+  jsonToolCall,
+  jsonToolCallRequest,
+  RunTracker,
+  type ToolAddress,
+} from './records.js';
+import type { KnownDetails, Reporter, RunContext } from './reporter.js';
+import { retryNotice } from './text.js';
+import type { JsonResult, StreamEvent } from './schema.js';
+
+interface JsonReporterOptions {
+  readonly quiet: boolean;
+  readonly debug: boolean;
+  readonly now: () => number;
+}
+
+/** What both JSON formats share: the tracker, what is known, and the final object. */
+class JsonOutcome {
+  readonly tracker = new RunTracker();
+  directory: ReadonlyMap<string, ToolAddress> = new Map();
+  known: KnownDetails = {};
+  readonly #startedAt: number;
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+    this.#startedAt = now();
+  }
+
+  result(exitCode: ExitCodeValue, outcome: { result: RunResult } | { error: unknown }): JsonResult {
+    const summary = this.tracker.summary(this.directory, 'result' in outcome ? outcome.result : undefined);
+    const failure = 'error' in outcome ? outcome.error : undefined;
+    return {
+      type: 'result',
+      ok: exitCode === ExitCode.ok,
+      exitCode,
+      text: summary.text,
+      stopReason: 'result' in outcome ? outcome.result.stopReason : failureStopReason(failure),
+      steps: summary.steps,
+      toolCalls: summary.toolCalls,
+      usage: summary.usage,
+      ...(this.known.model === undefined ? {} : { model: this.known.model }),
+      durationMs: Math.max(0, Math.round(this.#now() - this.#startedAt)),
+      ...(this.known.sessionFile === undefined ? {} : { sessionFile: this.known.sessionFile }),
+      ...('error' in outcome ? { error: jsonError(failure) } : {}),
+    };
+  }
+}
+
+function directoryOf(context: RunContext): ReadonlyMap<string, ToolAddress> {
+  return new Map(context.tools.map((tool) => [tool.exposedName, { server: tool.server, tool: tool.tool }]));
+}
+
+/** One JSON value on one line: easy for `jq`, and for tools that read line by line. */
+function writeJson(io: CliIO, value: JsonResult | StreamEvent): void {
+  io.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** `--output-format json`: one object, on one line, when the command ends. */
+export class JsonReporter implements Reporter {
+  readonly #io: CliIO;
+  readonly #options: JsonReporterOptions;
+  readonly #outcome: JsonOutcome;
+
+  constructor(io: CliIO, options: JsonReporterOptions) {
+    this.#io = io;
+    this.#options = options;
+    this.#outcome = new JsonOutcome(options.now);
+  }
+
+  identify(details: KnownDetails): void {
+    this.#outcome.known = { ...this.#outcome.known, ...details };
+  }
+
+  start(context: RunContext): void {
+    this.identify({ model: context.model });
+    this.#outcome.directory = directoryOf(context);
+  }
+
+  event(event: RunnerEvent): void {
+    this.#outcome.tracker.observe(event);
+    if (event.type === 'retry') this.note(retryNotice(event));
+  }
+
+  note(message: string): void {
+    if (!this.#options.quiet) notice(this.#io, message);
+  }
+
+  succeed(result: RunResult): void {
+    writeJson(this.#io, this.#outcome.result(ExitCode.ok, { result }));
+  }
+
+  fail(error: unknown, exitCode: ExitCodeValue): void {
+    this.#io.stderr.write(`${describeError(error, this.#options.debug)}\n`);
+    writeJson(this.#io, this.#outcome.result(exitCode, { error }));
+  }
+}
+
+/** `--output-format stream-json`: one compact JSON object per line, as the run goes. */
+export class StreamJsonReporter implements Reporter {
+  readonly #io: CliIO;
+  readonly #options: JsonReporterOptions;
+  readonly #outcome: JsonOutcome;
+
+  constructor(io: CliIO, options: JsonReporterOptions) {
+    this.#io = io;
+    this.#options = options;
+    this.#outcome = new JsonOutcome(options.now);
+  }
+
+  #emit(event: StreamEvent): void {
+    writeJson(this.#io, event);
+  }
+
+  identify(details: KnownDetails): void {
+    this.#outcome.known = { ...this.#outcome.known, ...details };
+  }
+
+  start(context: RunContext): void {
+    this.identify({ model: context.model });
+    this.#outcome.directory = directoryOf(context);
+    const { sessionFile } = this.#outcome.known;
+    this.#emit({
+      type: 'start',
+      model: context.model,
+      servers: context.servers.map((server) => ({
+        name: server.name,
+        state: server.state,
+        tools: server.toolCount,
+        ...(server.lastError === undefined ? {} : { error: server.lastError }),
+      })),
+      tools: context.tools.length,
+      ...(sessionFile === undefined ? {} : { sessionFile }),
+    });
+  }
+
+  event(event: RunnerEvent): void {
+    const { tracker, directory } = this.#outcome;
+    tracker.observe(event);
+    switch (event.type) {
+      case 'text-delta':
+        this.#emit({ type: 'text-delta', step: tracker.step, text: event.text });
+        return;
+      case 'tool-call':
+        this.#emit({ type: 'tool-call', step: tracker.step, ...jsonToolCallRequest(event.call, directory) });
+        return;
+      case 'tool-result':
+        this.#emit({ type: 'tool-result', step: tracker.step, ...jsonToolCall(event.record, directory) });
+        return;
+      case 'retry':
+        this.note(retryNotice(event));
+        this.#emit({
+          type: 'retry',
+          attempt: event.attempt,
+          delayMs: Math.round(event.delayMs),
+          error: jsonError(event.error),
+        });
+        return;
+      case 'step-start':
+      case 'step-finish':
+      case 'done':
+        return;
+      default: {
+        const unexpected: never = event;
+        throw new TypeError(`unknown event ${JSON.stringify(unexpected)}`);
+      }
+    }
+  }
+
+  note(message: string): void {
+    if (!this.#options.quiet) notice(this.#io, message);
+  }
+
+  succeed(result: RunResult): void {
+    this.#emit(this.#outcome.result(ExitCode.ok, { result }));
+  }
+
+  fail(error: unknown, exitCode: ExitCodeValue): void {
+    this.#io.stderr.write(`${describeError(error, this.#options.debug)}\n`);
+    this.#emit({ type: 'error', error: jsonError(error) });
+    this.#emit(this.#outcome.result(exitCode, { error }));
+  }
+}

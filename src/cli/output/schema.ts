@@ -1,0 +1,114 @@
+/**
+ * What `--output-format json` and `--output-format stream-json` print: the documented, stable shapes
+ * (see the README). `json` prints one {@link JsonResult}; `stream-json` prints one
+ * {@link StreamEvent} per line, the last of which is the same {@link JsonResult}.
+ */
+import type { ServerState } from '../../mcp/status.js';
+import type { StopReason } from '../../events.js';
+
+/** The output formats of one-shot runs. */
+export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** A failure, as JSON. */
+export interface JsonError {
+  /**
+   * The kind of failure: `ConfigError` (flags, config, session or script file), `ProviderError`,
+   * `MaxStepsError`, `AbortedError` (interrupted), `ServerError`, or `InternalError` (a bug).
+   */
+  readonly type: string;
+  /** One line for a human. */
+  readonly message: string;
+  /** The HTTP status of a provider failure, when there was one. */
+  readonly status?: number;
+}
+
+/** Tokens, summed over the run's model calls. */
+export interface JsonUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** One tool call of the run and its result. */
+export interface JsonToolCall {
+  /** The call's id (made up by mcphost for vendors that send none). */
+  readonly id: string;
+  /** The name the model used, `server__tool`. */
+  readonly name: string;
+  /** The MCP server and its own name for the tool, when the name is one of the offered tools. */
+  readonly server?: string;
+  readonly tool?: string;
+  /** The arguments the model sent (`{}` when they were not a JSON object: see `rawArguments`). */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** The model's arguments as received, only when they were not a JSON object. */
+  readonly rawArguments?: string;
+  /** The result's text (images as `[image MIME-TYPE]`). */
+  readonly result: string;
+  /** True when the call failed (unknown tool, bad arguments, the tool's own error, timeout…). */
+  readonly isError: boolean;
+  readonly durationMs: number;
+}
+
+/** Why the run ended: the model's own reasons, or the failure that stopped it. */
+export type JsonStopReason = StopReason | 'max-steps' | 'interrupted' | 'error';
+
+/** The outcome of a run: printed by `json`, and the last event of `stream-json`. */
+export interface JsonResult {
+  readonly type: 'result';
+  /** True when the model answered (exit code 0). */
+  readonly ok: boolean;
+  /** The process's exit code (see the README's table). */
+  readonly exitCode: number;
+  /** The final answer (on failure: the text of the unfinished step, often empty). */
+  readonly text: string;
+  readonly stopReason: JsonStopReason;
+  /** Model calls made. */
+  readonly steps: number;
+  /** Every tool call, in order. */
+  readonly toolCalls: readonly JsonToolCall[];
+  readonly usage: JsonUsage;
+  /** `provider:model`, once known. */
+  readonly model?: string;
+  /** Wall time of the whole command, in milliseconds. */
+  readonly durationMs: number;
+  /** The session file the conversation was saved to, if any. */
+  readonly sessionFile?: string;
+  /** Present exactly when `ok` is false. */
+  readonly error?: JsonError;
+}
+
+/** One MCP server in the `start` event. */
+export interface JsonServer {
+  readonly name: string;
+  readonly state: ServerState;
+  /** Tools it offers. */
+  readonly tools: number;
+  /** Why it failed, when it did. */
+  readonly error?: string;
+}
+
+/** One line of `stream-json`. A tagged union: switch on `type`. */
+export type StreamEvent =
+  /** Servers are up and the prompt is about to be sent. */
+  | {
+      readonly type: 'start';
+      readonly model: string;
+      readonly servers: readonly JsonServer[];
+      /** Tools offered to the model, over all servers. */
+      readonly tools: number;
+      readonly sessionFile?: string;
+    }
+  /** A piece of the model's text, as it streams. `step` counts model calls from 1. */
+  | { readonly type: 'text-delta'; readonly step: number; readonly text: string }
+  /** The model asked for a tool; it is about to run. */
+  | ({ readonly type: 'tool-call'; readonly step: number } & Omit<
+      JsonToolCall,
+      'result' | 'isError' | 'durationMs'
+    >)
+  /** A tool call finished. */
+  | ({ readonly type: 'tool-result'; readonly step: number } & JsonToolCall)
+  /** A model call failed with a retryable error; the next try starts after `delayMs`. */
+  | { readonly type: 'retry'; readonly attempt: number; readonly delayMs: number; readonly error: JsonError }
+  /** The run failed; a `result` with `ok: false` follows. */
+  | { readonly type: 'error'; readonly error: JsonError }
+  | JsonResult;

@@ -1,0 +1,113 @@
+/**
+ * `--output-format text` (the default): the answer streams to stdout; tool activity, retries and
+ * notes go to stderr. Under `--quiet`, stdout gets the final answer alone, once it is complete, and
+ * stderr gets errors only.
+ */
+import type { RunResult, RunnerEvent } from '../../events.js';
+import { describeToolCall, describeToolResult } from '../activity.js';
+import { describeError, type ExitCodeValue } from '../exit-codes.js';
+import { notice, type CliIO } from '../io.js';
+import type { KnownDetails, Reporter, RunContext } from './reporter.js';
+
+/** Streams text to stdout and keeps lines tidy between steps and at the end. */
+export class AnswerWriter {
+  readonly #io: CliIO;
+  #atLineStart = true;
+
+  constructor(io: CliIO) {
+    this.#io = io;
+  }
+
+  write(text: string): void {
+    if (text === '') return;
+    this.#io.stdout.write(text);
+    this.#atLineStart = text.endsWith('\n');
+  }
+
+  /** Ends the current line if text was left without a newline. */
+  breakLine(): void {
+    if (!this.#atLineStart) this.write('\n');
+  }
+
+  finish(): void {
+    this.breakLine();
+  }
+}
+
+/** The note shown on stderr when a model call is tried again (in every output format). */
+export function retryNotice(event: Extract<RunnerEvent, { type: 'retry' }>): string {
+  return `${event.error.message} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (retry ${event.attempt})`;
+}
+
+/** Shows a run's events as they happen: text to stdout, everything else to stderr. */
+export function reportEvent(event: RunnerEvent, io: CliIO, output: AnswerWriter): void {
+  switch (event.type) {
+    case 'text-delta':
+      output.write(event.text);
+      return;
+    case 'tool-call':
+      output.breakLine();
+      io.stderr.write(`${describeToolCall(event.call)}\n`);
+      return;
+    case 'tool-result':
+      io.stderr.write(`${describeToolResult(event.record)}\n`);
+      return;
+    case 'retry':
+      notice(io, retryNotice(event));
+      return;
+    case 'step-finish':
+      output.breakLine();
+      return;
+    case 'step-start':
+    case 'done':
+      return;
+    default: {
+      const unexpected: never = event;
+      throw new TypeError(`unknown event ${JSON.stringify(unexpected)}`);
+    }
+  }
+}
+
+export class TextReporter implements Reporter {
+  readonly #io: CliIO;
+  readonly #quiet: boolean;
+  readonly #debug: boolean;
+  readonly #output: AnswerWriter;
+
+  constructor(io: CliIO, quiet: boolean, debug: boolean) {
+    this.#io = io;
+    this.#quiet = quiet;
+    this.#debug = debug;
+    this.#output = new AnswerWriter(io);
+  }
+
+  identify(_details: KnownDetails): void {
+    // Text output names neither the model nor the session file.
+  }
+
+  start(_context: RunContext): void {
+    // Nothing to show: the answer is the output.
+  }
+
+  event(event: RunnerEvent): void {
+    if (!this.#quiet) reportEvent(event, this.#io, this.#output);
+  }
+
+  note(message: string): void {
+    if (!this.#quiet) notice(this.#io, message);
+  }
+
+  succeed(result: RunResult): void {
+    // Under --quiet nothing was streamed: the final answer is written whole, now that it is known.
+    if (this.#quiet) this.#output.write(result.text);
+    this.#output.finish();
+    if (result.stopReason === 'length')
+      this.note('the answer was cut at the token limit (raise --max-tokens)');
+    if (result.stopReason === 'content-filter') this.note("the provider's content filter stopped the answer");
+  }
+
+  fail(error: unknown, _exitCode: ExitCodeValue): void {
+    this.#output.finish();
+    this.#io.stderr.write(`${describeError(error, this.#debug)}\n`);
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Asking the user about a tool call, and remembering "always" answers for the session.
+ *
+ * The question itself is the caller's (the chat shows it; see `src/cli/approval-prompt.ts`): this
+ * module defines what is asked, the possible answers, and the session's memory of them.
+ */
+import type { ToolCallBlock } from '../types.js';
+
+/** What the user is asked about. */
+export interface ApprovalRequest {
+  /** The call as the model made it: `name` is the exposed name, `input` the arguments. */
+  readonly call: ToolCallBlock;
+  /** The configured server the tool belongs to, when known. */
+  readonly server?: string;
+  /** The tool's own name on its server (the exposed name when the server is unknown). */
+  readonly tool: string;
+  /** Why the user is asked: the rule, or a PreToolUse hook's reason. */
+  readonly reason: string;
+  /** Aborted when the run is cancelled: a prompt may stop waiting (the call is then not run). */
+  readonly signal?: AbortSignal;
+}
+
+/** The user's answer. */
+export type ApprovalDecision =
+  /** Run this call. */
+  | { readonly kind: 'allow-once' }
+  /** Run this call and every later call of the same tool, for the rest of the session. */
+  | { readonly kind: 'allow-tool' }
+  /** Run this call and every later call of any tool of the same server, for the rest of the session. */
+  | { readonly kind: 'allow-server' }
+  /** Do not run it; `reason`, when given, is passed on to the model. */
+  | { readonly kind: 'deny'; readonly reason?: string };
+
+/** Asks the user. Resolves with their answer; a rejection counts as a denial. */
+export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDecision>;
+
+/** "Always" answers given during a session. Only `ask` decisions are covered: a deny rule stays. */
+export class SessionGrants {
+  readonly #tools = new Set<string>();
+  readonly #servers = new Set<string>();
+
+  /** True when an earlier answer already allowed this tool (by name, or by its server). */
+  covers(exposedName: string, server: string | undefined): boolean {
+    return this.#tools.has(exposedName) || (server !== undefined && this.#servers.has(server));
+  }
+
+  /** Remembers an answer; `allow-server` for a tool of unknown server remembers the tool. */
+  remember(decision: ApprovalDecision, exposedName: string, server: string | undefined): void {
+    switch (decision.kind) {
+      case 'allow-tool':
+        this.#tools.add(exposedName);
+        return;
+      case 'allow-server':
+        if (server === undefined) this.#tools.add(exposedName);
+        else this.#servers.add(server);
+        return;
+      case 'allow-once':
+      case 'deny':
+        return;
+      default: {
+        const unexpected: never = decision;
+        throw new TypeError(`unknown approval decision ${JSON.stringify(unexpected)}`);
+      }
+    }
+  }
+
+  /** Forgets every "always" answer (e.g. on `/clear`). */
+  clear(): void {
+    this.#tools.clear();
+    this.#servers.clear();
+  }
+}
+
+/**
+ * Runs one question at a time. Tool calls of a step run in parallel; two prompts at once would
+ * interleave on the terminal, and an "always" answer to the first must spare the user the second.
+ */
+export class QuestionQueue {
+  #last: Promise<unknown> = Promise.resolve();
+
+  run<T>(question: () => Promise<T>): Promise<T> {
+    const next = this.#last.then(question);
+    this.#last = next.catch(() => undefined);
+    return next;
+  }
+}

@@ -1,0 +1,313 @@
+/**
+ * The host is where safety is enforced: the model proposes a call, this decides. `GuardedToolHost`
+ * wraps any {@link ToolHost} (the MCP pool, in mcphost) so the Runner and the pool know nothing of
+ * policy. For each call, in order:
+ *
+ * 1. the approval policy: a `deny` answer ends here (no hook runs, no one is asked);
+ * 2. `PreToolUse` hooks: a block ends here; a hook may also approve the call or ask for approval;
+ * 3. approval, when the policy or a hook says `ask`: an earlier "always" answer of this session,
+ *    `approveAll` (`--approve-all`), or the user through `onApproval`; with none of them, denied;
+ * 4. the call itself; its text is stripped of terminal control sequences and cut to the size limit;
+ * 5. `PostToolUse` hooks: a block withholds the result from the model (the call did run);
+ * 6. one audit entry, whatever happened.
+ *
+ * A call that is not run is answered to the model with an error result that says who refused it
+ * and why, so it can tell the user or try something else. Never throws.
+ */
+import { errorResult } from '../tool-execution.js';
+import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
+import { QuestionQueue, SessionGrants, type ApprovalDecision, type ApprovalHandler } from './approval.js';
+import type { AuditEntry, AuditSink, DecidedBy } from './audit-log.js';
+import type { HookRunner } from './hooks.js';
+import {
+  DEFAULT_MAX_TOOL_RESULT_BYTES,
+  limitToolResult,
+  stripResultControlCharacters,
+} from './output-limits.js';
+import { ApprovalPolicy } from './policy.js';
+
+/** Where an exposed tool name leads. */
+export interface ToolLocation {
+  /** The configured server name. */
+  readonly server: string;
+  /** The tool's own name on that server. */
+  readonly tool: string;
+}
+
+/** How to guard a tool host. Everything but `host` is optional: alone, it only cleans and caps results. */
+export interface GuardedToolHostOptions {
+  readonly host: ToolHost;
+  /** Finds the server behind an exposed name (the pool knows). Without it, server rules never match. */
+  readonly locate?: (exposedName: string) => Promise<ToolLocation | undefined>;
+  /** The approval rules. Default: none (every call allowed). */
+  readonly policy?: ApprovalPolicy;
+  /** Asks the user about an `ask` call. Absent: such calls are denied (unless `approveAll`). */
+  readonly onApproval?: ApprovalHandler;
+  /** Allow every `ask` call without asking (`--approve-all`). `deny` rules and hooks still apply. */
+  readonly approveAll?: boolean;
+  /** Runs PreToolUse and PostToolUse hooks. */
+  readonly hooks?: HookRunner;
+  /** Receives one entry per call. */
+  readonly audit?: AuditSink;
+  /** The most text of one result the model gets, in UTF-8 bytes. Default {@link DEFAULT_MAX_TOOL_RESULT_BYTES}. */
+  readonly maxResultBytes?: number;
+  /** The clock. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** Whether a call may run, and who said so. */
+type Gate =
+  | { readonly kind: 'run'; readonly decidedBy: DecidedBy; readonly reason?: string }
+  | {
+      readonly kind: 'refuse';
+      readonly decision: 'denied' | 'blocked';
+      readonly decidedBy: DecidedBy;
+      readonly reason: string;
+      /** What the model is told. */
+      readonly message: string;
+    };
+
+/** A {@link ToolHost} that enforces approval rules, hooks, output limits and auditing. */
+export class GuardedToolHost implements ToolHost {
+  /** The "always allow" answers of this session. */
+  readonly grants = new SessionGrants();
+  readonly #options: GuardedToolHostOptions;
+  readonly #policy: ApprovalPolicy;
+  readonly #questions = new QuestionQueue();
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  constructor(options: GuardedToolHostOptions) {
+    const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
+    if (!Number.isInteger(maxResultBytes) || maxResultBytes < 1) {
+      throw new TypeError(`maxResultBytes must be a positive integer, got ${String(options.maxResultBytes)}`);
+    }
+    this.#options = options;
+    this.#policy = options.policy ?? new ApprovalPolicy();
+  }
+
+  tools(): Promise<readonly ToolSpec[]> {
+    return this.#options.host.tools();
+  }
+
+  call(call: ToolCallBlock, signal?: AbortSignal): Promise<ToolResultBlock> {
+    const pending = this.#call(call, signal);
+    // Tracked so close() can wait for the last audit entries.
+    this.#inFlight.add(pending);
+    void pending.finally(() => this.#inFlight.delete(pending));
+    return pending;
+  }
+
+  /** Stops running hooks, waits for calls in flight to finish, and writes the last audit entries. */
+  async close(): Promise<void> {
+    this.#options.hooks?.close();
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#options.audit?.flush();
+  }
+
+  async #call(call: ToolCallBlock, signal: AbortSignal | undefined): Promise<ToolResultBlock> {
+    const now = this.#options.now ?? Date.now;
+    const requestedAt = now();
+    const location = await this.#locate(call.name);
+    const entry = {
+      time: new Date(requestedAt).toISOString(),
+      server: location?.server ?? null,
+      tool: location?.tool ?? call.name,
+      exposedName: call.name,
+      callId: call.id,
+      arguments: call.input,
+    };
+    const gate = await this.#gate(call, location, signal);
+    if (gate.kind === 'refuse') {
+      this.#audit({ ...entry, ...refusedFacts(gate), outcome: 'not-run', durationMs: 0, isError: true });
+      return errorResult(call, gate.message);
+    }
+    const started = now();
+    let result: ToolResultBlock;
+    try {
+      result = await this.#options.host.call(call, signal);
+    } catch (error) {
+      // Hosts answer failures as results; a bug in one must still leave an answer and an audit line.
+      result = errorResult(
+        call,
+        `The tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const durationMs = now() - started;
+    const limited = limitToolResult(
+      stripResultControlCharacters(result),
+      this.#options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
+    );
+    result = limited.result;
+    const cancelled = signal?.aborted === true;
+    let withheld: string | undefined;
+    if (!cancelled && this.#options.hooks?.has('PostToolUse') === true) {
+      const verdict = await this.#options.hooks.run(
+        'PostToolUse',
+        {
+          ...toolFields(call, location),
+          tool_response: { content: result.content, isError: result.isError },
+        },
+        { toolName: call.name, ...(signal === undefined ? {} : { signal }) },
+      );
+      if (verdict.kind === 'block') withheld = verdict.reason;
+    }
+    if (withheld !== undefined) {
+      result = errorResult(
+        call,
+        `The call to ${call.name} ran, but a PostToolUse hook withheld its result: ${withheld}`,
+      );
+    }
+    this.#audit({
+      ...entry,
+      decision: 'allowed',
+      decidedBy: gate.decidedBy,
+      ...(gate.reason === undefined && withheld === undefined
+        ? {}
+        : { reason: withheld ?? gate.reason ?? '' }),
+      outcome: cancelled ? 'cancelled' : result.isError ? 'error' : 'ok',
+      durationMs,
+      isError: result.isError,
+      resultBytes: limited.textBytes,
+      ...(limited.cutBytes === 0 ? {} : { cutBytes: limited.cutBytes }),
+      ...(withheld === undefined ? {} : { resultWithheld: true }),
+    });
+    return result;
+  }
+
+  async #locate(name: string): Promise<ToolLocation | undefined> {
+    try {
+      return await this.#options.locate?.(name);
+    } catch {
+      // Without a location, server rules do not match; name rules still do.
+      return undefined;
+    }
+  }
+
+  async #gate(
+    call: ToolCallBlock,
+    location: ToolLocation | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Gate> {
+    const server = location?.server;
+    const verdict = this.#policy.decide({
+      exposedName: call.name,
+      ...(server === undefined ? {} : { server }),
+    });
+    if (verdict.decision === 'deny') {
+      const why =
+        verdict.rule?.reason === undefined ? verdict.because : `${verdict.rule.reason} (${verdict.because})`;
+      return refuse(
+        'denied',
+        'policy',
+        why,
+        `The user's approval policy does not allow ${call.name}: ${why}. It was not run.`,
+      );
+    }
+    let mustAsk = verdict.decision === 'ask';
+    let askReason =
+      verdict.rule?.reason === undefined ? verdict.because : `${verdict.rule.reason} (${verdict.because})`;
+    let decidedBy: DecidedBy = 'policy';
+    if (this.#options.hooks?.has('PreToolUse') === true) {
+      const hook = await this.#options.hooks.run('PreToolUse', toolFields(call, location), {
+        toolName: call.name,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      switch (hook.kind) {
+        case 'block':
+          return refuse(
+            'blocked',
+            'hook',
+            hook.reason,
+            `A PreToolUse hook blocked the call to ${call.name}: ${hook.reason}. It was not run.`,
+          );
+        case 'ask':
+          mustAsk = true;
+          askReason = hook.reason ?? 'a PreToolUse hook asks for approval';
+          break;
+        case 'approve':
+          mustAsk = false;
+          decidedBy = 'hook';
+          break;
+        case 'none':
+          break;
+        default: {
+          const unexpected: never = hook;
+          throw new TypeError(`unknown hook verdict ${JSON.stringify(unexpected)}`);
+        }
+      }
+    }
+    if (!mustAsk) return { kind: 'run', decidedBy };
+    return this.#approve(call, location, askReason, signal);
+  }
+
+  async #approve(
+    call: ToolCallBlock,
+    location: ToolLocation | undefined,
+    reason: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Gate> {
+    const server = location?.server;
+    if (this.grants.covers(call.name, server)) return { kind: 'run', decidedBy: 'session', reason };
+    if (this.#options.approveAll === true) return { kind: 'run', decidedBy: 'approve-all', reason };
+    const ask = this.#options.onApproval;
+    if (ask === undefined) {
+      return refuse(
+        'denied',
+        'no-one-to-ask',
+        `needs approval (${reason}) and no one can be asked`,
+        `The call to ${call.name} needs the user's approval (${reason}), and no one can be asked here, so it was not run. ` +
+          'The user can allow such calls with --approve-all.',
+      );
+    }
+    const answer = await this.#questions.run(async (): Promise<ApprovalDecision | 'granted'> => {
+      // An "always" answer to an earlier question of this step may already cover this call.
+      if (this.grants.covers(call.name, server)) return 'granted';
+      if (signal?.aborted === true) return { kind: 'deny', reason: 'the run was cancelled' };
+      try {
+        return await ask({
+          call,
+          tool: location?.tool ?? call.name,
+          reason,
+          ...(server === undefined ? {} : { server }),
+          ...(signal === undefined ? {} : { signal }),
+        });
+      } catch {
+        return { kind: 'deny' };
+      }
+    });
+    if (answer === 'granted') return { kind: 'run', decidedBy: 'session', reason };
+    if (answer.kind === 'deny') {
+      const why = answer.reason?.trim() ?? '';
+      return refuse(
+        'denied',
+        'user',
+        why === '' ? 'denied by the user' : why,
+        `The user denied the call to ${call.name}${why === '' ? ' (no reason given)' : `: ${why}`}. It was not run.`,
+      );
+    }
+    this.grants.remember(answer, call.name, server);
+    return { kind: 'run', decidedBy: 'user', reason };
+  }
+
+  #audit(entry: AuditEntry): void {
+    this.#options.audit?.record(entry);
+  }
+}
+
+function refuse(decision: 'denied' | 'blocked', decidedBy: DecidedBy, reason: string, message: string): Gate {
+  return { kind: 'refuse', decision, decidedBy, reason, message };
+}
+
+function refusedFacts(gate: Extract<Gate, { kind: 'refuse' }>) {
+  return { decision: gate.decision, decidedBy: gate.decidedBy, reason: gate.reason };
+}
+
+/** The tool fields of a hook's input (the Go mcphost's names, and the MCP server and tool). */
+function toolFields(call: ToolCallBlock, location: ToolLocation | undefined): Record<string, unknown> {
+  return {
+    tool_name: call.name,
+    tool_input: call.input,
+    mcp_server: location?.server ?? null,
+    mcp_tool: location?.tool ?? call.name,
+  };
+}

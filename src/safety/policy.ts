@@ -1,0 +1,145 @@
+/**
+ * The approval policy: which tool calls run without asking, which need the user's yes, which never
+ * run.
+ *
+ * How a decision is reached (documented for users in the README):
+ *
+ * - Within one rule set (one config file) the **first rule that matches wins**, in the order
+ *   written, so `filesystem__read_*: allow` above `filesystem__*: deny` reads as it is meant. When
+ *   no rule matches, the set's `default` applies, if it has one.
+ * - Across rule sets (the home config and a trusted project config), the **strictest** answer wins:
+ *   deny over ask over allow. Neither file can loosen what the other one restricts.
+ * - With no rule and no default anywhere, a call is allowed (the behaviour of every MCP host without
+ *   a policy; configure `"default": "ask"` to be asked about everything).
+ */
+import { compileGlob, type Glob } from './glob.js';
+
+/** What the policy says about a call. */
+export type ToolDecision = 'allow' | 'ask' | 'deny';
+
+/** From the most to the least permissive: a higher index is stricter. */
+const STRICTNESS: readonly ToolDecision[] = ['allow', 'ask', 'deny'];
+
+/** One rule. At least one of `tool` and `server` is set; every one that is set must match. */
+export interface ApprovalRule {
+  /** Glob on the exposed tool name, `server__tool` (`*` any run of characters, `?` one character). */
+  readonly tool?: string;
+  /** Glob on the configured server name. */
+  readonly server?: string;
+  readonly decision: ToolDecision;
+  /** Why: given to the model when the rule denies a call, shown to the user when it asks. */
+  readonly reason?: string;
+}
+
+/** The rules of one config file. */
+export interface ApprovalRuleSet {
+  /** Where the rules come from, for messages (a config file's path). */
+  readonly source: string;
+  /** In order: the first that matches decides. */
+  readonly rules: readonly ApprovalRule[];
+  /** The decision when no rule matches. Unset: this set has no opinion. */
+  readonly default?: ToolDecision;
+}
+
+/** What a rule is matched against. */
+export interface ToolIdentity {
+  /** The name the model called, `server__tool`. */
+  readonly exposedName: string;
+  /** The configured server name, when the host knows it. */
+  readonly server?: string;
+}
+
+/** A decision and what made it. */
+export interface PolicyVerdict {
+  readonly decision: ToolDecision;
+  /** The rule that decided; absent when a default (or nothing) did. */
+  readonly rule?: ApprovalRule;
+  /** For messages: `rule "filesystem__write_*" in /home/ada/.mcp.json`. */
+  readonly because: string;
+}
+
+interface CompiledRule {
+  readonly rule: ApprovalRule;
+  readonly tool: Glob | undefined;
+  readonly server: Glob | undefined;
+}
+
+interface CompiledSet {
+  readonly source: string;
+  readonly rules: readonly CompiledRule[];
+  readonly default: ToolDecision | undefined;
+}
+
+/** The verdict when nothing is configured. */
+const ALLOWED_BY_DEFAULT: PolicyVerdict = { decision: 'allow', because: 'no approval rule applies' };
+
+/** The rule sets of a session, compiled once. */
+export class ApprovalPolicy {
+  readonly #sets: readonly CompiledSet[];
+
+  constructor(ruleSets: readonly ApprovalRuleSet[] = []) {
+    this.#sets = ruleSets.map((set) => ({
+      source: set.source,
+      default: set.default,
+      rules: set.rules.map((rule) => ({
+        rule,
+        tool: rule.tool === undefined ? undefined : compileGlob(rule.tool),
+        server: rule.server === undefined ? undefined : compileGlob(rule.server),
+      })),
+    }));
+  }
+
+  /** True when no set has a rule or a default: every call is allowed. */
+  get isEmpty(): boolean {
+    return this.#sets.every((set) => set.rules.length === 0 && set.default === undefined);
+  }
+
+  /** The decision for one tool: first match within each set, the strictest across sets. */
+  decide(tool: ToolIdentity): PolicyVerdict {
+    let verdict: PolicyVerdict | undefined;
+    for (const set of this.#sets) {
+      const candidate = decideInSet(set, tool);
+      if (candidate === undefined) continue;
+      if (verdict === undefined || strictness(candidate.decision) > strictness(verdict.decision)) {
+        verdict = candidate;
+      }
+    }
+    return verdict ?? ALLOWED_BY_DEFAULT;
+  }
+}
+
+function decideInSet(set: CompiledSet, tool: ToolIdentity): PolicyVerdict | undefined {
+  for (const compiled of set.rules) {
+    if (ruleMatches(compiled, tool)) {
+      return {
+        decision: compiled.rule.decision,
+        rule: compiled.rule,
+        because: describeRule(compiled.rule, set),
+      };
+    }
+  }
+  if (set.default === undefined) return undefined;
+  return { decision: set.default, because: `the default "${set.default}" of ${set.source}` };
+}
+
+function ruleMatches(compiled: CompiledRule, tool: ToolIdentity): boolean {
+  if (compiled.tool === undefined && compiled.server === undefined) return true;
+  if (compiled.tool !== undefined && !compiled.tool.matches(tool.exposedName)) return false;
+  if (compiled.server !== undefined) {
+    // A rule about a server cannot match a tool whose server we do not know.
+    if (tool.server === undefined || !compiled.server.matches(tool.server)) return false;
+  }
+  return true;
+}
+
+function describeRule(rule: ApprovalRule, set: CompiledSet): string {
+  const parts = [
+    ...(rule.tool === undefined ? [] : [`tool "${rule.tool}"`]),
+    ...(rule.server === undefined ? [] : [`server "${rule.server}"`]),
+  ];
+  return `the rule ${parts.join(' + ') || '(any tool)'} → ${rule.decision} in ${set.source}`;
+}
+
+function strictness(decision: ToolDecision): number {
+  return STRICTNESS.indexOf(decision);
+}

@@ -1,0 +1,104 @@
+/**
+ * The session file's schema, in zod, and readable messages for what is wrong with a file. The
+ * messages are checked against the {@link Message} union of `types.ts`: a session holds exactly what
+ * the Runner keeps, so a loaded file can be handed to a Runner as its history.
+ */
+import { z } from 'zod';
+import type { Message } from './types.js';
+
+const textBlock = z.object({ type: z.literal('text'), text: z.string() });
+const imageBlock = z.object({ type: z.literal('image'), mimeType: z.string().min(1), data: z.string() });
+const toolCallBlock = z.object({
+  type: z.literal('tool-call'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+  rawInput: z.string().optional(),
+  providerMetadata: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+});
+const toolResultBlock = z.object({
+  type: z.literal('tool-result'),
+  toolCallId: z.string().min(1),
+  toolName: z.string(),
+  content: z.array(z.discriminatedUnion('type', [textBlock, imageBlock])),
+  isError: z.boolean(),
+});
+
+const userMessage = z.object({
+  role: z.literal('user'),
+  content: z.array(z.discriminatedUnion('type', [textBlock, imageBlock])),
+});
+const assistantMessage = z.object({
+  role: z.literal('assistant'),
+  content: z.array(z.discriminatedUnion('type', [textBlock, toolCallBlock])),
+});
+const toolMessage = z.object({ role: z.literal('tool'), content: z.array(toolResultBlock) });
+
+/** One message of the history. The annotation makes the compiler check it against {@link Message}. */
+export const messageSchema: z.ZodType<Message> = z.discriminatedUnion('role', [
+  userMessage,
+  assistantMessage,
+  toolMessage,
+]);
+
+/** An ISO 8601 timestamp, as `Date.prototype.toISOString` writes it. */
+const timestamp = z.iso.datetime({ offset: true });
+
+/**
+ * The body of a version-1 session file (the version itself is checked before this schema, so a
+ * newer file gets "upgrade mcphost" rather than a list of fields it does not know).
+ * Keys this version does not know are dropped, not refused.
+ */
+export const sessionBodySchema = z.object({
+  model: z.string().min(1),
+  systemPrompt: z.string().optional(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  messages: z.array(messageSchema),
+});
+
+/** `messages[3].content[0].type`; the empty path is "top level". */
+export function renderPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else if (typeof segment === 'string' && /^[A-Za-z_$][\w$]*$/.test(segment))
+      text += text === '' ? segment : `.${segment}`;
+    else text += `[${JSON.stringify(String(segment))}]`;
+  }
+  return text === '' ? 'top level' : text;
+}
+
+/** The kind of a JSON value, in JSON's words. */
+export function describeKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** The first problem zod found, as `path: what is wrong`. */
+export function describeFirstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid';
+  const where = renderPath(issue.path);
+  if (issue.code === 'invalid_type') {
+    return issue.input === undefined
+      ? `${where}: missing (expected ${issue.expected})`
+      : `${where}: expected ${issue.expected}, got ${describeKind(issue.input)}`;
+  }
+  if (issue.code === 'invalid_union') {
+    // A discriminated union whose tag matched no option: name the accepted tags.
+    const options = 'options' in issue && Array.isArray(issue.options) ? issue.options : [];
+    if (options.length > 0) {
+      return `${where}: expected one of ${options.map((option) => JSON.stringify(option)).join(', ')}`;
+    }
+  }
+  if (issue.code === 'invalid_value') {
+    return `${where}: expected ${issue.values.map((value) => JSON.stringify(value)).join(' or ')}`;
+  }
+  if (issue.code === 'too_small') return `${where}: must not be empty`;
+  if (issue.code === 'invalid_format') {
+    return `${where}: expected an ISO 8601 date-time (like 2025-01-31T12:00:00.000Z)`;
+  }
+  return `${where}: ${issue.message}`;
+}

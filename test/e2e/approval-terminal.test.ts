@@ -1,0 +1,88 @@
+/**
+ * The approval question in the chat, in a real terminal (tmux) with the BUILT CLI: an `ask` rule
+ * stops a tool call until the user answers, and each answer does what it says.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { CLI, npmServer, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+
+const hasTmux = tmuxAvailable();
+if (!hasTmux)
+  console.warn('tmux is not installed: skipping the terminal approval tests (apt-get install tmux)');
+
+let home: TemporaryHome;
+let ollama: FakeOllama | undefined;
+let terminal: TmuxTerminal | undefined;
+
+const QUESTION = 'Allow? [y] once  [t] always this tool  [s] always this server  [n] deny';
+
+beforeEach(async () => {
+  home = await temporaryHome();
+  await home.writeConfig({
+    mcpServers: { everything: { command: process.execPath, args: [npmServer('everything'), 'stdio'] } },
+    approval: { default: 'allow', rules: [{ tool: 'everything__echo', decision: 'ask' }] },
+  });
+  // Every prompt makes the model call echo; once it has a result, it repeats what the tool said.
+  ollama = await startFakeOllama([], {
+    fallback: (request) => {
+      const last = request.messages.at(-1);
+      return last?.role === 'tool'
+        ? textReply(`model saw: ${last.content.replace(/\s+/g, ' ')}`)
+        : toolCallReply(['everything__echo', { message: `echo of ${last?.content ?? ''}` }]);
+    },
+  });
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await ollama?.close();
+  ollama = undefined;
+  await home.remove();
+});
+
+describe.skipIf(!hasTmux)('approving tool calls in the chat', () => {
+  it('denies with a reason, allows once, then always for the tool', async () => {
+    terminal = await TmuxTerminal.start({
+      command: [process.execPath, CLI, '--provider-url', ollama!.url, '--no-color'],
+      env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+      cwd: home.path,
+      columns: 200,
+    });
+    const chat = terminal;
+    await chat.waitFor('mistral-small');
+
+    chat.type('alpha');
+    chat.keys('Enter');
+    let screen = await chat.waitFor(QUESTION);
+    expect(screen).toContain('everything__echo');
+    expect(screen).toContain('echo of alpha');
+    chat.type('n not today');
+    chat.keys('Enter');
+    screen = await chat.waitFor(/model saw: .*denied.*not today/);
+    expect(screen).not.toContain('Echo: echo of alpha');
+
+    chat.type('beta');
+    chat.keys('Enter');
+    await chat.waitFor((text) => text.split(QUESTION).length === 3);
+    chat.type('y');
+    chat.keys('Enter');
+    await chat.waitFor('model saw: Echo: echo of beta');
+
+    chat.type('gamma');
+    chat.keys('Enter');
+    await chat.waitFor((text) => text.split(QUESTION).length === 4);
+    chat.type('t');
+    chat.keys('Enter');
+    await chat.waitFor('model saw: Echo: echo of gamma');
+
+    // "Always this tool": the next call runs without a question.
+    chat.type('delta');
+    chat.keys('Enter');
+    screen = await chat.waitFor('model saw: Echo: echo of delta');
+    expect(screen.split(QUESTION)).toHaveLength(4);
+
+    chat.keys('C-d');
+    expect(await chat.waitForExit()).toBe(0);
+  });
+});

@@ -1,0 +1,300 @@
+/**
+ * Sessions through the built CLI: save, load and continue with the history intact; corrupt and
+ * newer-version files refused and left alone; a writer killed mid-write leaves a whole file.
+ */
+import { spawn } from 'node:child_process';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JsonResult, StreamEvent } from '../../src/cli/output/schema.js';
+import { removeStaleTemporaryFiles } from '../../src/session-file.js';
+import { loadSession, serializeSession, type Session } from '../../src/session.js';
+import {
+  errorReply,
+  startFakeOllama,
+  textReply,
+  toolCallReply,
+  type FakeChatMessage,
+  type FakeOllama,
+} from '../fakes/ollama-server.js';
+import { npmServer, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { jsonLines, startCli } from './scripting-helpers.js';
+
+let home: TemporaryHome;
+let ollama: FakeOllama | undefined;
+
+beforeEach(async () => {
+  home = await temporaryHome();
+  await home.writeConfig({
+    mcpServers: { everything: { command: process.execPath, args: [npmServer('everything'), 'stdio'] } },
+  });
+});
+afterEach(async () => {
+  await ollama?.close();
+  ollama = undefined;
+  await home.remove();
+});
+
+/** Role and text of each message the model received (tool calls shown by name). */
+function transcript(messages: readonly FakeChatMessage[] | undefined): string[][] {
+  return (messages ?? []).map((message) => [
+    message.role,
+    message.content + (message.tool_calls ?? []).map((call) => `[${call.function.name}]`).join(''),
+  ]);
+}
+
+describe('sessions', () => {
+  it('saves after a run, and a later run continues the conversation with the history intact', async () => {
+    const file = join(home.path, 'chat.json');
+    ollama = await startFakeOllama([
+      toolCallReply(['everything__echo', { message: 'one' }]),
+      textReply('first answer'),
+      textReply('second answer'),
+      textReply('third answer'),
+    ]);
+    const url = ollama.url;
+    const first = await runCli(
+      ['--save-session', 'chat.json', '-p', 'first', '--provider-url', url],
+      home.path,
+    );
+    expect(first.code).toBe(0);
+    const saved = await loadSession(file);
+    expect(saved.model).toBe('ollama:mistral-small');
+    expect(saved.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(saved.messages[2]).toMatchObject({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolName: 'everything__echo',
+          content: [{ type: 'text', text: 'Echo: one' }],
+          isError: false,
+        },
+      ],
+    });
+    const savedText = await readFile(file, 'utf8');
+
+    const second = await runCli(['--load-session', file, '-p', 'second', '--provider-url', url], home.path);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe('second answer\n');
+    expect(transcript(ollama.chatRequests[2]?.messages)).toEqual([
+      ['user', 'first'],
+      ['assistant', '[everything__echo]'],
+      ['tool', 'Echo: one'],
+      ['assistant', 'first answer'],
+      ['user', 'second'],
+    ]);
+    // --load-session alone does not write.
+    expect(await readFile(file, 'utf8')).toBe(savedText);
+
+    const third = await runCli(
+      [
+        '-s',
+        'chat.json',
+        '-p',
+        'third',
+        '-m',
+        'ollama:qwen2.5:3b',
+        '--output-format',
+        'json',
+        '--provider-url',
+        url,
+      ],
+      home.path,
+    );
+    expect(third.code).toBe(0);
+    expect((JSON.parse(third.stdout) as JsonResult).sessionFile).toBe(file);
+    const continued = await loadSession(file);
+    expect(continued.model).toBe('ollama:qwen2.5:3b');
+    expect(continued.createdAt).toBe(saved.createdAt);
+    expect(continued.messages.slice(0, 4)).toEqual(saved.messages);
+    expect(continued.messages.slice(4)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'third' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'third answer' }] },
+    ]);
+  });
+
+  it("continues with the session's model and system prompt unless told otherwise", async () => {
+    ollama = await startFakeOllama([textReply('a'), textReply('b')]);
+    const url = ollama.url;
+    await runCli(
+      [
+        '-m',
+        'ollama:llama3.2',
+        '--system-prompt',
+        'Be terse.',
+        '-s',
+        's.json',
+        '-p',
+        'x',
+        '--provider-url',
+        url,
+      ],
+      home.path,
+    );
+    const run = await runCli(['-s', 's.json', '-p', 'y', '--provider-url', url], home.path);
+    expect(run.code).toBe(0);
+    const request = ollama.chatRequests[1];
+    expect(request?.model).toBe('llama3.2');
+    expect(request?.messages[0]).toMatchObject({ role: 'system', content: 'Be terse.' });
+  });
+
+  it('refuses corrupt, hand-broken and newer-version files with exit code 2, leaving them unchanged', async () => {
+    ollama = await startFakeOllama([textReply('never')]);
+    const valid = JSON.parse(
+      serializeSession({
+        model: 'ollama:llama3.2',
+        createdAt: '2025-01-01T00:00:00.000Z',
+        updatedAt: '2025-01-01T00:00:00.000Z',
+        messages: [],
+      }),
+    ) as Record<string, unknown>;
+    const files = {
+      'corrupt.json': '{"version": 1, "messages": [',
+      'broken.json': JSON.stringify({
+        ...valid,
+        messages: [{ role: 'user', content: [{ type: 'picture' }] }],
+      }),
+      'newer.json': JSON.stringify({ ...valid, version: 2 }),
+    };
+    for (const [name, text] of Object.entries(files)) await writeFile(join(home.path, name), text);
+    const cases: Array<[string[], string, RegExp]> = [
+      [['-s', 'corrupt.json'], 'corrupt.json', /not a valid session file: invalid JSON/],
+      [['--save-session', 'corrupt.json'], 'corrupt.json', /invalid JSON .*refusing to overwrite it/],
+      [
+        ['--load-session', 'broken.json'],
+        'broken.json',
+        /messages\[0\]\.content\[0\]\.type: expected one of "text", "image"/,
+      ],
+      [['-s', 'newer.json'], 'newer.json', /version 2 was written by a newer mcphost .*upgrade mcphost/],
+      [['--save-session', 'newer.json'], 'newer.json', /newer mcphost.*refusing to overwrite it/],
+    ];
+    for (const [flags, name, message] of cases) {
+      const run = await runCli([...flags, '-p', 'hi', '--provider-url', ollama.url], home.path);
+      expect({ flags, code: run.code }).toEqual({ flags, code: 2 });
+      expect(run.stderr).toContain(`mcphost: ${join(home.path, name)}: `);
+      expect(run.stderr).toMatch(message);
+    }
+    const json = await runCli(['-s', 'newer.json', '-p', 'hi', '--output-format', 'json'], home.path);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, exitCode: 2, error: { type: 'ConfigError' } });
+    for (const [name, text] of Object.entries(files))
+      expect(await readFile(join(home.path, name), 'utf8')).toBe(text);
+    // Refused before any model was asked.
+    expect(ollama.requests).toHaveLength(0);
+  });
+
+  it('a failed turn leaves the conversation as it was before it', async () => {
+    ollama = await startFakeOllama([textReply('fine'), errorReply(400, 'invalid request')]);
+    await runCli(['-s', 'chat.json', '-p', 'first', '--provider-url', ollama.url], home.path);
+    const failed = await runCli(['-s', 'chat.json', '-p', 'second', '--provider-url', ollama.url], home.path);
+    expect(failed.code).toBe(3);
+    const session = await loadSession(join(home.path, 'chat.json'));
+    expect(session.messages.map((message) => message.content[0])).toEqual([
+      { type: 'text', text: 'first' },
+      { type: 'text', text: 'fine' },
+    ]);
+  });
+
+  it('Ctrl-C in the middle of a turn leaves a whole file holding every finished step', async () => {
+    ollama = await startFakeOllama([
+      toolCallReply(['everything__echo', { message: 'kept' }]),
+      { type: 'stall', text: ['half an'] },
+    ]);
+    const cli = startCli(
+      ['-s', 'chat.json', '-p', 'go', '--output-format', 'stream-json', '--provider-url', ollama.url],
+      home.path,
+    );
+    cli.child.stdin.end();
+    await cli.waitForStdout((stdout) => stdout.includes('"text-delta"'));
+    cli.child.kill('SIGINT');
+    const run = await cli.done;
+    expect(run.code).toBe(130);
+    expect(jsonLines<StreamEvent>(run.stdout).at(-1)).toMatchObject({
+      type: 'result',
+      stopReason: 'interrupted',
+    });
+    const session = await loadSession(join(home.path, 'chat.json'));
+    expect(session.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(session.messages[2]?.content[0]).toMatchObject({
+      content: [{ type: 'text', text: 'Echo: kept' }],
+    });
+  });
+
+  it('--no-exit goes on saving the chat that follows', async () => {
+    ollama = await startFakeOllama([textReply('one'), textReply('two')]);
+    const run = await runCli(
+      ['-s', 'chat.json', '-p', 'first', '--no-exit', '--provider-url', ollama.url],
+      home.path,
+      {
+        stdin: 'second\n/quit\n',
+      },
+    );
+    expect(run.code).toBe(0);
+    const session = await loadSession(join(home.path, 'chat.json'));
+    expect(session.messages.map((message) => message.content[0])).toEqual(
+      ['first', 'one', 'second', 'two'].map((text) => ({ type: 'text', text })),
+    );
+  });
+});
+
+/** Version n of what save-loop.mjs writes. */
+function loopVersion(version: number): Session {
+  return {
+    model: 'ollama:test',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    updatedAt: '2025-01-01T00:00:00.000Z',
+    messages: Array.from({ length: 20 }, (_, index) => ({
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text: `version ${version} message ${index} ${'x'.repeat(50_000)}` }],
+    })),
+  };
+}
+
+/** The version a saved loop file holds, read from its first message. */
+function versionIn(session: Session): number {
+  const first = session.messages[0]?.content[0];
+  return Number(/^version (\d+) /.exec(first?.type === 'text' ? first.text : '')?.[1]);
+}
+
+const ROUNDS = 20;
+
+describe('a session killed mid-write', () => {
+  it('always leaves the previous file or the new one, never a torn one', async () => {
+    const saver = join(REPOSITORY, 'test/fixtures/scripts/save-loop.mjs');
+    const module = join(REPOSITORY, 'dist/src/session.js');
+    for (let round = 0; round < ROUNDS; round++) {
+      const target = join(home.path, `killed-${round}.json`);
+      const child = spawn(process.execPath, [saver, module, target], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let reported = -1;
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        reported = Number(chunk.toString().trim().split('\n').at(-1));
+      });
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('close', (_code, signal) => resolve(signal)),
+      );
+      // After a first complete save, kill without warning at a random point of the loop.
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.once('data', () => resolve());
+        child.on('close', () => reject(new Error(`the saver ended on its own:\n${stderr}`)));
+      });
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 60));
+      child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+
+      const text = await readFile(target, 'utf8');
+      const session = await loadSession(target);
+      const version = versionIn(session);
+      // A whole version, and not older than the last save the writer reported as done (it may be
+      // newer: the report of a later save can still be in the pipe).
+      expect(text).toBe(serializeSession(loopVersion(version)));
+      expect(version).toBeGreaterThanOrEqual(reported);
+    }
+    // Temporary files of the killed writers are cleaned up by the next writer.
+    for (let round = 0; round < ROUNDS; round++) {
+      await removeStaleTemporaryFiles(join(home.path, `killed-${round}.json`));
+    }
+    expect((await readdir(home.path)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});

@@ -1,0 +1,360 @@
+/**
+ * The chat in a real terminal: tmux runs the BUILT CLI (`npm run build` first) against the
+ * loopback fake Ollama and real MCP servers; keys go in with send-keys, the screen comes back
+ * with capture-pane. Skipped, saying why, only when tmux is not installed.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  startFakeOllama,
+  textReply,
+  toolCallReply,
+  type FakeChatRequest,
+  type FakeOllama,
+  type FakeOllamaReply,
+  type FakeOllamaScriptItem,
+} from '../fakes/ollama-server.js';
+import {
+  CLI,
+  isAlive,
+  npmServer,
+  REPOSITORY,
+  runCli,
+  temporaryHome,
+  type TemporaryHome,
+} from '../support/cli.js';
+import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+
+const hasTmux = tmuxAvailable();
+if (!hasTmux) console.warn('tmux is not installed: skipping the terminal tests (apt-get install tmux)');
+
+const ESC = '\u001B';
+const PROMPT = 'ollama:mistral-small ›';
+const everything = { command: process.execPath, args: [npmServer('everything'), 'stdio'] };
+const slow = { command: process.execPath, args: [join(REPOSITORY, 'test/fixtures/servers/slow-tool.mjs')] };
+
+let home: TemporaryHome;
+let ollama: FakeOllama | undefined;
+let terminal: TmuxTerminal | undefined;
+
+beforeEach(async () => {
+  home = await temporaryHome();
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await ollama?.close();
+  ollama = undefined;
+  await home.remove();
+});
+
+interface ChatRun {
+  readonly script?: readonly FakeOllamaScriptItem[];
+  readonly servers?: Record<string, unknown>;
+  readonly args?: readonly string[];
+  readonly env?: Record<string, string>;
+}
+
+async function startChat(run: ChatRun = {}): Promise<TmuxTerminal> {
+  await home.writeConfig({ mcpServers: run.servers ?? {} });
+  ollama ??= await startFakeOllama(run.script ?? []);
+  terminal = await TmuxTerminal.start({
+    command: [process.execPath, CLI, '--provider-url', ollama.url, ...(run.args ?? [])],
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home.path,
+      TERM: 'xterm-256color',
+      LANG: 'C.UTF-8',
+      ...run.env,
+    },
+    cwd: home.path,
+  });
+  await terminal.waitFor(PROMPT);
+  return terminal;
+}
+
+/** A reply the fake holds back until `release()`: the screen can be read while the model "thinks". */
+function heldReply(reply: FakeOllamaReply) {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const item: FakeOllamaScriptItem = async () => {
+    await released;
+    return reply;
+  };
+  return { item, release };
+}
+
+function roles(request: FakeChatRequest | undefined): string[] {
+  return (request?.messages ?? [])
+    .filter((message) => message.role !== 'system')
+    .map((message) => message.role);
+}
+
+/** The lines after the last prompt line that holds `entry`. */
+function after(screen: string, entry: string): string {
+  const index = screen.lastIndexOf(`${PROMPT} ${entry}`);
+  return index === -1 ? '' : screen.slice(index);
+}
+
+describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
+  it('shows a spinner while the model thinks, streams the answer, then shows it rendered', async () => {
+    const held = heldReply({
+      type: 'answer',
+      text: ['# Fruit', ' report\n\nMangoes are **sweet**', ' and `ripe`.\n\n- one\n- two\n'],
+    });
+    const chat = await startChat({
+      script: [held.item, { type: 'stall', text: ['Streaming as it ', 'arrives'] }, textReply('Fine again.')],
+    });
+    chat.type('tell me about fruit');
+    chat.keys('Enter');
+    await chat.waitFor(/thinking \d/);
+    held.release();
+    // The turn is over once its token counts are shown.
+    const screen = await chat.waitFor((text) => /tokens in/.test(after(text, 'tell me about fruit')));
+    const answer = after(screen, 'tell me about fruit');
+    // Rendered: no markdown markers left, and the spinner is gone.
+    expect(answer).toContain('Fruit report');
+    expect(answer).not.toContain('# Fruit');
+    expect(answer).toContain('Mangoes are sweet and ripe.');
+    expect(answer).not.toContain('**');
+    expect(answer).toContain('  * one\n  * two');
+    expect(answer).not.toMatch(/thinking/);
+    expect(answer).toMatch(/\d+ tokens in · \d+ out/);
+    // Bold is bold on screen.
+    expect(chat.capture({ escapes: true })).toMatch(new RegExp(`${ESC}\\[1m[^\\n]*sweet`));
+
+    // The next answer streams: its first words are on screen while the model still holds the line.
+    chat.type('and now stream');
+    chat.keys('Enter');
+    await chat.waitFor((text) => after(text, 'and now stream').includes('Streaming as it arrives'));
+    chat.keys('C-c');
+    await chat.waitFor((text) => after(text, 'and now stream').includes('cancelled'));
+    // The model's stream was aborted: the fake's held-open answer has been hung up on.
+    await ollama?.waitForIdle();
+    await chat.waitFor((text) => text.trimEnd().endsWith(PROMPT));
+    chat.type('still there?');
+    chat.keys('Enter');
+    await chat.waitFor((text) => after(text, 'still there?').includes('Fine again.'));
+    // The cancelled turn left nothing behind; the first turn is still in the history.
+    expect(ollama?.chatRequests.at(-1)?.messages.map((message) => message.content)).toEqual([
+      'tell me about fruit',
+      '# Fruit report\n\nMangoes are **sweet** and `ripe`.\n\n- one\n- two\n',
+      'still there?',
+    ]);
+  });
+
+  it('shows a tool call on a real server, its result, and the history across turns', async () => {
+    const chat = await startChat({
+      servers: { everything },
+      script: [
+        toolCallReply(['everything__echo', { message: 'ping from the model' }]),
+        (request) => textReply(`The tool said: ${request.messages.at(-1)?.content ?? ''}`),
+        (request) => textReply(`You said ${request.messages.length} things.`),
+      ],
+    });
+    chat.type('use the echo tool');
+    chat.keys('Enter');
+    const screen = await chat.waitFor('The tool said: Echo: ping from the model');
+    const turn = after(screen, 'use the echo tool');
+    expect(turn).toContain('→ everything__echo {"message":"ping from the model"}');
+    expect(turn).toMatch(/ {2}← Echo: ping from the model \(\d+\.\ds\)/);
+    chat.type('and again');
+    chat.keys('Enter');
+    await chat.waitFor('You said 5 things.');
+    expect(roles(ollama?.chatRequests[2])).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(ollama?.chatRequests[2]?.messages[2]?.content).toBe('Echo: ping from the model');
+  });
+
+  it('Ctrl-C while a tool runs cancels it on its server, and the history stays answered', async () => {
+    const chat = await startChat({
+      servers: { slow },
+      args: ['--debug'],
+      script: [toolCallReply(['slow__sleep', { ms: 600_000 }]), textReply('Ready when you are.')],
+    });
+    chat.type('take your time');
+    chat.keys('Enter');
+    // The spinner says which tool runs on which server, and for how long.
+    await chat.waitFor(/running sleep on slow \d/);
+    chat.keys('C-c');
+    // The server was told (its stderr, shown with --debug) and the chat is back at the prompt.
+    await chat.waitFor(/\[slow\] .*(cancelled|stopped) request/);
+    await chat.waitFor('cancelled');
+    chat.type('hello again');
+    chat.keys('Enter');
+    await chat.waitFor('Ready when you are.');
+    const messages = ollama?.chatRequests[1]?.messages ?? [];
+    expect(roles(ollama?.chatRequests[1])).toEqual(['user', 'assistant', 'tool', 'user']);
+    expect(messages[1]?.tool_calls?.[0]?.function.name).toBe('slow__sleep');
+    expect(messages[2]?.content).toMatch(/cancelled/);
+  });
+
+  it('knows every slash command, completes them with Tab, and sends none to the model', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'mcphost-save-'));
+    try {
+      const chat = await startChat({
+        servers: {
+          everything,
+          broken: {
+            command: process.execPath,
+            args: [join(REPOSITORY, 'test/fixtures/servers/fail-on-start.mjs')],
+          },
+        },
+        script: [textReply('First answer.'), textReply('After the switch.'), textReply('After clearing.')],
+      });
+      chat.type('/he');
+      chat.keys('Tab');
+      await chat.waitFor(`${PROMPT} /help`);
+      chat.keys('Enter');
+      await chat.waitFor('/model provider:model');
+      chat.type('/tools');
+      chat.keys('Enter');
+      await chat.waitFor(/everything \(\d+ tools\)\n {2}echo +Echoes back the input/);
+      chat.type('/servers');
+      chat.keys('Enter');
+      await chat.waitFor(/ {2}everything +ready +\d+ tools +stdio, pid \d+\n {2}broken +failed +0 tools/);
+      chat.type('/wat');
+      chat.keys('Enter');
+      await chat.waitFor('Unknown command /wat');
+      chat.type('hello');
+      chat.keys('Enter');
+      await chat.waitFor('First answer.');
+      chat.type('/history');
+      chat.keys('Enter');
+      await chat.waitFor(/you +hello\nassistant +First answer\./);
+      chat.type('/usage');
+      chat.keys('Enter');
+      await chat.waitFor(/This session: 1 turn, 1 model call\nTokens: \d+ in · \d+ out/);
+      const file = join(folder, 'chat.json');
+      chat.type(`/save ${file}`);
+      chat.keys('Enter');
+      await chat.waitFor(`Saved the conversation (2 messages) to ${file}.`);
+      expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+        model: 'ollama:mistral-small',
+        messages: [{ role: 'user' }, { role: 'assistant' }],
+      });
+      chat.type('/model nosuch:thing');
+      chat.keys('Enter');
+      await chat.waitFor(/unknown provider "nosuch".*\(still using ollama:mistral-small\)/);
+      chat.type('/model ollama:llama3.2');
+      chat.keys('Enter');
+      await chat.waitFor('ollama:llama3.2 ›');
+      chat.type('which model?');
+      chat.keys('Enter');
+      await chat.waitFor('After the switch.');
+      expect(ollama?.chatRequests[1]?.model).toBe('llama3.2');
+      expect(roles(ollama?.chatRequests[1])).toEqual(['user', 'assistant', 'user']);
+      chat.type('/clear');
+      chat.keys('Enter');
+      await chat.waitFor('Started a new conversation.');
+      chat.type('fresh start');
+      chat.keys('Enter');
+      await chat.waitFor('After clearing.');
+      expect(roles(ollama?.chatRequests[2])).toEqual(['user']);
+      // Only the three prompts reached the model.
+      expect(ollama?.chatRequests).toHaveLength(3);
+      chat.type('/quit');
+      chat.keys('Enter');
+      expect(await chat.waitForExit()).toBe(0);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps pasted lines together, and remembers input across runs', async () => {
+    let chat = await startChat({ script: [textReply('Got both lines.'), textReply('Again.')] });
+    chat.paste('line one\nline two');
+    chat.keys('Enter');
+    await chat.waitFor('Got both lines.');
+    expect(ollama?.chatRequests[0]?.messages.at(-1)?.content).toBe('line one\nline two');
+    chat.keys('C-d');
+    expect(await chat.waitForExit()).toBe(0);
+    await chat.close();
+    // A new run: Up brings back the pasted entry, whole.
+    chat = await startChat();
+    chat.keys('Up', 'Enter');
+    await chat.waitFor('Again.');
+    expect(ollama?.chatRequests[1]?.messages.at(-1)?.content).toBe('line one\nline two');
+  });
+
+  it('writes no color at all with NO_COLOR, or with --no-color', async () => {
+    for (const run of [{ env: { NO_COLOR: '1' } }, { args: ['--no-color'] }]) {
+      const chat = await startChat({
+        ...run,
+        servers: { everything },
+        script: [toolCallReply(['everything__echo', { message: 'x' }]), textReply('**plain** answer')],
+      });
+      chat.type('go');
+      chat.keys('Enter');
+      await chat.waitFor('**plain** answer');
+      chat.type('/servers');
+      chat.keys('Enter');
+      await chat.waitFor('ready');
+      expect(chat.capture({ escapes: true })).not.toContain(ESC);
+      await chat.close();
+      terminal = undefined;
+      await ollama?.close();
+      ollama = undefined;
+    }
+  });
+
+  it('leaves no server process behind after Ctrl-D, nor after Ctrl-C twice', async () => {
+    for (const leave of [['C-d'], ['C-c', 'C-c']]) {
+      const spawner = {
+        command: 'sh',
+        args: ['-c', `exec ${process.execPath} ${join(REPOSITORY, 'test/fixtures/servers/spawner.mjs')}`],
+      };
+      const chat = await startChat({
+        servers: { spawner },
+        script: [
+          toolCallReply(['spawner__pids', {}]),
+          (request) => textReply(`pids: ${request.messages.at(-1)?.content ?? ''}`),
+        ],
+      });
+      chat.type('which pids?');
+      chat.keys('Enter');
+      const screen = await chat.waitFor(/pids: \{"pid":\d+,"childPid":\d+\}/);
+      const { pid, childPid } = JSON.parse(/pids: (\{.*\})/.exec(screen)?.[1] ?? '{}') as {
+        pid: number;
+        childPid: number;
+      };
+      expect(isAlive(pid)).toBe(true);
+      expect(isAlive(childPid)).toBe(true);
+      for (const key of leave) {
+        chat.keys(key);
+        if (key === 'C-c' && leave.length === 2) await chat.waitFor('press Ctrl-C again');
+      }
+      expect(await chat.waitForExit()).toBe(0);
+      expect(isAlive(pid)).toBe(false);
+      expect(isAlive(childPid)).toBe(false);
+      await chat.close();
+      terminal = undefined;
+      await ollama?.close();
+      ollama = undefined;
+    }
+  });
+});
+
+describe('the chat through pipes', () => {
+  it('reads entries from stdin and writes plain text: no escape sequence at all', async () => {
+    await home.writeConfig({ mcpServers: { everything } });
+    ollama = await startFakeOllama([
+      toolCallReply(['everything__echo', { message: 'piped' }]),
+      textReply('# Title\n\n**bold** answer'),
+      textReply('Second.'),
+    ]);
+    const run = await runCli(['--provider-url', ollama.url], home.path, {
+      stdin: 'first question\n/tools\nsecond question\n',
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout + run.stderr).not.toContain(ESC);
+    expect(run.stdout).toContain(
+      `${PROMPT} first question\n→ everything__echo {"message":"piped"}\n  ← Echo: piped`,
+    );
+    expect(run.stdout).toContain('# Title\n\n**bold** answer\n');
+    expect(run.stdout).toContain(`${PROMPT} /tools\neverything (`);
+    expect(run.stdout).toContain(`${PROMPT} second question\nSecond.\n`);
+    expect(roles(ollama.chatRequests[2])).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+  });
+});

@@ -1,0 +1,316 @@
+/**
+ * GuardedToolHost: approval rules and every approval answer, through an injected `onApproval`, with
+ * a fake tool host that records what really ran.
+ */
+import { describe, expect, it } from 'vitest';
+import { Runner } from '../../src/runner.js';
+import type { ApprovalDecision, ApprovalRequest } from '../../src/safety/approval.js';
+import type { AuditEntry, AuditSink } from '../../src/safety/audit-log.js';
+import {
+  GuardedToolHost,
+  type GuardedToolHostOptions,
+  type ToolLocation,
+} from '../../src/safety/guarded-tool-host.js';
+import { ApprovalPolicy, type ApprovalRule } from '../../src/safety/policy.js';
+import type { ToolCallBlock, ToolResultBlock } from '../../src/types.js';
+import { FakeToolHost } from '../support/fake-tool-host.js';
+import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
+
+class MemoryAudit implements AuditSink {
+  readonly entries: AuditEntry[] = [];
+  record(entry: AuditEntry): void {
+    this.entries.push(entry);
+  }
+  async flush(): Promise<void> {}
+}
+
+/** Servers by exposed-name prefix, as the pool's name table would say. */
+async function locate(name: string): Promise<ToolLocation | undefined> {
+  const [server, tool] = name.split('__');
+  return server === undefined || tool === undefined ? undefined : { server, tool };
+}
+
+function fakeHost() {
+  return new FakeToolHost({
+    files__read: () => 'file content',
+    files__write: (input) => `wrote ${String(input.path)}`,
+    files__delete: () => 'deleted',
+    memory__store: () => 'stored',
+    big__dump: () => 'x'.repeat(5000),
+    ansi__color: () => '\x1b[31mred\x1b[0m',
+  });
+}
+
+function guarded(rules: ApprovalRule[], options: Partial<Omit<GuardedToolHostOptions, 'host'>> = {}) {
+  const host = fakeHost();
+  const audit = new MemoryAudit();
+  const guard = new GuardedToolHost({
+    host,
+    locate,
+    policy: new ApprovalPolicy([{ source: '/home/ada/.mcp.json', rules }]),
+    audit,
+    ...options,
+  });
+  return { guard, host, audit };
+}
+
+let nextId = 0;
+function call(name: string, input: Record<string, unknown> = {}): ToolCallBlock {
+  nextId += 1;
+  return { type: 'tool-call', id: `call-${nextId}`, name, input };
+}
+
+function text(result: ToolResultBlock): string {
+  return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
+/** An approval handler that answers from a list and records what it was asked. */
+function scriptedApprover(...answers: ApprovalDecision[]) {
+  const asked: ApprovalRequest[] = [];
+  return {
+    asked,
+    onApproval: async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+      asked.push(request);
+      const answer = answers.shift();
+      if (answer === undefined) throw new Error(`not expected to be asked about ${request.call.name}`);
+      return answer;
+    },
+  };
+}
+
+const askWrites: ApprovalRule[] = [{ tool: 'files__write', decision: 'ask', reason: 'it changes files' }];
+
+describe('GuardedToolHost: rules', () => {
+  it('runs an allowed call and audits it', async () => {
+    const { guard, host, audit } = guarded([]);
+    const result = await guard.call(call('files__read', { path: '/a' }));
+    expect(text(result)).toBe('file content');
+    expect(host.calls.map((c) => c.name)).toEqual(['files__read']);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({
+        server: 'files',
+        tool: 'read',
+        exposedName: 'files__read',
+        arguments: { path: '/a' },
+        decision: 'allowed',
+        decidedBy: 'policy',
+        outcome: 'ok',
+        isError: false,
+        resultBytes: 12,
+      }),
+    ]);
+  });
+
+  it('never runs a denied call and tells the model why', async () => {
+    const { guard, host, audit } = guarded([
+      { tool: '*__delete*', decision: 'deny', reason: 'deleting is off limits' },
+    ]);
+    const result = await guard.call(call('files__delete', { path: '/a' }));
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(
+      "The user's approval policy does not allow files__delete: deleting is off limits " +
+        '(the rule tool "*__delete*" → deny in /home/ada/.mcp.json). It was not run.',
+    );
+    expect(host.calls).toEqual([]);
+    expect(audit.entries[0]).toMatchObject({
+      decision: 'denied',
+      decidedBy: 'policy',
+      outcome: 'not-run',
+      durationMs: 0,
+    });
+  });
+
+  it('denies an ask call when no one can be asked', async () => {
+    const { guard, host, audit } = guarded(askWrites);
+    const result = await guard.call(call('files__write', { path: '/a' }));
+    expect(text(result)).toContain("needs the user's approval (it changes files");
+    expect(text(result)).toContain('--approve-all');
+    expect(host.calls).toEqual([]);
+    expect(audit.entries[0]).toMatchObject({ decision: 'denied', decidedBy: 'no-one-to-ask' });
+  });
+
+  it('runs an ask call with approveAll, but still refuses a deny rule', async () => {
+    const { guard, host, audit } = guarded([...askWrites, { tool: 'files__delete', decision: 'deny' }], {
+      approveAll: true,
+    });
+    expect(text(await guard.call(call('files__write', { path: '/a' })))).toBe('wrote /a');
+    expect((await guard.call(call('files__delete'))).isError).toBe(true);
+    expect(host.calls.map((c) => c.name)).toEqual(['files__write']);
+    expect(audit.entries.map((entry) => entry.decidedBy)).toEqual(['approve-all', 'policy']);
+  });
+});
+
+describe('GuardedToolHost: every approval answer', () => {
+  it('shows the tool, its server, the arguments and the reason', async () => {
+    const approver = scriptedApprover({ kind: 'allow-once' });
+    const { guard } = guarded(askWrites, { onApproval: approver.onApproval });
+    await guard.call(call('files__write', { path: '/a' }));
+    expect(approver.asked).toHaveLength(1);
+    expect(approver.asked[0]).toMatchObject({
+      tool: 'write',
+      server: 'files',
+      call: { name: 'files__write', input: { path: '/a' } },
+      reason: 'it changes files (the rule tool "files__write" → ask in /home/ada/.mcp.json)',
+    });
+  });
+
+  it('allow once: runs this call and asks again next time', async () => {
+    const approver = scriptedApprover({ kind: 'allow-once' }, { kind: 'allow-once' });
+    const { guard, host, audit } = guarded(askWrites, { onApproval: approver.onApproval });
+    expect(text(await guard.call(call('files__write', { path: '/a' })))).toBe('wrote /a');
+    expect(text(await guard.call(call('files__write', { path: '/b' })))).toBe('wrote /b');
+    expect(approver.asked).toHaveLength(2);
+    expect(host.calls).toHaveLength(2);
+    expect(audit.entries.map((entry) => entry.decidedBy)).toEqual(['user', 'user']);
+  });
+
+  it('always allow this tool: later calls of the tool run without asking, other tools still ask', async () => {
+    const approver = scriptedApprover({ kind: 'allow-tool' }, { kind: 'deny' });
+    const rules: ApprovalRule[] = [{ server: 'files', decision: 'ask' }];
+    const { guard, host, audit } = guarded(rules, { onApproval: approver.onApproval });
+    await guard.call(call('files__write', { path: '/a' }));
+    await guard.call(call('files__write', { path: '/b' }));
+    expect((await guard.call(call('files__read'))).isError).toBe(true);
+    expect(approver.asked.map((request) => request.call.name)).toEqual(['files__write', 'files__read']);
+    expect(host.calls.map((c) => c.name)).toEqual(['files__write', 'files__write']);
+    expect(audit.entries.map((entry) => entry.decidedBy)).toEqual(['user', 'session', 'user']);
+  });
+
+  it('always allow this server: every tool of the server runs without asking, other servers still ask', async () => {
+    const approver = scriptedApprover({ kind: 'allow-server' }, { kind: 'allow-once' }, { kind: 'deny' });
+    const rules: ApprovalRule[] = [{ tool: '*', decision: 'ask' }];
+    const { guard, host } = guarded(rules, { onApproval: approver.onApproval });
+    await guard.call(call('files__write', { path: '/a' }));
+    await guard.call(call('files__read'));
+    await guard.call(call('files__delete'));
+    await guard.call(call('memory__store'));
+    expect(approver.asked.map((request) => request.call.name)).toEqual(['files__write', 'memory__store']);
+    expect(host.calls.map((c) => c.name)).toEqual([
+      'files__write',
+      'files__read',
+      'files__delete',
+      'memory__store',
+    ]);
+    // The grant lasts for the session only: once forgotten, the user is asked again.
+    guard.grants.clear();
+    expect((await guard.call(call('files__read'))).isError).toBe(true);
+    expect(approver.asked).toHaveLength(3);
+  });
+
+  it('deny with a reason: not run, and the model reads the reason', async () => {
+    const approver = scriptedApprover({ kind: 'deny', reason: 'not in my home folder' });
+    const { guard, host, audit } = guarded(askWrites, { onApproval: approver.onApproval });
+    const result = await guard.call(call('files__write', { path: '/home/ada/x' }));
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(
+      'The user denied the call to files__write: not in my home folder. It was not run.',
+    );
+    expect(host.calls).toEqual([]);
+    expect(audit.entries[0]).toMatchObject({
+      decision: 'denied',
+      decidedBy: 'user',
+      reason: 'not in my home folder',
+      outcome: 'not-run',
+    });
+  });
+
+  it('deny without a reason says none was given; a failing prompt denies too', async () => {
+    const approver = scriptedApprover({ kind: 'deny' });
+    const { guard, host } = guarded(askWrites, { onApproval: approver.onApproval });
+    expect(text(await guard.call(call('files__write')))).toBe(
+      'The user denied the call to files__write (no reason given). It was not run.',
+    );
+    const broken = guarded(askWrites, {
+      onApproval: () => Promise.reject(new Error('terminal closed')),
+    });
+    expect((await broken.guard.call(call('files__write'))).isError).toBe(true);
+    expect(host.calls).toEqual([]);
+    expect(broken.host.calls).toEqual([]);
+  });
+
+  it('asks one question at a time, and an "always" answer spares the calls waiting behind it', async () => {
+    let open = 0;
+    let mostOpen = 0;
+    const asked: string[] = [];
+    const { guard, host } = guarded([{ server: 'files', decision: 'ask' }], {
+      onApproval: async (request) => {
+        asked.push(request.call.name);
+        open += 1;
+        mostOpen = Math.max(mostOpen, open);
+        await new Promise((resolve) => setImmediate(resolve));
+        open -= 1;
+        return { kind: 'allow-server' };
+      },
+    });
+    const results = await Promise.all([
+      guard.call(call('files__write', { path: '/1' })),
+      guard.call(call('files__read')),
+      guard.call(call('files__delete')),
+    ]);
+    expect(results.map((result) => result.isError)).toEqual([false, false, false]);
+    expect(asked).toEqual(['files__write']);
+    expect(mostOpen).toBe(1);
+    expect(host.calls).toHaveLength(3);
+  });
+
+  it('does not ask about a call whose run was cancelled', async () => {
+    const approver = scriptedApprover();
+    const { guard, host } = guarded(askWrites, { onApproval: approver.onApproval });
+    const controller = new AbortController();
+    controller.abort();
+    const result = await guard.call(call('files__write'), controller.signal);
+    expect(result.isError).toBe(true);
+    expect(approver.asked).toEqual([]);
+    expect(host.calls).toEqual([]);
+  });
+});
+
+describe('GuardedToolHost: results', () => {
+  it('cuts an oversized result for the model and records the cut', async () => {
+    const { guard, audit } = guarded([], { maxResultBytes: 1000 });
+    const result = await guard.call(call('big__dump'));
+    expect(text(result)).toMatch(
+      /^x{1000}\n\n\[mcphost: this result was cut to its first 1000 of 5000 bytes \(4000 bytes left out\)/,
+    );
+    expect(audit.entries[0]).toMatchObject({ resultBytes: 5000, cutBytes: 4000 });
+  });
+
+  it('strips terminal control sequences from results', async () => {
+    const { guard } = guarded([]);
+    expect(text(await guard.call(call('ansi__color')))).toBe('red');
+  });
+
+  it('rejects a nonsensical size limit', () => {
+    expect(() => new GuardedToolHost({ host: fakeHost(), maxResultBytes: 0 })).toThrow(TypeError);
+  });
+});
+
+describe('GuardedToolHost under a Runner', () => {
+  it('answers a denied call to the model, which goes on', async () => {
+    const host = fakeHost();
+    const guard = new GuardedToolHost({
+      host,
+      locate,
+      policy: new ApprovalPolicy([{ source: 'cfg', rules: [{ tool: 'files__delete', decision: 'deny' }] }]),
+    });
+    const provider = new ScriptedProvider([
+      toolReply(
+        { id: 't1', name: 'files__delete', input: { path: '/' } },
+        { id: 't2', name: 'files__read', input: {} },
+      ),
+      textReply('ok'),
+    ]);
+    const runner = new Runner({ provider, tools: guard });
+    const result = await runner.run('clean up');
+    expect(result.text).toBe('ok');
+    expect(host.calls.map((c) => c.name)).toEqual(['files__read']);
+    const toolMessage = provider.requests[1]?.messages.at(-1);
+    expect(toolMessage?.role).toBe('tool');
+    if (toolMessage?.role !== 'tool') throw new Error('expected the tool results');
+    expect(toolMessage.content.map((block) => [block.toolName, block.isError])).toEqual([
+      ['files__delete', true],
+      ['files__read', false],
+    ]);
+    expect(text(toolMessage.content[0]!)).toContain('does not allow files__delete');
+  });
+});
