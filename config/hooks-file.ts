@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { HooksConfig } from '../src/safety/hooks.js';
-import { ConfigError } from '../src/errors.js';
+import { ConfigError, messageOf } from '../src/errors.js';
 import type { ConfigEnvironment } from './parse.js';
 import { parseConfigText, syntaxOfPath } from './parse-text.js';
 import { problemsFromError, throwIfProblems } from './problems.js';
@@ -43,10 +43,7 @@ export async function loadHooksFiles(
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') continue;
-      throw new ConfigError(
-        path,
-        `cannot read it: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw new ConfigError(path, `cannot read it: ${messageOf(error)}`);
     }
     const parsed = parseConfigText(text, path, syntaxOfPath(path));
     if (parsed.empty) continue;

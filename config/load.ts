@@ -14,7 +14,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError } from '../src/errors.js';
+import { ConfigError, messageOf } from '../src/errors.js';
 import { loadHooksFiles } from './hooks-file.js';
 import type { ConfigEnvironment, ParsedConfig } from './parse.js';
 import { parseConfig } from './parse.js';
@@ -80,7 +80,7 @@ function unreadable(path: string, error: unknown): ConfigError {
         ? 'is a directory, not a config file'
         : code === 'EACCES' || code === 'EPERM'
           ? 'cannot read it: permission denied'
-          : `cannot read it: ${error instanceof Error ? error.message : String(error)}`;
+          : `cannot read it: ${messageOf(error)}`;
   return new ConfigError(path, detail, { cause: error });
 }
 
@@ -189,7 +189,7 @@ async function withProjectConfig(home: LoadedConfig, options: LoadConfigOptions)
     } catch (error) {
       home = withWarning(
         home,
-        `${path}: trusted for this session only: cannot remember it (${error instanceof Error ? error.message : String(error)})`,
+        `${path}: trusted for this session only: cannot remember it (${messageOf(error)})`,
       );
     }
   }

@@ -5,7 +5,7 @@
 import { extname } from 'node:path';
 import { defaultLoadersSync } from 'cosmiconfig';
 import { z } from 'zod';
-import { ConfigError } from '../src/errors.js';
+import { ConfigError, messageOf } from '../src/errors.js';
 import { findJsonSyntaxProblem } from './json-syntax.js';
 
 /** The syntaxes a config file may use. */
@@ -46,7 +46,7 @@ function parseJson(text: string, source: string): unknown {
     const problem = findJsonSyntaxProblem(text);
     // The scanner follows the same grammar; should it ever disagree, JSON.parse still has the last word.
     const where = problem === undefined ? '' : ` at line ${problem.line}, column ${problem.column}`;
-    const reason = problem?.reason ?? (error instanceof Error ? error.message : String(error));
+    const reason = problem?.reason ?? messageOf(error);
     throw new ConfigError(source, `invalid JSON${where}: ${oneLine(reason)}`, { cause: error });
   }
 }
@@ -58,7 +58,7 @@ function parseYaml(text: string, source: string): unknown {
   } catch (error) {
     const shape = yamlErrorShape.safeParse(error);
     if (!shape.success) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       throw new ConfigError(source, `invalid YAML: ${oneLine(message)}`, { cause: error });
     }
     const { reason, mark } = shape.data;

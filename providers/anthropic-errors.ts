@@ -32,6 +32,11 @@ const RETRYABLE_ERROR_TYPES: ReadonlySet<string> = new Set([
   'timeout_error',
 ]);
 
+/** True for an error type sent after the HTTP 200 (an overload, a server error…) worth another try. */
+export function isRetryableAnthropicErrorType(type: string | null): boolean {
+  return type !== null && RETRYABLE_ERROR_TYPES.has(type);
+}
+
 /** Where the failed call went and what could have cancelled it. */
 export interface AnthropicErrorContext {
   /** The API base URL, named when it cannot be reached. */
@@ -79,7 +84,7 @@ function fromApiError(error: APIError): ProviderError {
   if (status === undefined) {
     // An `event: error` in a stream that had started with 200.
     return new ProviderError(PROVIDER, `Anthropic API error during the answer${kind}: ${vendorMessage}`, {
-      retryable: error.type !== null && RETRYABLE_ERROR_TYPES.has(error.type),
+      retryable: isRetryableAnthropicErrorType(error.type),
       cause: error,
     });
   }

@@ -4,10 +4,10 @@
  * Text is passed on as it arrives. A `tool_use` block's input arrives as `input_json_delta`
  * fragments that are only JSON together, so a tool call is yielded whole when its block stops.
  */
-import type { Anthropic } from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { AbortedError, ProviderError } from '../src/errors.js';
 import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/types.js';
+import { parseAnthropicEvent, type AnthropicStreamUsage } from './anthropic-events.js';
 
 /** A tool call being streamed: its input is still a string of JSON fragments. */
 export interface PendingToolCall {
@@ -18,20 +18,26 @@ export interface PendingToolCall {
 }
 
 /**
- * Maps one streamed answer. Ends with a `finish` event at `message_stop`. A stream that stops
- * before `message_stop` was cut: an abort (the SDK ends the stream quietly when its signal
- * fires) becomes {@link AbortedError}, anything else a retryable {@link ProviderError}.
+ * Maps one streamed answer. Ends with a `finish` event at `message_stop`. Every event is checked
+ * ({@link parseAnthropicEvent}): one that is not what the API sends is a non-retryable
+ * {@link ProviderError}; types this code does not know are skipped. A stream that stops before
+ * `message_stop` was cut: an abort (the SDK ends the stream quietly when its signal fires) becomes
+ * {@link AbortedError}, anything else a retryable {@link ProviderError}.
  */
 export async function* fromAnthropicStream(
-  events: AsyncIterable<Anthropic.RawMessageStreamEvent>,
+  events: AsyncIterable<unknown>,
   signal?: AbortSignal,
 ): AsyncGenerator<ProviderEvent> {
   const toolCalls = new Map<number, PendingToolCall>();
-  let stopReason: Anthropic.StopReason | null = null;
-  let startUsage: Partial<Anthropic.Usage> | undefined;
-  let deltaUsage: Partial<Anthropic.MessageDeltaUsage> | undefined;
-  for await (const event of events) {
-    switch (event.type) {
+  let stopReason: string | null | undefined;
+  let startUsage: AnthropicStreamUsage | null | undefined;
+  let deltaUsage: AnthropicStreamUsage | null | undefined;
+  for await (const raw of events) {
+    // Undefined: an event type newer than this code, which carries nothing we use.
+    const event = parseAnthropicEvent(raw);
+    switch (event?.type) {
+      case undefined:
+        break;
       case 'message_start':
         startUsage = event.message.usage;
         break;
@@ -46,7 +52,7 @@ export async function* fromAnthropicStream(
           if (event.delta.text !== '') yield { type: 'text-delta', text: event.delta.text };
         } else if (event.delta.type === 'input_json_delta') {
           const pending = toolCalls.get(event.index);
-          if (pending !== undefined) pending.json += event.delta.partial_json;
+          if (pending !== undefined) pending.json += event.delta.partialJson;
         }
         break;
       case 'content_block_stop': {
@@ -62,17 +68,15 @@ export async function* fromAnthropicStream(
         deltaUsage = event.usage;
         break;
       case 'message_stop': {
-        const usage = toUsage(startUsage, deltaUsage);
-        const finish: ProviderEvent =
-          usage === undefined
-            ? { type: 'finish', reason: toFinishReason(stopReason) }
-            : { type: 'finish', reason: toFinishReason(stopReason), usage };
-        yield finish;
+        const usage = toUsage(startUsage ?? undefined, deltaUsage ?? undefined);
+        const reason = toFinishReason(stopReason ?? null);
+        yield usage === undefined ? { type: 'finish', reason } : { type: 'finish', reason, usage };
         return;
       }
-      default:
-        // Event types newer than this code (the SDK passes unknown names on) carry nothing we use.
-        break;
+      default: {
+        const unexpected: never = event;
+        throw new TypeError(`unhandled Anthropic event ${JSON.stringify(unexpected)}`);
+      }
     }
   }
   if (signal?.aborted === true) throw new AbortedError();
@@ -104,8 +108,8 @@ export function toToolCall(pending: PendingToolCall): ToolCallBlock {
   return input.success ? { ...base, input: input.data } : { ...base, input: {}, rawInput: pending.json };
 }
 
-/** Maps Anthropic's `stop_reason`. */
-export function toFinishReason(reason: Anthropic.StopReason | null): FinishReason {
+/** Maps Anthropic's `stop_reason` (a string: the API adds reasons before the SDK's types know them). */
+export function toFinishReason(reason: string | null): FinishReason {
   switch (reason) {
     case 'end_turn':
     case 'stop_sequence':
@@ -117,12 +121,11 @@ export function toFinishReason(reason: Anthropic.StopReason | null): FinishReaso
       return 'length';
     case 'refusal':
       return 'content-filter';
-    case 'pause_turn':
     case null:
+    default:
+      // No reason, `pause_turn`, or a reason newer than this code.
       return 'other';
   }
-  // A stop reason newer than the SDK's types.
-  return 'other';
 }
 
 /**
@@ -131,12 +134,13 @@ export function toFinishReason(reason: Anthropic.StopReason | null): FinishReaso
  * Anthropic; they are input all the same.
  */
 export function toUsage(
-  start: Partial<Anthropic.Usage> | undefined,
-  delta: Partial<Anthropic.MessageDeltaUsage> | undefined,
+  start: AnthropicStreamUsage | undefined,
+  delta: AnthropicStreamUsage | undefined,
 ): Usage | undefined {
   const outputTokens = delta?.output_tokens ?? start?.output_tokens;
   const input = delta?.input_tokens ?? start?.input_tokens;
-  if (outputTokens === undefined || input === undefined) return undefined;
+  // `null` as well as missing: the API writes null where it has no count.
+  if (typeof outputTokens !== 'number' || typeof input !== 'number') return undefined;
   const cacheCreation = delta?.cache_creation_input_tokens ?? start?.cache_creation_input_tokens ?? 0;
   const cacheRead = delta?.cache_read_input_tokens ?? start?.cache_read_input_tokens ?? 0;
   return { inputTokens: input + cacheCreation + cacheRead, outputTokens };

@@ -8,7 +8,7 @@ import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
 import { toAnthropicError } from './anthropic-errors.js';
 import { toAnthropicRequest, unsupportedAnthropicSettings } from './anthropic-request.js';
 import { fromAnthropicStream } from './anthropic-stream.js';
-import type { ProviderOptions } from './options.js';
+import { nonEmptySetting, type ProviderOptions } from './options.js';
 
 export { ANTHROPIC_KEY_HINT, toAnthropicError, type AnthropicErrorContext } from './anthropic-errors.js';
 export {
@@ -40,14 +40,16 @@ export class AnthropicProvider implements Provider {
    * else `ANTHROPIC_BASE_URL`, else {@link DEFAULT_ANTHROPIC_BASE_URL}.
    */
   constructor(options: ProviderOptions) {
-    const apiKey = nonEmpty(options.apiKey) ?? nonEmpty(options.env['ANTHROPIC_API_KEY']);
+    const apiKey = nonEmptySetting(options.apiKey) ?? nonEmptySetting(options.env['ANTHROPIC_API_KEY']);
     if (apiKey === undefined) {
       throw new ConfigError('ANTHROPIC_API_KEY', 'is not set; export it or pass --provider-api-key');
     }
     this.model = options.model;
     // Always passed explicitly: left undefined, the SDK would read process.env behind our back.
     this.baseUrl =
-      nonEmpty(options.baseUrl) ?? nonEmpty(options.env['ANTHROPIC_BASE_URL']) ?? DEFAULT_ANTHROPIC_BASE_URL;
+      nonEmptySetting(options.baseUrl) ??
+      nonEmptySetting(options.env['ANTHROPIC_BASE_URL']) ??
+      DEFAULT_ANTHROPIC_BASE_URL;
     this.#warn = options.warn ?? (() => undefined);
     const warn = this.#warn;
     this.#client = new Anthropic({
@@ -82,7 +84,8 @@ export class AnthropicProvider implements Provider {
     try {
       // `messages.create` would do the same POST, but it also writes to the console on its own
       // (a `console.warn` for deprecated models, on every call); only the CLI may print.
-      const stream = await this.#client.post<AsyncIterable<Anthropic.RawMessageStreamEvent>>('/v1/messages', {
+      // `unknown`: the SDK parses each event's JSON but checks nothing; fromAnthropicStream does.
+      const stream = await this.#client.post<AsyncIterable<unknown>>('/v1/messages', {
         body: { ...body, stream: true },
         stream: true,
         signal: request.signal,
@@ -100,8 +103,4 @@ export class AnthropicProvider implements Provider {
       this.#warn(`anthropic: ${flag} is not supported by the Anthropic Messages API and was not sent`);
     }
   }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
 }

@@ -5,7 +5,7 @@
  */
 import { createToolCallId } from './tool-call-id.js';
 import { z } from 'zod';
-import { ProviderError } from '../src/errors.js';
+import { AbortedError, ProviderError } from '../src/errors.js';
 import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/types.js';
 import { GOOGLE_METADATA_KEY, type GoogleCallMetadata } from './google-request.js';
 
@@ -28,6 +28,8 @@ const ChunkSchema = z.looseObject({
       z.looseObject({
         content: z.looseObject({ parts: z.array(PartSchema).optional() }).optional(),
         finishReason: z.string().optional(),
+        // Vertex AI's explanation of the reason; @google/genai drops it for the Gemini API.
+        finishMessage: z.string().optional(),
       }),
     )
     .optional(),
@@ -48,12 +50,18 @@ type Chunk = z.infer<typeof ChunkSchema>;
 export interface GeminiStreamOptions {
   /** Makes an id for a call Gemini sent without one. Defaults to `call_<uuid>`. */
   readonly createId?: () => string;
+  /** The call's signal: a stream that ends after it fired was cancelled, not cut. */
+  readonly signal?: AbortSignal;
 }
 
 /**
  * Maps the SDK's chunk stream to {@link ProviderEvent}s, ending with one `finish`. Thought parts
  * (the model's reasoning summaries) are not part of the answer and are skipped. A call's thought
  * signature and id are kept in its `providerMetadata.google` for {@link toGeminiRequest}.
+ *
+ * @throws ProviderError (retryable) when the stream ends without a finish reason (it was cut) or
+ * with one of {@link FAILED_ANSWER_REASONS} (the model produced nothing usable; another sample
+ * may); {@link AbortedError} when it ended because `signal` fired.
  */
 export async function* fromGeminiStream(
   chunks: AsyncIterable<unknown>,
@@ -61,6 +69,7 @@ export async function* fromGeminiStream(
 ): AsyncGenerator<ProviderEvent> {
   const createId = options.createId ?? createToolCallId;
   let finishReason: string | undefined;
+  let finishMessage: string | undefined;
   let blockReason: string | undefined;
   let usage: Usage | undefined;
   let calledTools = false;
@@ -72,6 +81,7 @@ export async function* fromGeminiStream(
     const candidate = chunk.candidates?.[0];
     if (candidate === undefined) continue;
     finishReason = candidate.finishReason ?? finishReason;
+    finishMessage = candidate.finishMessage ?? finishMessage;
     for (const part of candidate.content?.parts ?? []) {
       if (part.functionCall !== undefined) {
         calledTools = true;
@@ -81,12 +91,42 @@ export async function* fromGeminiStream(
       }
     }
   }
-  const reason =
-    blockReason !== undefined && finishReason === undefined
-      ? 'content-filter'
-      : toFinishReason(finishReason, calledTools);
+  if (options.signal?.aborted === true) throw new AbortedError('cancelled', { cause: options.signal.reason });
+  // A blocked prompt gets no candidate at all, so no finish reason either: that one is complete.
+  if (blockReason !== undefined && finishReason === undefined) {
+    yield usage === undefined
+      ? { type: 'finish', reason: 'content-filter' }
+      : { type: 'finish', reason: 'content-filter', usage };
+    return;
+  }
+  if (finishReason === undefined) {
+    throw new ProviderError(
+      'google',
+      'the answer was cut off: the stream ended before the answer was complete (the Gemini API sent no finishReason)',
+      { retryable: true },
+    );
+  }
+  const failure = FAILED_ANSWER_REASONS.get(finishReason);
+  if (failure !== undefined) {
+    const detail = finishMessage === undefined ? '' : ` (${finishMessage})`;
+    throw new ProviderError('google', `the Gemini model ${failure}: finish reason ${finishReason}${detail}`, {
+      retryable: true,
+    });
+  }
+  const reason = toFinishReason(finishReason, calledTools);
   yield usage === undefined ? { type: 'finish', reason } : { type: 'finish', reason, usage };
 }
+
+/**
+ * Finish reasons that mean the model failed to give a usable answer: what it sent is not an answer
+ * to show, nor calls to run. Sampling again may well succeed, so they are retryable errors rather
+ * than an empty (or half) answer reported as a success.
+ */
+const FAILED_ANSWER_REASONS: ReadonlyMap<string, string> = new Map([
+  ['MALFORMED_FUNCTION_CALL', 'produced a malformed function call'],
+  ['UNEXPECTED_TOOL_CALL', 'called a tool it was not offered'],
+  ['TOO_MANY_TOOL_CALLS', 'made too many tool calls in a row'],
+]);
 
 function parseChunk(raw: unknown): Chunk {
   const parsed = ChunkSchema.safeParse(raw);
@@ -145,8 +185,9 @@ const FILTER_REASONS = new Set([
 ]);
 
 /**
- * Maps Gemini's `finishReason`. Gemini says STOP when it asks for tools, so calls decide. A stream
- * that ends without a reason was cut short: `other`.
+ * Maps Gemini's `finishReason`. Gemini says STOP when it asks for tools, so calls decide. Anything
+ * else (OTHER, LANGUAGE…) is `other`; a missing reason and the failed-answer reasons never get here,
+ * {@link fromGeminiStream} throws for them.
  */
 export function toFinishReason(reason: string | undefined, calledTools: boolean): FinishReason {
   if (reason === 'STOP') return calledTools ? 'tool-calls' : 'stop';

@@ -9,7 +9,7 @@ import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
 import { toGeminiError } from './google-errors.js';
 import { toGeminiRequest } from './google-request.js';
 import { fromGeminiStream } from './google-stream.js';
-import type { ProviderOptions } from './options.js';
+import { nonEmptySetting, type ProviderOptions } from './options.js';
 import { createToolCallId } from './tool-call-id.js';
 
 export { createToolCallId } from './tool-call-id.js';
@@ -47,8 +47,8 @@ export class GoogleProvider implements Provider {
     const key = resolveKey(options);
     this.#keySource = key.source;
     this.baseUrl = (
-      nonEmpty(options.baseUrl) ??
-      nonEmpty(options.env.GOOGLE_GEMINI_BASE_URL) ??
+      nonEmptySetting(options.baseUrl) ??
+      nonEmptySetting(options.env.GOOGLE_GEMINI_BASE_URL) ??
       DEFAULT_GEMINI_BASE_URL
     ).replace(/\/+$/, '');
     this.#fetch = options.fetch ?? globalThis.fetch;
@@ -94,7 +94,10 @@ export class GoogleProvider implements Provider {
           automaticContinuation: false,
         },
       });
-      yield* fromGeminiStream(stream, { createId: createToolCallId });
+      yield* fromGeminiStream(stream, {
+        createId: createToolCallId,
+        ...(signal === undefined ? {} : { signal }),
+      });
     } catch (error) {
       throw toGeminiError(error, {
         baseUrl: this.baseUrl,
@@ -109,18 +112,14 @@ export class GoogleProvider implements Provider {
 }
 
 function resolveKey(options: ProviderOptions): { value: string; source: string } {
-  const fromOption = nonEmpty(options.apiKey);
+  const fromOption = nonEmptySetting(options.apiKey);
   if (fromOption !== undefined) return { value: fromOption, source: '--provider-api-key' };
   for (const variable of ['GEMINI_API_KEY', 'GOOGLE_API_KEY']) {
-    const value = nonEmpty(options.env[variable]);
+    const value = nonEmptySetting(options.env[variable]);
     if (value !== undefined) return { value, source: variable };
   }
   throw new ConfigError(
     'GEMINI_API_KEY',
     'is not set (nor GOOGLE_API_KEY); export it or pass --provider-api-key',
   );
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

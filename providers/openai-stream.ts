@@ -134,8 +134,22 @@ export class OpenAIStreamAccumulator {
     return events;
   }
 
-  /** The tool calls, in index order, then the `finish` event. Call once, after the last chunk. */
+  /**
+   * The tool calls, in index order, then the `finish` event. Call once, after the last chunk.
+   *
+   * @throws ProviderError (retryable) when no chunk carried a `finish_reason`: the connection was
+   * closed before the answer was complete, and the text (or a call's arguments) may be cut anywhere.
+   * Where the reason comes does not matter (compatible servers put it in the usage chunk, or send
+   * `[DONE]` after it), only that one came.
+   */
   finish(): ProviderEvent[] {
+    if (this.#finishReason === undefined) {
+      throw new ProviderError(
+        'openai',
+        'the answer was cut off: the stream ended before the answer was complete (the server sent no finish_reason)',
+        { retryable: true },
+      );
+    }
     const calls = [...this.#calls.entries()].sort(([left], [right]) => left - right).map(([, call]) => call);
     const events: ProviderEvent[] = calls.map((call) => ({
       type: 'tool-call',

@@ -9,7 +9,7 @@ import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
 import { DEFAULT_OPENAI_BASE_URL, toOpenAIError, withNormalizedErrorBodies } from './openai-errors.js';
 import { toOpenAIRequest } from './openai-request.js';
 import { OpenAIStreamAccumulator } from './openai-stream.js';
-import type { ProviderOptions } from './options.js';
+import { nonEmptySetting, type ProviderOptions } from './options.js';
 
 export { DEFAULT_OPENAI_BASE_URL, toOpenAIError, normalizeErrorBody } from './openai-errors.js';
 export type { OpenAIErrorContext } from './openai-errors.js';
@@ -23,11 +23,6 @@ export { toOpenAIParameters } from './openai-schema.js';
  * servers (LM Studio, llama.cpp, vLLM without `--api-key`) ignore it.
  */
 const PLACEHOLDER_API_KEY = 'no-key';
-
-/** `undefined` for unset and empty values alike (`OPENAI_BASE_URL=` in a shell means unset). */
-function setting(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
 
 /** Chat Completions over the `openai` SDK, streaming, with the SDK's own retries off. */
 export class OpenAIProvider implements Provider {
@@ -45,8 +40,8 @@ export class OpenAIProvider implements Provider {
    * server given by URL may need no key, OpenAI always does.
    */
   constructor(options: ProviderOptions) {
-    const apiKey = setting(options.apiKey) ?? setting(options.env.OPENAI_API_KEY);
-    const baseUrl = setting(options.baseUrl) ?? setting(options.env.OPENAI_BASE_URL);
+    const apiKey = nonEmptySetting(options.apiKey) ?? nonEmptySetting(options.env.OPENAI_API_KEY);
+    const baseUrl = nonEmptySetting(options.baseUrl) ?? nonEmptySetting(options.env.OPENAI_BASE_URL);
     if (apiKey === undefined && baseUrl === undefined) {
       throw new ConfigError('OPENAI_API_KEY', 'is not set; export it or pass --provider-api-key');
     }
@@ -57,8 +52,8 @@ export class OpenAIProvider implements Provider {
     this.#client = new OpenAI({
       apiKey: apiKey ?? PLACEHOLDER_API_KEY,
       baseURL: this.baseUrl,
-      organization: setting(options.env.OPENAI_ORG_ID) ?? null,
-      project: setting(options.env.OPENAI_PROJECT_ID) ?? null,
+      organization: nonEmptySetting(options.env.OPENAI_ORG_ID) ?? null,
+      project: nonEmptySetting(options.env.OPENAI_PROJECT_ID) ?? null,
       adminAPIKey: null,
       webhookSecret: null,
       // One retry policy, the Runner's.

@@ -13,3 +13,13 @@ export interface ProviderOptions {
   /** Reports something the user should know once (an unsupported setting…). Goes to stderr in the CLI. */
   readonly warn?: (message: string) => void;
 }
+
+/**
+ * A key or URL from a flag or the environment, trimmed; `undefined` when unset or blank, so that
+ * `OPENAI_BASE_URL=` in a shell, or a key of only spaces, counts as missing and the next source
+ * (or the default) is used.
+ */
+export function nonEmptySetting(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}

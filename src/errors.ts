@@ -17,7 +17,9 @@ export class McpHostError extends Error {
  * `source` says where (a path, or a flag such as `--max-steps`).
  */
 export class ConfigError extends McpHostError {
+  /** Where the problem is: a file path, a flag such as `--max-steps`, or a variable name. */
   readonly source: string;
+  /** What is wrong there, in one line. */
   readonly detail: string;
   constructor(source: string, detail: string, options?: ErrorOptions) {
     super(`${source}: ${detail}`, options);
@@ -40,9 +42,13 @@ export interface ProviderErrorDetails {
 
 /** A model call failed: the vendor refused it, or could not be reached. */
 export class ProviderError extends McpHostError {
+  /** The provider that failed, e.g. `anthropic`. */
   readonly provider: string;
+  /** The HTTP status the vendor answered with, when it answered. */
   readonly status: number | undefined;
+  /** True when trying again later may work; the Runner retries only these. */
   readonly retryable: boolean;
+  /** How long the vendor asked us to wait before trying again, in milliseconds. */
   readonly retryAfterMs: number | undefined;
   constructor(provider: string, message: string, details: ProviderErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -55,7 +61,9 @@ export class ProviderError extends McpHostError {
 
 /** An MCP server could not be started or used. `stderrTail` holds its last stderr lines. */
 export class ServerError extends McpHostError {
+  /** The configured server name (`*` when the error is about every server). */
   readonly server: string;
+  /** The server's last stderr lines, oldest first. */
   readonly stderrTail: readonly string[];
   constructor(server: string, message: string, stderrTail: readonly string[] = [], options?: ErrorOptions) {
     super(message, options);
@@ -66,6 +74,7 @@ export class ServerError extends McpHostError {
 
 /** The model kept calling tools for `steps` steps without giving an answer. */
 export class MaxStepsError extends McpHostError {
+  /** The step limit that was reached (model calls in the run). */
   readonly steps: number;
   constructor(steps: number) {
     super(`stopped after ${steps} steps: the model kept calling tools without answering (raise --max-steps)`);
@@ -95,4 +104,9 @@ export class PromptBlockedError extends McpHostError {
 /** True for the errors the Runner's retry policy may try again. */
 export function isRetryable(error: unknown): error is ProviderError {
   return error instanceof ProviderError && error.retryable;
+}
+
+/** The message of anything thrown (errors usually; strings and other values sometimes). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,6 @@
 /** What a run reports while it happens, for the CLI, `runner.stream()` and `onEvent` callbacks. */
 import type { ProviderError } from './errors.js';
-import type { FinishReason, ToolCallBlock, ToolResultBlock, Usage } from './types.js';
+import type { FinishReason, Message, ToolCallBlock, ToolResultBlock, Usage } from './types.js';
 
 /** Why a run ended. */
 export type StopReason =
@@ -29,7 +29,10 @@ export interface RunResult {
   readonly toolCalls: readonly ToolCallRecord[];
   /** Tokens summed over this run's model calls, as the vendor reported them. */
   readonly usage: Usage;
+  /** Why the run ended. */
   readonly stopReason: StopReason;
+  /** The messages this run added to the history, its prompt first (`runner.history` has them all). */
+  readonly messages: readonly Message[];
 }
 
 /** Events of one run, in the order they happen. A tagged union: switch on `type`. */

@@ -2,7 +2,7 @@
  * One model call: open the provider's stream under the retry policy, then assemble the streamed
  * events into an assistant message while passing text deltas on.
  */
-import { AbortedError, McpHostError, ProviderError } from './errors.js';
+import { AbortedError, McpHostError, ProviderError, messageOf } from './errors.js';
 import type { RunnerEvent } from './events.js';
 import { withRetry, type RetryOptions } from './retry.js';
 import type {
@@ -114,6 +114,6 @@ function asProviderError(provider: Provider, error: unknown, signal: AbortSignal
     return error instanceof AbortedError ? error : new AbortedError('cancelled', { cause: error });
   }
   if (error instanceof McpHostError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return new ProviderError(provider.name, `${provider.name}: ${message}`, { retryable: false, cause: error });
 }

@@ -57,9 +57,11 @@ export interface RunnerOptions {
   readonly afterRun?: (outcome: RunOutcome) => Promise<void>;
   /** Called once by {@link Runner.close} (createRunner passes the MCP pool's close here). */
   readonly onClose?: () => Promise<void>;
-  /** Injected for tests: the retry wait, randomness for jitter, and the clock. */
+  /** The wait between retries (injected by tests for a fake clock). Default: a real timer. */
   readonly sleep?: Sleep;
+  /** Randomness for the retry jitter, in [0, 1). Default `Math.random`. */
   readonly random?: () => number;
+  /** The clock for tool call durations, in milliseconds. Default `Date.now`. */
   readonly now?: () => number;
 }
 
@@ -133,10 +135,16 @@ export class Runner {
     return turn;
   }
 
-  /** Like {@link run}, as an async iterable of events ending with `done`. Errors are thrown by the iteration. */
+  /**
+   * Like {@link run}, as an async iterable of events ending with `done`. A failure is thrown by the
+   * iteration. Leaving the loop early (`break`) cancels the run, as its signal would.
+   */
   stream(prompt: Prompt, options: Omit<RunOptions, 'onEvent'> = {}): AsyncIterable<RunnerEvent> {
-    const queue = new EventQueue<RunnerEvent>();
-    this.run(prompt, { ...options, onEvent: (event) => queue.push(event) }).then(
+    const stop = new AbortController();
+    const signal =
+      options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+    const queue = new EventQueue<RunnerEvent>(() => stop.abort());
+    this.run(prompt, { signal, onEvent: (event) => queue.push(event) }).then(
       () => queue.end(),
       (error: unknown) => queue.fail(error),
     );
@@ -149,6 +157,7 @@ export class Runner {
     return this.#closed;
   }
 
+  /** `await using runner = …`: closes the runner when the scope ends. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -213,6 +222,7 @@ export class Runner {
             toolCalls,
             usage,
             stopReason: stopReasonOf(reply.finishReason),
+            messages: this.#messages.slice(historyBefore),
           };
           emit({ type: 'done', result });
           return result;

@@ -19,8 +19,9 @@
  * session this version can read (corrupt, hand-broken, or written by a newer mcphost) is reported
  * as a ConfigError naming the file and the place, and is never overwritten.
  */
+import { dirname } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { ConfigError } from './errors.js';
+import { ConfigError, messageOf } from './errors.js';
 import { describeFirstIssue, sessionBodySchema } from './session-schema.js';
 import { writeFileAtomic } from './session-file.js';
 import type { Message, ToolCallBlock, ToolResultBlock } from './types.js';
@@ -58,7 +59,7 @@ function unreadable(path: string, error: unknown): ConfigError {
         ? 'is a directory, not a session file'
         : code === 'EACCES' || code === 'EPERM'
           ? 'cannot read the session file: permission denied'
-          : `cannot read the session file: ${error instanceof Error ? error.message : String(error)}`;
+          : `cannot read the session file: ${messageOf(error)}`;
   return new ConfigError(path, detail, { cause: error });
 }
 
@@ -71,7 +72,7 @@ export function parseSession(text: string, path: string): Session {
   try {
     raw = JSON.parse(text) as unknown;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new ConfigError(path, `not a valid session file: invalid JSON (${reason})`, { cause: error });
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !('version' in raw)) {
@@ -162,13 +163,26 @@ export async function saveSession(path: string, session: Session): Promise<void>
   await writeSessionFile(path, session);
 }
 
+/** Why a save failed, in words, without the temporary file's name that the raw error carries. */
+function saveFailure(error: unknown, path: string): string {
+  const folder = dirname(path);
+  const reasons: Readonly<Record<string, string>> = {
+    ENOENT: `no such directory: ${folder}`,
+    EACCES: `permission denied in ${folder}`,
+    EPERM: `permission denied in ${folder}`,
+    ENOSPC: 'the disk is full',
+    EROFS: 'the file system is read-only',
+  };
+  const code = (error as NodeJS.ErrnoException).code;
+  return (code === undefined ? undefined : reasons[code]) ?? messageOf(error);
+}
+
 /** Writes without checking what `path` holds (the caller has). Errors become ConfigErrors. */
 export async function writeSessionFile(path: string, session: Session): Promise<void> {
   try {
     await writeFileAtomic(path, serializeSession(session));
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ConfigError(path, `cannot save the session: ${reason}`, { cause: error });
+    throw new ConfigError(path, `cannot save the session: ${saveFailure(error, path)}`, { cause: error });
   }
 }
 

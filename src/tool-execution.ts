@@ -4,6 +4,7 @@
  */
 import type { RunnerEvent, ToolCallRecord } from './events.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock } from './types.js';
+import { messageOf } from './errors.js';
 
 /** Builds a failed result with one line of explanation for the model. */
 export function errorResult(call: ToolCallBlock, text: string): ToolResultBlock {
@@ -58,7 +59,7 @@ async function runOne(call: ToolCallBlock, context: ToolStepContext): Promise<To
     return await raceAbort(context.host.call(call, context.signal), call, context.signal);
   } catch (error) {
     // Hosts should not throw for tool failures, but a bug in one must not break the conversation.
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     return errorResult(call, `The tool ${call.name} failed: ${reason}`);
   }
 }

@@ -133,7 +133,9 @@ export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' |
 
 /** Tokens counted by the vendor for one call (or summed over several). */
 export interface Usage {
+  /** Tokens the model read (the prompt, history and tool definitions), cached ones included. */
   readonly inputTokens: number;
+  /** Tokens the model wrote. */
   readonly outputTokens: number;
 }
 

@@ -11,8 +11,12 @@ import { stripControlCharacters } from '../safety/output-limits.js';
 
 /** A way to talk to the user. */
 export interface PromptIO {
-  /** Shows `question` and resolves with the line the user typed. Rejects when input has ended. */
-  readonly ask: (question: string) => Promise<string>;
+  /**
+   * Shows `question` and resolves with the line the user typed. Rejects when input has ended, or
+   * when `options.signal` aborts (an implementation may ignore the signal: the answer is then
+   * no longer waited for, but the question stays on screen).
+   */
+  readonly ask: (question: string, options?: { readonly signal?: AbortSignal }) => Promise<string>;
   /** Shows text (the caller's terminal). */
   readonly write: (text: string) => void;
 }
@@ -105,17 +109,25 @@ async function askOrCancel(
   signal: AbortSignal | undefined,
 ): Promise<string | undefined> {
   if (signal?.aborted === true) return undefined;
-  const answered = io.ask(question).then(
+  const answered = io.ask(question, signal === undefined ? undefined : { signal }).then(
     (text) => text,
     () => undefined,
   );
   if (signal === undefined) return answered;
+  // Also raced here, for a terminal that ignores the signal. The listener is removed after each
+  // question: one signal lives for a whole run and may see many questions.
+  let onAbort: (() => void) | undefined;
   const cancelled = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
     // Checked again here: the signal may have been aborted while the question was being shown.
     if (signal.aborted) resolve(undefined);
-    else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
-  return Promise.race([answered, cancelled]);
+  try {
+    return await Promise.race([answered, cancelled]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
 }
 
 function formatArguments(input: Readonly<Record<string, unknown>>): string {

@@ -64,88 +64,107 @@ const EXAMPLES: ReadonlyArray<[string, string]> = [
   ['mcphost script review.md --args:file src/main.ts', 'run a script file with a variable'],
 ];
 
+/** String flags whose empty value is a mistake, not a choice. */
+const VALUE_FLAGS = [
+  'model',
+  'prompt',
+  'config',
+  'system-prompt',
+  'provider-url',
+  'provider-api-key',
+  'audit-log',
+  'save-session',
+  'load-session',
+  'session',
+] as const;
+
 function buildParser(version: string) {
-  return yargs()
-    .scriptName('mcphost')
-    .usage('$0 [options]\n\nChat with a model that can use the tools of your MCP servers.')
-    .version(version)
-    .help()
-    .alias('h', 'help')
-    .alias('v', 'version')
-    .strict()
-    .wrap(Math.min(110, process.stdout.columns || 80))
-    .options({
-      model: {
-        alias: 'm',
-        type: 'string',
-        describe: 'provider:model (default: config "model", else ollama:mistral-small)',
-      },
-      prompt: { alias: 'p', type: 'string', describe: 'Run this prompt once, print the answer, exit' },
-      config: { type: 'string', describe: 'Config file (default: ~/.mcp.json, ~/.mcphost.json|yml|yaml)' },
-      'system-prompt': { type: 'string', describe: 'System prompt text, or a file holding it' },
-      'max-steps': { type: 'number', describe: 'Model calls per prompt before giving up (default 20)' },
-      'provider-url': { type: 'string', describe: 'Base URL of the provider API' },
-      'provider-api-key': { type: 'string', describe: 'API key (overrides the environment variable)' },
-      'max-tokens': { type: 'number', describe: 'Token limit per model call' },
-      temperature: { type: 'number', describe: 'Sampling temperature' },
-      'top-p': { type: 'number', describe: 'Nucleus sampling' },
-      'top-k': { type: 'number', describe: 'Top-k sampling' },
-      'stop-sequences': { type: 'string', array: true, describe: 'Stop generating at any of these' },
-      debug: {
-        type: 'boolean',
-        default: false,
-        describe: 'Show server stderr, protocol noise and stack traces',
-      },
-      'approve-all': {
-        type: 'boolean',
-        default: false,
-        describe: 'Run tool calls that need approval without asking (deny rules and hooks still apply)',
-      },
-      'audit-log': {
-        type: 'string',
-        describe: 'Append one JSON line per tool call to FILE (secrets redacted)',
-      },
-      quiet: {
-        alias: 'q',
-        type: 'boolean',
-        default: false,
-        describe: 'With -p: only the final answer on stdout; only errors on stderr',
-      },
-      'output-format': {
-        choices: OUTPUT_FORMATS,
-        default: 'text' as const,
-        describe: 'With -p: text, one JSON object (json), or JSON lines as it happens (stream-json)',
-      },
-      'save-session': { type: 'string', describe: 'Save the conversation to FILE after every change' },
-      'load-session': { type: 'string', describe: 'Continue the conversation saved in FILE' },
-      session: {
-        alias: 's',
-        type: 'string',
-        describe: 'Continue FILE if it exists, and save to it',
-        conflicts: ['save-session', 'load-session'],
-      },
-      // yargs reads --no-exit as exit=false; `no-exit` is listed for --help and strict mode.
-      exit: { type: 'boolean', hidden: true },
-      'no-exit': { type: 'boolean', describe: 'With -p: after the answer, go on chatting' },
-      // Like --no-exit: yargs reads --no-color as color=false.
-      color: { type: 'boolean', hidden: true },
-      'no-color': {
-        type: 'boolean',
-        describe: 'Plain text in the chat: no colors, spinner or markdown rendering',
-      },
-    })
-    .command('script <file>', 'Run a script file: YAML front matter and a prompt (see README)', (command) =>
-      command
-        .positional('file', {
+  return (
+    yargs()
+      .scriptName('mcphost')
+      .usage('$0 [options]\n\nChat with a model that can use the tools of your MCP servers.')
+      .version(version)
+      .help()
+      .alias('h', 'help')
+      .alias('v', 'version')
+      .strict()
+      // A flag given twice takes its last value (as most CLIs do) rather than becoming an array.
+      .parserConfiguration({ 'duplicate-arguments-array': false })
+      .wrap(Math.min(110, process.stdout.columns || 80))
+      .options({
+        model: {
+          alias: 'm',
           type: 'string',
-          describe: 'The script; pass its variables as --args:name value',
-        })
-        .usage('$0 script <file> [--args:name value …] [options]'),
-    )
-    .example(EXAMPLES.map(([command, description]) => [command, description]))
-    .epilogue(
-      'Docs: README.md. Exit codes: 0 ok, 1 internal, 2 usage/config, 3 provider, 4 max steps, 130 cancelled.',
-    );
+          describe: 'provider:model (default: config "model", else ollama:mistral-small)',
+        },
+        prompt: { alias: 'p', type: 'string', describe: 'Run this prompt once, print the answer, exit' },
+        config: { type: 'string', describe: 'Config file (default: ~/.mcp.json, ~/.mcphost.json|yml|yaml)' },
+        'system-prompt': { type: 'string', describe: 'System prompt text, or a file holding it' },
+        'max-steps': { type: 'number', describe: 'Model calls per prompt before giving up (default 20)' },
+        'provider-url': { type: 'string', describe: 'Base URL of the provider API' },
+        'provider-api-key': { type: 'string', describe: 'API key (overrides the environment variable)' },
+        'max-tokens': { type: 'number', describe: 'Token limit per model call' },
+        temperature: { type: 'number', describe: 'Sampling temperature' },
+        'top-p': { type: 'number', describe: 'Nucleus sampling' },
+        'top-k': { type: 'number', describe: 'Top-k sampling' },
+        'stop-sequences': { type: 'string', array: true, describe: 'Stop generating at any of these' },
+        debug: {
+          type: 'boolean',
+          default: false,
+          describe: 'Show server stderr, protocol noise and stack traces',
+        },
+        'approve-all': {
+          type: 'boolean',
+          default: false,
+          describe: 'Run tool calls that need approval without asking (deny rules and hooks still apply)',
+        },
+        'audit-log': {
+          type: 'string',
+          describe: 'Append one JSON line per tool call to FILE (secrets redacted)',
+        },
+        quiet: {
+          alias: 'q',
+          type: 'boolean',
+          default: false,
+          describe: 'With -p: only the final answer on stdout; only errors on stderr',
+        },
+        'output-format': {
+          choices: OUTPUT_FORMATS,
+          default: 'text' as const,
+          describe: 'With -p: text, one JSON object (json), or JSON lines as it happens (stream-json)',
+        },
+        'save-session': { type: 'string', describe: 'Save the conversation to FILE after every change' },
+        'load-session': { type: 'string', describe: 'Continue the conversation saved in FILE' },
+        session: {
+          alias: 's',
+          type: 'string',
+          describe: 'Continue FILE if it exists, and save to it',
+          conflicts: ['save-session', 'load-session'],
+        },
+        // yargs reads --no-exit as exit=false; `no-exit` is listed for --help and strict mode.
+        exit: { type: 'boolean', hidden: true },
+        'no-exit': { type: 'boolean', describe: 'With -p: after the answer, go on chatting' },
+        // Like --no-exit: yargs reads --no-color as color=false.
+        color: { type: 'boolean', hidden: true },
+        'no-color': {
+          type: 'boolean',
+          describe: 'Plain text in the chat: no colors, spinner or markdown rendering',
+        },
+      })
+      .command('script <file>', 'Run a script file: YAML front matter and a prompt (see README)', (command) =>
+        command
+          .positional('file', {
+            type: 'string',
+            describe: 'The script; pass its variables as --args:name value',
+          })
+          .usage('$0 script <file> [--args:name value …] [options]'),
+      )
+      .example(EXAMPLES.map(([command, description]) => [command, description]))
+      .epilogue(
+        'Docs: README.md. Exit codes: 0 ok, 1 internal, 2 usage/config, 3 provider, 4 max steps, ' +
+          '5 no server started (library), 6 prompt blocked by a hook, 129/130/143 SIGHUP/Ctrl-C/SIGTERM.',
+      )
+  );
 }
 
 /** Parses argv (without `node` and the script). Throws ConfigError naming the flag on bad input. */
@@ -162,9 +181,13 @@ export async function parseArguments(argv: readonly string[], version: string): 
     .parseAsync([...split.argv], {}, (_error, _argv, output) => {
       printed = output;
     });
-  if (failure !== undefined) throw new ConfigError('mcphost', `${failure} (see mcphost --help)`);
+  if (failure !== undefined) throw new ConfigError('command line', `${failure} (see mcphost --help)`);
   if (printed !== '') return { kind: 'print', text: printed };
   const scriptPath = parsed._[0] === 'script' && typeof parsed.file === 'string' ? parsed.file : undefined;
+  // `--config` at the end of the line (or `--config=`) parses as "": a value was forgotten.
+  for (const flag of VALUE_FLAGS) {
+    if (parsed[flag] === '') throw new ConfigError(`--${flag}`, 'needs a value');
+  }
   if (split.any && scriptPath === undefined) {
     throw new ConfigError('--args', 'script variables only go with `mcphost script FILE`');
   }
@@ -179,10 +202,10 @@ export async function parseArguments(argv: readonly string[], version: string): 
       ...optional('providerUrl', url('--provider-url', parsed['provider-url'])),
       ...optional('providerApiKey', parsed['provider-api-key']),
       ...optional('maxTokens', positiveInteger('--max-tokens', parsed['max-tokens'])),
-      ...optional('temperature', finiteNumber('--temperature', parsed.temperature)),
-      ...optional('topP', finiteNumber('--top-p', parsed['top-p'])),
+      ...optional('temperature', numberInRange('--temperature', parsed.temperature, 0, Infinity)),
+      ...optional('topP', numberInRange('--top-p', parsed['top-p'], 0, 1)),
       ...optional('topK', positiveInteger('--top-k', parsed['top-k'])),
-      ...optional('stopSequences', parsed['stop-sequences']?.map(String)),
+      ...optional('stopSequences', stopSequences(parsed['stop-sequences'])),
       debug: parsed.debug,
       approveAll: parsed['approve-all'],
       ...optional('auditLog', parsed['audit-log']),
@@ -222,10 +245,26 @@ function checkCombinations(options: CliOptions): CliOptions {
   return options;
 }
 
-function finiteNumber(flag: string, value: number | undefined): number | undefined {
+/** The same bounds the config file checks, so a flag and a config key accept the same values. */
+function numberInRange(
+  flag: string,
+  value: number | undefined,
+  min: number,
+  max: number,
+): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isFinite(value)) throw new ConfigError(flag, 'expected a number');
+  if (value < min || value > max) {
+    const range = max === Infinity ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new ConfigError(flag, `expected a number ${range}, got ${value}`);
+  }
   return value;
+}
+
+function stopSequences(values: readonly unknown[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  if (values.length === 0) throw new ConfigError('--stop-sequences', 'give at least one sequence');
+  return values.map(String);
 }
 
 function positiveInteger(flag: string, value: number | undefined): number | undefined {

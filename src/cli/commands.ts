@@ -181,7 +181,7 @@ async function save(path: string | undefined, context: CommandContext): Promise<
     const written = await context.saveSession(path);
     return show(`Saved the conversation (${context.runner.history.length} messages) to ${written}.`);
   } catch (failure) {
-    return error(`Could not save to ${path}: ${message(failure, context.debug)}`);
+    return error(`Could not save: ${message(failure, context.debug)}`);
   }
 }
 

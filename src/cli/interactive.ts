@@ -9,7 +9,7 @@
  * measuring what is on screen.
  */
 import { resolve } from 'node:path';
-import { AbortedError } from '../errors.js';
+import { AbortedError, messageOf } from '../errors.js';
 import type { ToolDescription } from '../mcp/pool.js';
 import type { ServerStatus } from '../mcp/status.js';
 import { optional } from '../optional.js';
@@ -145,7 +145,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     historyFile?.add(entry).catch((error: unknown) => {
       if (historyFailed) return;
       historyFailed = true;
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       io.stderr.write(`${style.yellow(`mcphost: could not save the input history: ${reason}`)}\n`);
     });
   };

@@ -104,7 +104,13 @@ async function run(
   const prompt =
     options.prompt === undefined
       ? undefined
-      : await composePrompt({ prompt: options.prompt, readStdin: !options.noExit, stdin: io.stdin, note });
+      : await composePrompt({
+          prompt: options.prompt,
+          readStdin: !options.noExit,
+          stdin: io.stdin,
+          note,
+          signal,
+        });
   const { recorder, loaded } = await openSession({
     ...optional('load', pathIn(io, options.loadSession)),
     ...optional('save', pathIn(io, options.saveSession)),
@@ -121,10 +127,12 @@ async function run(
       : (await import('./approval-prompt.js')).createApprovalPrompt(prompter);
   const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? loaded?.systemPrompt;
   const { runner, config, modelString } = await assembleRunner({
+    // Ctrl-C while the servers start stops the start (and the servers) at once.
+    signal,
     env: io.env,
     homeDir: io.homeDir,
     onServerLog: (entry) => reportServerLog(entry, io, options.debug),
-    onWarning: note,
+    onWarning: (message) => note(`warning: ${message}`),
     // Safety (issue 8): the folder's project config, approvals, audit log. In -p mode no one can be
     // asked, so `ask` means deny unless --approve-all; in the chat, the user is asked.
     projectDir: io.cwd,
@@ -192,7 +200,7 @@ async function run(
         createModel(
           model,
           {
-            onWarning: note,
+            onWarning: (message) => note(`warning: ${message}`),
             ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
             ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
           },
@@ -217,7 +225,10 @@ async function readScript(command: ScriptCommand, io: CliIO) {
 }
 
 function reportServerLog(entry: PoolLogEntry, io: CliIO, debug: boolean): void {
-  if (entry.level === 'warn') notice(io, entry.message);
-  // Server stderr may hold credentials and escape sequences: neither reaches the terminal as is.
-  else if (debug) io.stderr.write(`[${entry.server}] ${stripControlCharacters(redactText(entry.message))}\n`);
+  if (entry.level === 'debug' && !debug) return;
+  // Server output (stderr tails included) may hold credentials and escape sequences: neither
+  // reaches the terminal as is. Failures are shown even with --quiet: they are errors.
+  const clean = stripControlCharacters(redactText(entry.message));
+  if (entry.level === 'warn') notice(io, clean);
+  else io.stderr.write(`[${entry.server}] ${clean}\n`);
 }

@@ -10,7 +10,7 @@
  * closes it) is given up after {@link STDIN_GRACE_MS}, so that mcphost cannot hang on it.
  */
 import type { Readable } from 'node:stream';
-import { ConfigError } from '../errors.js';
+import { AbortedError, ConfigError } from '../errors.js';
 
 /** How long `-p TEXT` waits for the first byte of a piped stdin before going on without it. */
 export const STDIN_GRACE_MS = 3_000;
@@ -94,22 +94,38 @@ export interface PromptSource {
   readonly note: (message: string) => void;
   readonly graceMs?: number;
   readonly startTimer?: StartTimer;
+  /** Ctrl-C or a signal while stdin is read: stop reading and throw AbortedError. */
+  readonly signal?: AbortSignal;
+}
+
+/** Rejects with AbortedError as soon as `signal` aborts, else settles as `pending` does. */
+function unlessAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return pending;
+  if (signal.aborted) return Promise.reject(new AbortedError('cancelled while reading stdin'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortedError('cancelled while reading stdin'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** The prompt to send: `-p`'s text, stdin's, or both. Throws a ConfigError when there is none. */
 export async function composePrompt(source: PromptSource): Promise<string> {
   if (source.prompt === '-') {
-    const input = await readInput(source.stdin);
+    const input = await unlessAborted(readInput(source.stdin), source.signal);
     const text = input.kind === 'text' ? input.text.trimEnd() : '';
     if (text.trim() === '') throw new ConfigError('-p -', 'stdin was empty: there is no prompt to send');
     return text;
   }
   let piped = '';
   if (source.readStdin && !isTerminal(source.stdin)) {
-    const input = await readInput(source.stdin, {
-      graceMs: source.graceMs ?? STDIN_GRACE_MS,
-      ...(source.startTimer === undefined ? {} : { startTimer: source.startTimer }),
-    });
+    const input = await unlessAborted(
+      readInput(source.stdin, {
+        graceMs: source.graceMs ?? STDIN_GRACE_MS,
+        ...(source.startTimer === undefined ? {} : { startTimer: source.startTimer }),
+      }),
+      source.signal,
+    );
     if (input.kind === 'text') piped = input.text.trimEnd();
     if (input.kind === 'silent') {
       source.note(

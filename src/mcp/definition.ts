@@ -37,4 +37,5 @@ export interface RemoteServerDefinition extends ServerCommon {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** How to reach one MCP server: started locally over stdio, or remote over HTTP. */
 export type ServerDefinition = StdioServerDefinition | RemoteServerDefinition;

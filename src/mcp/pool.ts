@@ -6,6 +6,7 @@
  * failure: a server that cannot start is reported through `log` and left out, and every failed
  * call is answered as an error result the model reads.
  */
+import { AbortedError } from '../errors.js';
 import type { FetchLike, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
 import type { ToolResultBody } from './content.js';
@@ -50,6 +51,8 @@ export interface McpPoolOptions {
   readonly now?: () => number;
   /** Between SIGTERM and SIGKILL when ending a server's process group. Default 1.5 s. */
   readonly killGraceMs?: number;
+  /** Cancels the start: every server begun is ended, and {@link McpPool.start} rejects with AbortedError. */
+  readonly signal?: AbortSignal;
 }
 
 /** One line of a `/tools` listing. */
@@ -105,10 +108,28 @@ export class McpPool implements ToolHost {
   /**
    * Starts every server in parallel, each within its init timeout, and resolves when all have
    * started or failed. Never rejects because a server failed: see {@link status} and `log`.
+   * Rejects with AbortedError when `options.signal` aborts first (after ending what was started).
    */
   static async start(options: McpPoolOptions): Promise<McpPool> {
+    const { signal } = options;
+    signal?.throwIfAborted();
     const pool = new McpPool(options);
-    await Promise.all([...pool.connections.values()].map((connection) => connection.start()));
+    const started = Promise.all([...pool.connections.values()].map((connection) => connection.start()));
+    if (signal === undefined) {
+      await started;
+      return pool;
+    }
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<'aborted'>((resolve) => {
+      onAbort = () => resolve('aborted');
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const outcome = await Promise.race([started.then(() => 'started' as const), aborted]);
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    if (outcome === 'aborted') {
+      await pool.close();
+      throw new AbortedError('the servers were still starting when the start was cancelled');
+    }
     return pool;
   }
 
@@ -141,6 +162,19 @@ export class McpPool implements ToolHost {
       tool,
       description: this.toolOf(server, tool)?.description ?? this.toolOf(server, tool)?.title ?? '',
     }));
+  }
+
+  /**
+   * Where an exposed name leads, read from the table the model was last given (the one
+   * {@link call} routes through), so a policy or an audit line judges the tool that will really
+   * run. Before any tools were published, the current table is read instead. Never refreshes.
+   */
+  locate(exposedName: string): ToolDescription | undefined {
+    const table = this.published ?? (this.table ??= this.buildTable());
+    const address = table.lookup.get(exposedName);
+    if (address === undefined) return undefined;
+    const spec = this.toolOf(address.server, address.tool);
+    return { exposedName, ...address, description: spec?.description ?? spec?.title ?? '' };
   }
 
   /**
@@ -204,12 +238,17 @@ export class McpPool implements ToolHost {
   private async currentTable(): Promise<ToolNameTable> {
     const connections = [...this.connections.values()];
     await Promise.all(connections.map((connection) => connection.refreshIfChanged()));
-    this.table ??= buildToolNameTable(
-      connections.flatMap((connection) =>
+    this.table ??= this.buildTable();
+    return this.table;
+  }
+
+  /** Names the tools every server has now (without asking any server again). */
+  private buildTable(): ToolNameTable {
+    return buildToolNameTable(
+      [...this.connections.values()].flatMap((connection) =>
         connection.tools().map((tool) => ({ server: connection.name, tool: tool.name })),
       ),
     );
-    return this.table;
   }
 
   private toolOf(server: string, tool: string): Tool | undefined {

@@ -34,6 +34,7 @@ import {
 import { MAX_CONSECUTIVE_FAILURES, restartDelay } from './restart-policy.js';
 import type { PoolLog, ServerState, ServerStatus } from './status.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
+import { messageOf } from '../errors.js';
 
 /** Stderr lines quoted to the model when a server dies during a call. */
 const STDERR_LINES_FOR_MODEL = 5;
@@ -258,7 +259,7 @@ export class ServerConnection {
       });
     } catch (error) {
       this.pendingProcess = undefined;
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       this.lastStderrTail = error instanceof SessionStartError ? error.stderrTail : [];
       if (this.state === 'closed') return;
       this.recordFailure(
@@ -340,7 +341,7 @@ export class ServerConnection {
       this.options.onToolsChanged();
     } catch (error) {
       this.warn(
-        `server "${this.name}": could not refresh its tool list (${error instanceof Error ? error.message : String(error)}); keeping the previous one`,
+        `server "${this.name}": could not refresh its tool list (${messageOf(error)}); keeping the previous one`,
       );
     }
   }

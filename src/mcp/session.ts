@@ -66,6 +66,15 @@ export class SessionStartError extends Error {
   }
 }
 
+/** How long a failed start waits for the server's exit status before describing the failure. */
+const EXIT_GRACE_MS = 300;
+
+async function exitOrTimeout(serverProcess: { readonly exit: unknown }): Promise<void> {
+  for (let waited = 0; waited < EXIT_GRACE_MS && serverProcess.exit === undefined; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Starts (or reaches) the server, runs the handshake and lists its tools. */
 export async function openSession(options: OpenSessionOptions): Promise<Session> {
   const { definition, initTimeoutMs } = options;
@@ -118,6 +127,11 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     const { tools } = await client.listTools(undefined, { signal: deadline.signal, timeout: remaining() });
     return { client, transport, process: serverProcess, kind, tools };
   } catch (error) {
+    // A server that exits at once makes our first write fail (EPIPE) before its exit is seen;
+    // give the exit a moment to arrive, so the user reads "exited with code 3", not "write EPIPE".
+    if (serverProcess !== undefined && serverProcess.exit === undefined && !deadline.signal.aborted) {
+      await exitOrTimeout(serverProcess);
+    }
     const reason = describeStartFailure(
       error,
       stage,

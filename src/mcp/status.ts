@@ -28,8 +28,11 @@ export interface ServerStatus {
 
 /** One diagnostic from the pool. `warn` is for the user; `debug` for `--debug`. */
 export interface PoolLogEntry {
+  /** The configured name of the server it is about. */
   readonly server: string;
+  /** `warn`: the user should see it (a server failed); `debug`: stderr lines, protocol noise. */
   readonly level: 'debug' | 'warn';
+  /** One line, or a few (a failure with the server's last stderr lines). Unsanitized server text. */
   readonly message: string;
 }
 

@@ -25,6 +25,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { LineSplitter, TailBuffer } from './lines.js';
+import { messageOf } from '../errors.js';
 
 /** How long a server's process group gets between SIGTERM and SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 1_500;
@@ -120,7 +121,7 @@ export class StdioProcessTransport implements Transport {
       child.on('error', (error) => {
         if (!spawned) {
           this.groupFinished = true;
-          reject(new Error(`cannot start "${command}": ${error.message}`, { cause: error }));
+          reject(new Error(`cannot start "${command}": ${spawnFailure(error)}`, { cause: error }));
           return;
         }
         this.onerror?.(error);
@@ -178,7 +179,7 @@ export class StdioProcessTransport implements Transport {
     try {
       lines = this.stdoutLines.push(chunk);
     } catch (error) {
-      this.onerror?.(new Error(`stdout: ${error instanceof Error ? error.message : String(error)}; dropped`));
+      this.onerror?.(new Error(`stdout: ${messageOf(error)}; dropped`));
       return;
     }
     for (const line of lines) {
@@ -291,4 +292,15 @@ export class StdioProcessTransport implements Transport {
 
 function truncate(line: string, max = 200): string {
   return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/** Why a command could not be started, in words (the raw `spawn X ENOENT` repeats the command). */
+const SPAWN_FAILURES: Readonly<Record<string, string>> = {
+  ENOENT: 'no such command (is it installed and on PATH?)',
+  EACCES: 'permission denied (is it executable?)',
+};
+
+function spawnFailure(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return (code === undefined ? undefined : SPAWN_FAILURES[code]) ?? error.message;
 }

@@ -16,7 +16,8 @@ import { promptHooks } from './prompt-hooks.js';
 export interface SafetySettings {
   /** The host to guard (the MCP pool). */
   readonly host: ToolHost;
-  readonly locate?: (exposedName: string) => Promise<ToolLocation | undefined>;
+  /** Where an exposed name leads; should read the table calls are routed through (see GuardedToolHostOptions). */
+  readonly locate?: (exposedName: string) => ToolLocation | undefined | Promise<ToolLocation | undefined>;
   readonly approval?: readonly ApprovalRuleSet[];
   readonly hooks?: HooksConfig;
   readonly audit?: AuditSink;

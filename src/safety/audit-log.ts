@@ -34,11 +34,13 @@ export interface AuditEntry {
   readonly tool: string;
   /** The name the model used, `server__tool`. */
   readonly exposedName: string;
+  /** The id of the call, as the model gave it (pairs the call with its result in a conversation). */
   readonly callId: string;
   /** The arguments (redacted when written). */
   readonly arguments: Readonly<Record<string, unknown>>;
   /** `allowed`, `denied` (a rule or the user), or `blocked` (a PreToolUse hook). */
   readonly decision: 'allowed' | 'denied' | 'blocked';
+  /** Who decided {@link decision}: a rule, a hook, the user, an earlier answer… (see {@link DecidedBy}). */
   readonly decidedBy: DecidedBy;
   /** Why it was denied or blocked, or the rule that applied. */
   readonly reason?: string;
@@ -52,6 +54,8 @@ export interface AuditEntry {
   readonly resultBytes?: number;
   /** Bytes cut from the result by the size limit. */
   readonly cutBytes?: number;
+  /** Images left out of the result for being too big (see `limitToolImages`). */
+  readonly droppedImages?: number;
   /** A PostToolUse hook withheld the result from the model. */
   readonly resultWithheld?: boolean;
 }

@@ -7,7 +7,8 @@
  * 2. `PreToolUse` hooks: a block ends here; a hook may also approve the call or ask for approval;
  * 3. approval, when the policy or a hook says `ask`: an earlier "always" answer of this session,
  *    `approveAll` (`--approve-all`), or the user through `onApproval`; with none of them, denied;
- * 4. the call itself; its text is stripped of terminal control sequences and cut to the size limit;
+ * 4. the call itself; its text is stripped of terminal control sequences and cut to the size limit,
+ *    and images too big for the model's API are replaced by a note;
  * 5. `PostToolUse` hooks: a block withholds the result from the model (the call did run);
  * 6. one audit entry, whatever happened.
  *
@@ -21,6 +22,7 @@ import type { AuditEntry, AuditSink, DecidedBy } from './audit-log.js';
 import type { HookRunner } from './hooks.js';
 import {
   DEFAULT_MAX_TOOL_RESULT_BYTES,
+  limitToolImages,
   limitToolResult,
   stripResultControlCharacters,
 } from './output-limits.js';
@@ -37,8 +39,12 @@ export interface ToolLocation {
 /** How to guard a tool host. Everything but `host` is optional: alone, it only cleans and caps results. */
 export interface GuardedToolHostOptions {
   readonly host: ToolHost;
-  /** Finds the server behind an exposed name (the pool knows). Without it, server rules never match. */
-  readonly locate?: (exposedName: string) => Promise<ToolLocation | undefined>;
+  /**
+   * Finds the server behind an exposed name (the pool knows). Without it, server rules never match.
+   * It must read the same name table `host.call` routes through, or rules, hooks and the audit log
+   * would judge another tool than the one that runs (for the pool: `McpPool.locate`).
+   */
+  readonly locate?: (exposedName: string) => ToolLocation | undefined | Promise<ToolLocation | undefined>;
   /** The approval rules. Default: none (every call allowed). */
   readonly policy?: ApprovalPolicy;
   /** Asks the user about an `ask` call. Absent: such calls are denied (unless `approveAll`). */
@@ -75,6 +81,8 @@ export class GuardedToolHost implements ToolHost {
   readonly #policy: ApprovalPolicy;
   readonly #questions = new QuestionQueue();
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Aborted by {@link close}: questions, hooks and calls still pending end at once. */
+  readonly #closing = new AbortController();
 
   constructor(options: GuardedToolHostOptions) {
     const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
@@ -90,21 +98,28 @@ export class GuardedToolHost implements ToolHost {
   }
 
   call(call: ToolCallBlock, signal?: AbortSignal): Promise<ToolResultBlock> {
-    const pending = this.#call(call, signal);
+    const closing = this.#closing.signal;
+    const pending = this.#call(call, signal === undefined ? closing : AbortSignal.any([closing, signal]));
     // Tracked so close() can wait for the last audit entries.
     this.#inFlight.add(pending);
     void pending.finally(() => this.#inFlight.delete(pending));
     return pending;
   }
 
-  /** Stops running hooks, waits for calls in flight to finish, and writes the last audit entries. */
+  /**
+   * Ends what is still pending — a question waiting for the user (the call is denied), hooks, calls
+   * in flight (through their signal) — waits for those calls to answer, and writes the last audit
+   * entries. Calls made afterwards are refused.
+   */
   async close(): Promise<void> {
+    this.#closing.abort();
     this.#options.hooks?.close();
     await Promise.allSettled([...this.#inFlight]);
     await this.#options.audit?.flush();
   }
 
-  async #call(call: ToolCallBlock, signal: AbortSignal | undefined): Promise<ToolResultBlock> {
+  /** `signal` is aborted when the run is cancelled or the guard closes. */
+  async #call(call: ToolCallBlock, signal: AbortSignal): Promise<ToolResultBlock> {
     const now = this.#options.now ?? Date.now;
     const requestedAt = now();
     const location = await this.#locate(call.name);
@@ -120,6 +135,20 @@ export class GuardedToolHost implements ToolHost {
     if (gate.kind === 'refuse') {
       this.#audit({ ...entry, ...refusedFacts(gate), outcome: 'not-run', durationMs: 0, isError: true });
       return errorResult(call, gate.message);
+    }
+    if (signal.aborted) {
+      // Cancelled while its hooks ran: a hook that was stopped had no say, so the call must not run.
+      const why = this.#cancellation();
+      this.#audit({
+        ...entry,
+        decision: 'allowed',
+        decidedBy: gate.decidedBy,
+        reason: why,
+        outcome: 'cancelled',
+        durationMs: 0,
+        isError: true,
+      });
+      return errorResult(call, `The call to ${call.name} was not run: ${why}.`);
     }
     const started = now();
     let result: ToolResultBlock;
@@ -137,8 +166,9 @@ export class GuardedToolHost implements ToolHost {
       stripResultControlCharacters(result),
       this.#options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
     );
-    result = limited.result;
-    const cancelled = signal?.aborted === true;
+    const images = limitToolImages(limited.result);
+    result = images.result;
+    const cancelled = isAborted(signal);
     let withheld: string | undefined;
     if (!cancelled && this.#options.hooks?.has('PostToolUse') === true) {
       const verdict = await this.#options.hooks.run(
@@ -147,7 +177,7 @@ export class GuardedToolHost implements ToolHost {
           ...toolFields(call, location),
           tool_response: { content: result.content, isError: result.isError },
         },
-        { toolName: call.name, ...(signal === undefined ? {} : { signal }) },
+        { toolName: call.name, signal },
       );
       if (verdict.kind === 'block') withheld = verdict.reason;
     }
@@ -169,6 +199,7 @@ export class GuardedToolHost implements ToolHost {
       isError: result.isError,
       resultBytes: limited.textBytes,
       ...(limited.cutBytes === 0 ? {} : { cutBytes: limited.cutBytes }),
+      ...(images.droppedImages === 0 ? {} : { droppedImages: images.droppedImages }),
       ...(withheld === undefined ? {} : { resultWithheld: true }),
     });
     return result;
@@ -183,15 +214,12 @@ export class GuardedToolHost implements ToolHost {
     }
   }
 
-  async #gate(
-    call: ToolCallBlock,
-    location: ToolLocation | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Gate> {
+  async #gate(call: ToolCallBlock, location: ToolLocation | undefined, signal: AbortSignal): Promise<Gate> {
     const server = location?.server;
     const verdict = this.#policy.decide({
       exposedName: call.name,
       ...(server === undefined ? {} : { server }),
+      ...(location === undefined ? {} : { tool: location.tool }),
     });
     if (verdict.decision === 'deny') {
       const why =
@@ -210,7 +238,7 @@ export class GuardedToolHost implements ToolHost {
     if (this.#options.hooks?.has('PreToolUse') === true) {
       const hook = await this.#options.hooks.run('PreToolUse', toolFields(call, location), {
         toolName: call.name,
-        ...(signal === undefined ? {} : { signal }),
+        signal,
       });
       switch (hook.kind) {
         case 'block':
@@ -244,7 +272,7 @@ export class GuardedToolHost implements ToolHost {
     call: ToolCallBlock,
     location: ToolLocation | undefined,
     reason: string,
-    signal: AbortSignal | undefined,
+    signal: AbortSignal,
   ): Promise<Gate> {
     const server = location?.server;
     if (this.grants.covers(call.name, server)) return { kind: 'run', decidedBy: 'session', reason };
@@ -259,23 +287,33 @@ export class GuardedToolHost implements ToolHost {
           'The user can allow such calls with --approve-all.',
       );
     }
-    const answer = await this.#questions.run(async (): Promise<ApprovalDecision | 'granted'> => {
-      // An "always" answer to an earlier question of this step may already cover this call.
-      if (this.grants.covers(call.name, server)) return 'granted';
-      if (signal?.aborted === true) return { kind: 'deny', reason: 'the run was cancelled' };
-      try {
-        return await ask({
-          call,
-          tool: location?.tool ?? call.name,
-          reason,
-          ...(server === undefined ? {} : { server }),
-          ...(signal === undefined ? {} : { signal }),
-        });
-      } catch {
-        return { kind: 'deny' };
-      }
-    });
+    const answer = await this.#questions.run(
+      async (): Promise<ApprovalDecision | 'granted' | 'cancelled'> => {
+        // An "always" answer to an earlier question of this step may already cover this call.
+        if (this.grants.covers(call.name, server)) return 'granted';
+        if (signal.aborted) return 'cancelled';
+        try {
+          // Raced with the signal: a prompt that ignores it must not keep close() waiting.
+          return await untilAborted(
+            ask({ call, tool: location?.tool ?? call.name, reason, ...optionalServer(server), signal }),
+            signal,
+          );
+        } catch {
+          return { kind: 'deny' };
+        }
+      },
+    );
     if (answer === 'granted') return { kind: 'run', decidedBy: 'session', reason };
+    if (answer === 'cancelled' || signal.aborted) {
+      // A prompt may answer "deny" because its signal aborted; the truth is that no one answered.
+      const why = this.#cancellation();
+      return refuse(
+        'denied',
+        'user',
+        why,
+        `The call to ${call.name} was waiting for the user's approval when ${why}. It was not run.`,
+      );
+    }
     if (answer.kind === 'deny') {
       const why = answer.reason?.trim() ?? '';
       return refuse(
@@ -289,9 +327,41 @@ export class GuardedToolHost implements ToolHost {
     return { kind: 'run', decidedBy: 'user', reason };
   }
 
+  /** Why a call's signal aborted, for the model and the audit log. */
+  #cancellation(): string {
+    return this.#closing.signal.aborted ? 'mcphost is shutting down' : 'the run was cancelled';
+  }
+
   #audit(entry: AuditEntry): void {
     this.#options.audit?.record(entry);
   }
+}
+
+/**
+ * `signal.aborted`, read through a call: after an early return on `signal.aborted`, TypeScript
+ * would take it as still false later on, across awaits during which it may well have changed.
+ */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
+/** `promise`'s value, or `'cancelled'` as soon as `signal` aborts (the listener is removed after). */
+async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'cancelled'> {
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'cancelled'>((resolve) => {
+    onAbort = () => resolve('cancelled');
+    if (signal.aborted) resolve('cancelled');
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function optionalServer(server: string | undefined): { server?: string } {
+  return server === undefined ? {} : { server };
 }
 
 function refuse(decision: 'denied' | 'blocked', decidedBy: DecidedBy, reason: string, message: string): Gate {

@@ -5,12 +5,18 @@
  * The process group is what makes the limit real: a hook is often a script that starts other
  * programs, and killing only the shell would leave them running. When the shell exits, whatever it
  * left behind in its group is killed too, so no hook outlives its answer (a hook that really wants
- * a background job can start it with `setsid`).
+ * a background job can start it with `setsid`, best with its output redirected).
+ *
+ * The answer is taken when the shell exits, not when our pipes close: a job out of the group's
+ * reach (`setsid`) may hold them open for as long as it runs. Output still buffered is given
+ * {@link DRAIN_MS} to arrive, then the pipes are closed on our side.
  */
 import { spawn } from 'node:child_process';
 
 /** Output kept from each of stdout and stderr; the rest is dropped (a hook's answer is short). */
 const MAX_CAPTURED_BYTES = 1024 * 1024;
+/** After the shell exits, how long its output may still take to arrive through the pipes. */
+const DRAIN_MS = 100;
 
 /** How to run one hook command. */
 export interface HookProcessOptions {
@@ -60,6 +66,8 @@ export function runHookProcess(options: HookProcessOptions): Promise<HookProcess
     const stderr = new CappedText();
     let ending: 'timed-out' | 'cancelled' | undefined;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let drain: NodeJS.Timeout | undefined;
+    let settled = false;
 
     const killGroup = () => {
       if (child.pid === undefined) return;
@@ -78,9 +86,18 @@ export function runHookProcess(options: HookProcessOptions): Promise<HookProcess
     const onAbort = () => stop('cancelled');
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const finish = (result: HookProcessResult) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
+      clearTimeout(drain);
       options.signal?.removeEventListener('abort', onAbort);
       resolve(result);
+    };
+    const settle = (ended: { code: number | null; signal: NodeJS.Signals | null }) => {
+      if (ending === 'cancelled') finish({ kind: 'cancelled' });
+      else if (ending === 'timed-out')
+        finish({ kind: 'timed-out', stdout: stdout.text(), stderr: stderr.text() });
+      else finish({ kind: 'exited', ...ended, stdout: stdout.text(), stderr: stderr.text() });
     };
 
     child.stdout.on('data', (chunk: Buffer) => stdout.add(chunk));
@@ -89,16 +106,21 @@ export function runHookProcess(options: HookProcessOptions): Promise<HookProcess
     child.stdin.on('error', () => undefined);
     child.on('error', (error) => finish({ kind: 'failed-to-start', error }));
     child.on('exit', (code, signal) => {
-      exit = { code, signal };
+      const ended = { code, signal };
+      exit = ended;
+      // The shell answered in time: from here on, the limit no longer applies.
+      clearTimeout(timer);
       // Whatever the shell left running in its group goes with it (and releases our pipes).
       killGroup();
+      // A job outside the group (setsid) may keep the pipes open: take what arrived and stop reading.
+      drain = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        settle(ended);
+      }, DRAIN_MS);
     });
     child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
-      const ended = exit ?? { code, signal };
-      if (ending === 'cancelled') finish({ kind: 'cancelled' });
-      else if (ending === 'timed-out')
-        finish({ kind: 'timed-out', stdout: stdout.text(), stderr: stderr.text() });
-      else finish({ kind: 'exited', ...ended, stdout: stdout.text(), stderr: stderr.text() });
+      settle(exit ?? { code, signal });
     });
     child.stdin.end(options.input);
   });

@@ -20,6 +20,11 @@ import { runHookProcess, type HookProcessResult } from './hook-process.js';
 
 /** The events hooks can be attached to. */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;
+/**
+ * One of {@link HOOK_EVENTS}: `PreToolUse` (before a tool call; may block, approve or ask),
+ * `PostToolUse` (after one; may withhold its result), `UserPromptSubmit` (before a prompt goes to
+ * the model; may refuse it), `Stop` (the model has answered or the run failed; told only).
+ */
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** How long a hook may run unless its `timeout` says otherwise (the Go mcphost's default). */

@@ -42,10 +42,15 @@ export {
   type DecidedBy,
 } from './audit-log.js';
 export {
+  DEFAULT_MAX_TOOL_IMAGE_BYTES,
   DEFAULT_MAX_TOOL_RESULT_BYTES,
+  DEFAULT_MAX_TOOL_RESULT_IMAGE_BYTES,
+  limitToolImages,
   limitToolResult,
   stripControlCharacters,
   stripResultControlCharacters,
+  type ImageLimitedResult,
+  type ImageLimits,
   type LimitedResult,
 } from './output-limits.js';
 export { isSecretKey, REDACTED, redactSecrets, redactText } from './redact.js';

@@ -1,9 +1,13 @@
 /**
  * What a server sends back is cleaned before anyone reads it: terminal control sequences are
- * stripped (they could repaint the user's screen or hide text from them), and a result too big for
- * the model's context is cut, with a note that says so.
+ * stripped (they could repaint the user's screen or hide text from them), a result too big for
+ * the model's context is cut, and an image too big for the model's API is left out, each with a
+ * note that says so.
  */
 import type { ImageBlock, TextBlock, ToolResultBlock } from '../types.js';
+import { stripControlCharacters } from './terminal-text.js';
+
+export { stripControlCharacters } from './terminal-text.js';
 
 /**
  * The default cap on a tool result's text, in UTF-8 bytes. About 25,000 tokens at ~4 bytes a token:
@@ -12,21 +16,61 @@ import type { ImageBlock, TextBlock, ToolResultBlock } from '../types.js';
  */
 export const DEFAULT_MAX_TOOL_RESULT_BYTES = 100_000;
 
-/** Escape sequences: CSI (colours, cursor moves), OSC (titles, hyperlinks), DCS/SOS/PM/APC, and two-byte ones. */
-const ESCAPE_SEQUENCES =
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[ -/]*[0-~]?/g;
+/**
+ * The default cap on one image of a tool result, in bytes of its base64 form (as sent): 5 MiB,
+ * the most Anthropic accepts (it measures the base64 string, and a request with a bigger image is
+ * rejected with a 400 that no retry fixes). An image stays in the conversation and is sent again
+ * at every later step, and saved with the session, so a bigger one would break every step after.
+ */
+export const DEFAULT_MAX_TOOL_IMAGE_BYTES = 5 * 1024 * 1024;
 
-/** C0 controls except tab and line feed, DEL, C1 controls, and the bidirectional overrides (Trojan Source). */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL_CHARACTERS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+/** The default cap on all the images of one tool result together, base64 bytes: two of the largest. */
+export const DEFAULT_MAX_TOOL_RESULT_IMAGE_BYTES = 2 * DEFAULT_MAX_TOOL_IMAGE_BYTES;
+
+/** Caps of {@link limitToolImages}, in bytes of base64. */
+export interface ImageLimits {
+  /** One image. Default {@link DEFAULT_MAX_TOOL_IMAGE_BYTES}. */
+  readonly maxImageBytes?: number;
+  /** Every image of the result together. Default {@link DEFAULT_MAX_TOOL_RESULT_IMAGE_BYTES}. */
+  readonly maxTotalImageBytes?: number;
+}
+
+/** A result after {@link limitToolImages}. */
+export interface ImageLimitedResult {
+  readonly result: ToolResultBlock;
+  /** Images replaced by a note (0 when every image was kept). */
+  readonly droppedImages: number;
+}
 
 /**
- * Text safe to print on a terminal: escape sequences and control characters removed, `\r\n`
- * turned into `\n`. Tabs and line feeds stay.
+ * Replaces each image over `maxImageBytes`, and each image that would take the result's images
+ * over `maxTotalImageBytes` (the earlier ones are kept), with a text note in its place that tells
+ * the model what was left out and why. The text of the result is not touched.
  */
-export function stripControlCharacters(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(ESCAPE_SEQUENCES, '').replace(CONTROL_CHARACTERS, '');
+export function limitToolImages(result: ToolResultBlock, limits: ImageLimits = {}): ImageLimitedResult {
+  const maxImage = limits.maxImageBytes ?? DEFAULT_MAX_TOOL_IMAGE_BYTES;
+  const maxTotal = limits.maxTotalImageBytes ?? DEFAULT_MAX_TOOL_RESULT_IMAGE_BYTES;
+  let total = 0;
+  let droppedImages = 0;
+  const content = result.content.map((block): TextBlock | ImageBlock => {
+    if (block.type !== 'image') return block;
+    const size = block.data.length;
+    let why: string | undefined;
+    if (size > maxImage) why = `it is over the limit of ${maxImage} bytes for one image`;
+    else if (total + size > maxTotal) {
+      why = `the images of this result would be over the limit of ${maxTotal} bytes for all of them`;
+    }
+    if (why === undefined) {
+      total += size;
+      return block;
+    }
+    droppedImages += 1;
+    return {
+      type: 'text',
+      text: `[mcphost: an image (${block.mimeType}, ${size} bytes as base64) was left out: ${why}.]`,
+    };
+  });
+  return droppedImages === 0 ? { result, droppedImages } : { result: { ...result, content }, droppedImages };
 }
 
 /** A result with {@link stripControlCharacters} applied to its text. */
@@ -50,8 +94,8 @@ export interface LimitedResult {
 
 /**
  * Cuts a result's text to `maxBytes` (UTF-8), keeping the beginning, never splitting a character,
- * and adds a note telling the model how much was left out. Images are kept as they are: vendors
- * size them by pixels, not bytes.
+ * and adds a note telling the model how much was left out. Images are kept as they are (see
+ * {@link limitToolImages}).
  */
 export function limitToolResult(result: ToolResultBlock, maxBytes: number): LimitedResult {
   const textBytes = result.content.reduce(

@@ -22,7 +22,11 @@ const STRICTNESS: readonly ToolDecision[] = ['allow', 'ask', 'deny'];
 
 /** One rule. At least one of `tool` and `server` is set; every one that is set must match. */
 export interface ApprovalRule {
-  /** Glob on the exposed tool name, `server__tool` (`*` any run of characters, `?` one character). */
+  /**
+   * Glob on the exposed tool name, `server__tool` (`*` any run of characters, `?` one character).
+   * In a rule that also names a `server`, it may be the server's own tool name instead
+   * (`{ server: "github", tool: "delete_*" }`), as `allowedTools` takes it.
+   */
   readonly tool?: string;
   /** Glob on the configured server name. */
   readonly server?: string;
@@ -47,6 +51,8 @@ export interface ToolIdentity {
   readonly exposedName: string;
   /** The configured server name, when the host knows it. */
   readonly server?: string;
+  /** The tool's own name on its server, when the host knows it. */
+  readonly tool?: string;
 }
 
 /** A decision and what made it. */
@@ -124,7 +130,12 @@ function decideInSet(set: CompiledSet, tool: ToolIdentity): PolicyVerdict | unde
 
 function ruleMatches(compiled: CompiledRule, tool: ToolIdentity): boolean {
   if (compiled.tool === undefined && compiled.server === undefined) return true;
-  if (compiled.tool !== undefined && !compiled.tool.matches(tool.exposedName)) return false;
+  if (compiled.tool !== undefined && !compiled.tool.matches(tool.exposedName)) {
+    // With a server named, the tool may be written as the server calls it (what allowedTools takes).
+    const ownName =
+      compiled.server !== undefined && tool.tool !== undefined && compiled.tool.matches(tool.tool);
+    if (!ownName) return false;
+  }
   if (compiled.server !== undefined) {
     // A rule about a server cannot match a tool whose server we do not know.
     if (tool.server === undefined || !compiled.server.matches(tool.server)) return false;

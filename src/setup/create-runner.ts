@@ -86,6 +86,11 @@ export interface CreateRunnerOptions {
    * that content). Default: none, and an untrusted project config is not used (with a warning).
    */
   readonly trustProject?: (project: ProjectConfigCandidate) => Promise<boolean>;
+  /**
+   * Cancels the start: servers already begun are ended and createRunner rejects with AbortedError.
+   * It does not reach the runs; give each `run()` its own signal.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** A Runner whose tools come from the MCP servers of a config. */
@@ -146,7 +151,22 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     options.servers === undefined ? loaded : { ...loaded, servers: options.servers, disabledServers: [] };
   for (const warning of config.warnings) options.onWarning?.(warning);
   const modelString = options.model ?? config.model ?? DEFAULT_MODEL;
-  const provider = await createModel(modelString, options, config, env);
+  // A bad model string is blamed on where it came from: the option, or the config file's `model`.
+  const modelSource =
+    options.model !== undefined
+      ? '--model'
+      : config.model !== undefined
+        ? `${config.path ?? 'config'}: model`
+        : '--model';
+  const provider = await createModel(modelString, options, config, env, modelSource);
+  // Everything that can be wrong with the input is found before a server starts.
+  const systemPrompt =
+    options.systemPrompt ??
+    (await readSystemPrompt(
+      config.systemPrompt,
+      config.systemPromptDirectory ?? (config.path === undefined ? process.cwd() : dirname(config.path)),
+      `${config.path ?? 'config'}: systemPrompt`,
+    ));
   // Opened before any server starts: an unwritable log fails the run before anything happens.
   const auditLogPath = options.auditLog ?? config.auditLog;
   const audit =
@@ -158,26 +178,43 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     ...optional('initTimeoutMs', config.initTimeoutMs),
     ...optional('toolTimeoutMs', config.toolTimeoutMs),
     ...optional('log', options.onServerLog),
+    ...optional('signal', options.signal),
   });
+  try {
+    return assembleAroundPool(pool, { options, config, env, provider, modelString, systemPrompt, audit });
+  } catch (error) {
+    // Whatever failed after the servers started, they must not outlive it.
+    await pool.close();
+    throw error;
+  }
+}
+
+/** The part of {@link assembleRunner} that runs once the servers are up (and may still throw). */
+function assembleAroundPool(
+  pool: McpPool,
+  context: {
+    readonly options: CreateRunnerOptions;
+    readonly config: LoadedConfig;
+    readonly env: Readonly<Record<string, string | undefined>>;
+    readonly provider: Provider;
+    readonly modelString: string;
+    readonly systemPrompt: string | undefined;
+    readonly audit: Awaited<ReturnType<typeof openAuditLog>> | undefined;
+  },
+): Assembly {
+  const { options, config, env, provider, modelString, systemPrompt, audit } = context;
   const started = pool.status();
   if (
     options.requireServers === true &&
     started.length > 0 &&
     started.every((server: ServerStatus) => server.state !== 'ready')
   ) {
-    await pool.close();
     throw new ServerError('*', `none of the ${started.length} configured servers started`);
   }
-  const systemPrompt =
-    options.systemPrompt ??
-    (await readSystemPrompt(
-      config.systemPrompt,
-      config.systemPromptDirectory ?? (config.path === undefined ? process.cwd() : dirname(config.path)),
-    ));
   const maxSteps = options.maxSteps ?? config.maxSteps;
   const safety = assembleSafety({
     host: pool,
-    locate: async (name) => (await pool.describeTools()).find((tool) => tool.exposedName === name),
+    locate: (name) => pool.locate(name),
     ...optional('approval', config.approval),
     ...optional('hooks', config.hooks),
     ...optional('audit', audit),
@@ -223,12 +260,17 @@ export function createModel(
   options: Pick<CreateRunnerOptions, 'providerUrl' | 'providerApiKey' | 'onWarning'>,
   config: Pick<LoadedConfig, 'providerUrl' | 'providerApiKey'>,
   env: Readonly<Record<string, string | undefined>>,
+  source = '--model',
 ): Promise<Provider> {
   const baseUrl = options.providerUrl ?? config.providerUrl;
-  return createProvider(modelString, {
-    env,
-    ...optional('baseUrl', baseUrl),
-    ...optional('apiKey', options.providerApiKey ?? config.providerApiKey),
-    ...optional('warn', options.onWarning),
-  });
+  return createProvider(
+    modelString,
+    {
+      env,
+      ...optional('baseUrl', baseUrl),
+      ...optional('apiKey', options.providerApiKey ?? config.providerApiKey),
+      ...optional('warn', options.onWarning),
+    },
+    source,
+  );
 }

@@ -1,20 +1,38 @@
 import { readFile, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { extname, resolve } from 'node:path';
+import { ConfigError, messageOf } from '../errors.js';
+
+/** Extensions that say "this is a file name", so a missing file is a mistake rather than a prompt. */
+const PROMPT_FILE_EXTENSIONS = new Set(['.md', '.txt', '.prompt', '.markdown']);
 
 /**
  * A system prompt is text, or the path of a file holding it when such a file exists (relative
  * paths from `base`: the working directory for the flag, the config file's folder for the config).
+ * A value that can only be a file name (one word ending in `.md`, `.txt`…, or starting with `./`,
+ * `../` or `/`) must exist: a typo must not silently become the prompt. `source` names the flag or
+ * file for that error.
  */
-export async function readSystemPrompt(value: string | undefined, base: string): Promise<string | undefined> {
+export async function readSystemPrompt(
+  value: string | undefined,
+  base: string,
+  source = '--system-prompt',
+): Promise<string | undefined> {
   if (value === undefined) return undefined;
   const path = resolve(base, value);
   const isFile = await stat(path).then(
     (info) => info.isFile(),
     () => false,
   );
-  if (!isFile) return value;
+  if (!isFile) {
+    if (looksLikeAPath(value)) throw new ConfigError(source, `no such file: ${path}`);
+    return value;
+  }
   return readFile(path, 'utf8').catch((error: unknown) => {
-    throw new ConfigError(path, `cannot read the system prompt file: ${String(error)}`);
+    throw new ConfigError(path, `cannot read the system prompt file: ${messageOf(error)}`);
   });
+}
+
+function looksLikeAPath(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  return /^(\.{1,2}\/|\/|~\/)/.test(value) || PROMPT_FILE_EXTENSIONS.has(extname(value).toLowerCase());
 }

@@ -200,6 +200,18 @@ describe('mcphost -p', () => {
     expect([isAlive(pid), isAlive(childPid)]).toEqual([false, false]);
   });
 
+  it('cleans the stderr of a failing server of escape sequences and secrets before showing it', async () => {
+    const noisy =
+      'process.stderr.write("\\u001b[31mfatal\\u001b[0m: GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\\n"); process.exit(1)';
+    await home.writeConfig({ mcpServers: { noisy: { command: process.execPath, args: ['-e', noisy] } } });
+    ollama = await startFakeOllama([textReply('fine')]);
+    const run = await runCli(['-p', 'hi', '--provider-url', ollama.url], home.path);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('fatal');
+    expect(run.stderr).not.toContain('\u001b');
+    expect(run.stderr).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+  });
+
   it('rejects bad flags with exit code 2 naming the flag', async () => {
     const run = await runCli(['-p', 'x', '--max-steps', '0'], home.path);
     expect(run.code).toBe(2);

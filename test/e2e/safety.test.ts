@@ -301,7 +301,7 @@ describe('project configs', () => {
     expect(run.stdout).toBe('hello\n');
     const mentions = run.stderr.split('\n').filter((line) => line.includes(config));
     expect(mentions).toEqual([
-      `mcphost: ${config}: not used: this project config is not trusted (it would start: marker). ` +
+      `mcphost: warning: ${config}: not used: this project config is not trusted (it would start: marker). ` +
         `To trust it, run mcphost in ${work} without -p and answer yes, or name it with --config`,
     ]);
     expect(await exists(marker)).toBe(false);

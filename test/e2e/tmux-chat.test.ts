@@ -159,7 +159,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     const screen = await chat.waitFor('The tool said: Echo: ping from the model');
     const turn = after(screen, 'use the echo tool');
     expect(turn).toContain('→ everything__echo {"message":"ping from the model"}');
-    expect(turn).toMatch(/ {2}← Echo: ping from the model \(\d+\.\ds\)/);
+    expect(turn).toMatch(/ {2}← everything__echo \(\d+\.\ds\) Echo: ping from the model/);
     chat.type('and again');
     chat.keys('Enter');
     await chat.waitFor('You said 5 things.');
@@ -349,8 +349,8 @@ describe('the chat through pipes', () => {
     });
     expect(run.code).toBe(0);
     expect(run.stdout + run.stderr).not.toContain(ESC);
-    expect(run.stdout).toContain(
-      `${PROMPT} first question\n→ everything__echo {"message":"piped"}\n  ← Echo: piped`,
+    expect(run.stdout).toMatch(
+      /› first question\n→ everything__echo \{"message":"piped"\}\n {2}← everything__echo \(\d+\.\ds\) Echo: piped/,
     );
     expect(run.stdout).toContain('# Title\n\n**bold** answer\n');
     expect(run.stdout).toContain(`${PROMPT} /tools\neverything (`);

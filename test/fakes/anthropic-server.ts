@@ -51,7 +51,12 @@ export type FakeAnthropicReply =
       readonly message: string;
     }
   /** A stream that sends `content` and then waits, never finishing, until the client goes away. */
-  | { readonly type: 'stall'; readonly content: readonly FakeAnthropicBlock[] };
+  | { readonly type: 'stall'; readonly content: readonly FakeAnthropicBlock[] }
+  /**
+   * After the usual `message_start`, sends `events` as they are (each under its own `type` as the
+   * SSE event name), then closes: for events the real API would not send (malformed ones).
+   */
+  | { readonly type: 'events'; readonly events: ReadonlyArray<Readonly<Record<string, unknown>>> };
 
 /** A request as the fake received it. */
 export interface RecordedAnthropicRequest {
@@ -210,6 +215,19 @@ async function reply(
       }
       // Hold the connection until the client aborts (or the fake closes).
       await new Promise<void>((resolve) => response.on('close', resolve));
+      return;
+    case 'events':
+      if (!streaming) {
+        sendError(response, {
+          status: 400,
+          type: 'invalid_request_error',
+          message: 'fake: events need stream',
+        });
+        return;
+      }
+      startStream(response, model, 25);
+      for (const event of scripted.events) sendEvent(response, String(event.type), event);
+      response.end();
       return;
     default: {
       const unknown: never = scripted;

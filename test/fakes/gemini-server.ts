@@ -40,13 +40,23 @@ export interface FakeGeminiUsage {
 
 /** One scripted reply. */
 export type FakeGeminiReply =
-  /** A complete answer; `finishReason` defaults to STOP. */
+  /**
+   * A complete answer; `finishReason` defaults to STOP. With no parts and another reason (as for
+   * MALFORMED_FUNCTION_CALL), the candidate has no content, as the real API sends it.
+   */
   | {
       readonly type: 'answer';
       readonly parts: readonly FakeGeminiPart[];
       readonly finishReason?: string;
+      /** Gemini's explanation beside some finish reasons (`Malformed function call: …`). */
+      readonly finishMessage?: string;
       readonly usage?: FakeGeminiUsage;
     }
+  /**
+   * Streams `parts` with no finish reason, then ends the response cleanly: a stream cut by a proxy
+   * or a server that gave up, which the HTTP layer cannot tell from a whole one.
+   */
+  | { readonly type: 'cut'; readonly parts: readonly FakeGeminiPart[]; readonly usage?: FakeGeminiUsage }
   /** The prompt was blocked: `promptFeedback.blockReason`, no candidates. */
   | { readonly type: 'blocked'; readonly blockReason: string }
   /** An HTTP error with Google's body. */
@@ -188,7 +198,10 @@ export async function startFakeGemini(
     }
     const scripted = nextReply(recorded);
     const reply =
-      scripted.type === 'answer' || scripted.type === 'stall' || scripted.type === 'stream-error'
+      scripted.type === 'answer' ||
+      scripted.type === 'stall' ||
+      scripted.type === 'stream-error' ||
+      scripted.type === 'cut'
         ? { ...scripted, parts: sign(scripted.parts) }
         : scripted;
     const streaming = method === 'streamGenerateContent';
@@ -257,16 +270,30 @@ async function send(
     }
     case 'answer': {
       const finishReason = reply.finishReason ?? 'STOP';
+      const finish = { finishReason, finishMessage: reply.finishMessage };
+      if (reply.parts.length === 0 && finishReason !== 'STOP') {
+        const chunk = responseJson(model, undefined, finish, reply.usage);
+        if (streaming) sendChunks(response, [chunk], sse);
+        else sendJson(response, chunk);
+        return;
+      }
       if (!streaming) {
-        sendJson(response, responseJson(model, reply.parts.map(partJson), finishReason, reply.usage));
+        sendJson(response, responseJson(model, reply.parts.map(partJson), finish, reply.usage));
         return;
       }
       const parts: Array<Record<string, unknown>> =
         reply.parts.length === 0 ? [{ text: '' }] : reply.parts.map(partJson);
       const chunks = parts.map((part, index) =>
-        responseJson(model, [part], index === parts.length - 1 ? finishReason : undefined, reply.usage),
+        responseJson(model, [part], index === parts.length - 1 ? finish : undefined, reply.usage),
       );
       sendChunks(response, chunks, sse);
+      return;
+    }
+    case 'cut': {
+      const chunks = reply.parts.map((part) => responseJson(model, [partJson(part)], undefined, reply.usage));
+      if (streaming) sendChunks(response, chunks, sse);
+      // A whole JSON answer cannot be cut cleanly: the request is answered as if the stream broke.
+      else response.socket?.destroy();
       return;
     }
     case 'stream-error': {
@@ -325,17 +352,19 @@ function partJson(part: FakeGeminiPart): Record<string, unknown> {
     : { functionCall, thoughtSignature: part.thoughtSignature };
 }
 
+/** A response (or one streamed chunk). No `parts`: a candidate without content. */
 function responseJson(
   model: string,
-  parts: readonly unknown[],
-  finishReason: string | undefined,
+  parts: readonly unknown[] | undefined,
+  finish: { readonly finishReason: string; readonly finishMessage?: string | undefined } | undefined,
   usage: FakeGeminiUsage | undefined,
 ) {
   return {
     candidates: [
       {
-        content: { parts, role: 'model' },
-        ...(finishReason === undefined ? {} : { finishReason }),
+        ...(parts === undefined ? {} : { content: { parts, role: 'model' } }),
+        ...(finish === undefined ? {} : { finishReason: finish.finishReason }),
+        ...(finish?.finishMessage === undefined ? {} : { finishMessage: finish.finishMessage }),
         index: 0,
       },
     ],

@@ -62,7 +62,12 @@ export type FakeOpenAIReply =
   /** Streams `text`, then neither finishes nor closes: for cancellation tests. */
   | { readonly type: 'stall'; readonly text: string }
   /** Streams `text`, then destroys the connection: a network failure mid-answer. */
-  | { readonly type: 'drop'; readonly text: string };
+  | { readonly type: 'drop'; readonly text: string }
+  /**
+   * Streams `text`, then closes the connection cleanly, with no finish_reason and no `[DONE]`: a
+   * proxy or server that gave up mid-answer. The HTTP response itself ends normally.
+   */
+  | { readonly type: 'cut'; readonly text: string };
 
 /** A request as the fake received it. */
 export interface RecordedOpenAIRequest {
@@ -281,6 +286,11 @@ function reply(response: ServerResponse, body: Record<string, unknown>, scripted
       for (const piece of fragments(scripted.text)) send(chunk({ content: piece }));
       // Let the chunks leave before the connection breaks.
       response.socket?.end(() => response.socket?.destroy());
+      return;
+    case 'cut':
+      send(chunk({ role: 'assistant', content: '' }));
+      for (const piece of fragments(scripted.text)) send(chunk({ content: piece }));
+      response.end();
       return;
     default: {
       const unexpected: never = scripted;

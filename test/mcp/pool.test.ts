@@ -192,6 +192,18 @@ describe('McpPool startup failures', () => {
     );
   });
 
+  it('reports the exit status of a server that exits at once, not the failed write to it', async () => {
+    const collector = logCollector();
+    const pool = await startPool({
+      servers: { quick: stdio('sh', ['-c', 'echo boom >&2; exit 3']) },
+      env: testEnvironment(),
+      log: collector.log,
+    });
+    expect(collector.warnings()[0]).toContain('server "quick" failed to start: exited with code 3');
+    expect(collector.warnings()[0]).not.toContain('EPIPE');
+    await pool.close();
+  });
+
   it('reports a command that does not exist', async () => {
     const collector = logCollector();
     const pool = await startPool({
@@ -201,7 +213,7 @@ describe('McpPool startup failures', () => {
     });
     expect(pool.status()[0]).toMatchObject({ name: 'missing', state: 'failed' });
     expect(collector.warnings()[0]).toMatch(
-      /server "missing" failed to start: cannot start "\/definitely\/not\/a\/command"/,
+      /server "missing" failed to start: cannot start "\/definitely\/not\/a\/command": no such command/,
     );
     expect(await pool.tools()).toEqual([]);
   });

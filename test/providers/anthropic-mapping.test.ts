@@ -1,5 +1,4 @@
 import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import type { Anthropic } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_ANTHROPIC_MAX_TOKENS,
@@ -204,7 +203,7 @@ async function collect(
   signal?: AbortSignal,
 ): Promise<ProviderEvent[]> {
   async function* source() {
-    for (const event of events) yield event as unknown as Anthropic.RawMessageStreamEvent;
+    yield* events;
   }
   const out: ProviderEvent[] = [];
   for await (const event of fromAnthropicStream(source(), signal)) out.push(event);
@@ -264,6 +263,71 @@ describe('fromAnthropicStream', () => {
       { type: 'tool-call', call: { type: 'tool-call', id: 'b', name: 'x__two', input: {} } },
       { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 30, outputTokens: 4 } },
     ]);
+  });
+
+  it('skips event, block and delta types it does not read, as the API may add new ones', async () => {
+    const events = await collect([
+      start,
+      { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hmm' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'c2ln' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'some_future_event', payload: 42 },
+      { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Hi' } },
+      { type: 'content_block_stop', index: 1 },
+      { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } },
+      stop,
+    ]);
+    expect(events).toEqual([
+      { type: 'text-delta', text: 'Hi' },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 30, outputTokens: 2 } },
+    ]);
+  });
+
+  it.each([
+    [
+      'text that is not a string',
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 42 } },
+      /a content_block_delta event .*a text_delta needs a string text/s,
+    ],
+    [
+      'tool input that is not a string',
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta' } },
+      /a content_block_delta event .*a input_json_delta needs a string partial_json/s,
+    ],
+    [
+      'a tool_use block without an id',
+      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', name: 'x__one' } },
+      /a content_block_start event .*a tool_use block needs a string id and name/s,
+    ],
+    ['a block without an index', { type: 'content_block_stop' }, /a content_block_stop event .*index/s],
+    [
+      'a stop reason that is not a string',
+      { type: 'message_delta', delta: { stop_reason: 7 }, usage: { output_tokens: 1 } },
+      /a message_delta event .*stop_reason/s,
+    ],
+    [
+      'a usage count that is not a number',
+      { type: 'message_start', message: { usage: { input_tokens: 'many' } } },
+      /a message_start event .*input_tokens/s,
+    ],
+    ['an event without a type', { index: 0 }, /an event this client cannot read.*type/s],
+  ])('refuses %s with a non-retryable ProviderError naming it', async (_, event, message) => {
+    const error: unknown = await collect([start, event, stop]).catch((caught: unknown) => caught);
+    expect(asProviderError(error).retryable).toBe(false);
+    expect(asProviderError(error).message).toMatch(message);
+  });
+
+  it('turns an error event the SDK passed on into a ProviderError, retryable by its type', async () => {
+    const overloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+    const error = asProviderError(await collect([start, overloaded]).catch((caught: unknown) => caught));
+    expect(error.retryable).toBe(true);
+    expect(error.message).toBe('Anthropic API error during the answer (overloaded_error): Overloaded');
+    const invalid = { type: 'error', error: { type: 'invalid_request_error', message: 'Bad' } };
+    expect(
+      asProviderError(await collect([start, invalid]).catch((caught: unknown) => caught)).retryable,
+    ).toBe(false);
   });
 
   it('a stream cut before message_stop is a retryable error, or a cancellation once aborted', async () => {

@@ -213,6 +213,32 @@ describe('AnthropicProvider against the fake Messages API', () => {
     expect((error as ProviderError).message).toContain('overloaded_error');
   });
 
+  it('refuses a malformed event from the server with a non-retryable ProviderError', async () => {
+    const { provider } = await setUp([
+      {
+        type: 'events',
+        events: [
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Fine' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: { oops: true } } },
+        ],
+      },
+    ]);
+    const seen: ProviderEvent[] = [];
+    const error = await (async () => {
+      for await (const event of provider.chat(hello)) seen.push(event);
+    })().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(seen).toEqual([{ type: 'text-delta', text: 'Fine' }]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ retryable: false });
+    expect((error as ProviderError).message).toMatch(
+      /sent a content_block_delta event this client cannot read.*a text_delta needs a string text/s,
+    );
+  });
+
   it('ends a stream with AbortedError when the signal fires mid-stream', async () => {
     const { fake, provider } = await setUp([
       { type: 'stall', content: [{ type: 'text', text: 'Thinking' }] },
@@ -286,6 +312,22 @@ describe('AnthropicProvider configuration', () => {
     expect(new AnthropicProvider({ model: 'm', apiKey: 'k', env: {} }).baseUrl).toBe(
       DEFAULT_ANTHROPIC_BASE_URL,
     );
+  });
+
+  it('trims the key and base URL, and takes a blank one as unset', async () => {
+    fake = await startFakeAnthropic(() => textAnswer('ok'));
+    const padded = new AnthropicProvider({
+      model: 'm',
+      apiKey: '   ',
+      baseUrl: ' ',
+      env: { ANTHROPIC_API_KEY: ' sk-env\n', ANTHROPIC_BASE_URL: `  ${fake.url} ` },
+    });
+    expect(padded.baseUrl).toBe(fake.url);
+    await collect(padded);
+    expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-env');
+    expect(
+      () => new AnthropicProvider({ model: 'm', apiKey: ' \t', env: { ANTHROPIC_API_KEY: '  ' } }),
+    ).toThrow(ConfigError);
   });
 
   it('prints nothing itself, even for a model the SDK calls deprecated (only the CLI prints)', async () => {

@@ -19,13 +19,27 @@ const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({
   ...overrides,
 });
 
-async function collect(chunks: readonly unknown[], createId?: () => string): Promise<ProviderEvent[]> {
+async function collect(
+  chunks: readonly unknown[],
+  createId?: () => string,
+  signal?: AbortSignal,
+): Promise<ProviderEvent[]> {
   const events: ProviderEvent[] = [];
   async function* source() {
     yield* chunks;
   }
-  for await (const event of fromGeminiStream(source(), createId ? { createId } : {})) events.push(event);
+  const options = { ...(createId ? { createId } : {}), ...(signal ? { signal } : {}) };
+  for await (const event of fromGeminiStream(source(), options)) events.push(event);
   return events;
+}
+
+async function streamFailure(chunks: readonly unknown[]): Promise<ProviderError> {
+  const error: unknown = await collect(chunks).then(
+    () => expect.fail('the stream should have failed'),
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ProviderError);
+  return error as ProviderError;
 }
 
 const chunk = (parts: unknown[], finishReason?: string, usage?: Record<string, number>) => ({
@@ -261,6 +275,37 @@ describe('fromGeminiStream', () => {
     ]);
   });
 
+  it('makes a stream that ends without a finish reason a retryable cut-off error', async () => {
+    const error = await streamFailure([chunk([{ text: 'The answer is' }])]);
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('the stream ended before the answer was complete');
+    // Tool calls do not make a cut stream whole: more calls (or text) may have been on the way.
+    expect((await streamFailure([chunk([{ functionCall: { name: 'a', args: {} } }])])).retryable).toBe(true);
+    expect((await streamFailure([])).retryable).toBe(true);
+  });
+
+  it('makes a cancelled stream that ended quietly an AbortedError, not a cut', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      collect([chunk([{ text: 'The ans' }])], undefined, controller.signal),
+    ).rejects.toBeInstanceOf(AbortedError);
+  });
+
+  it.each([
+    ['MALFORMED_FUNCTION_CALL', 'produced a malformed function call'],
+    ['UNEXPECTED_TOOL_CALL', 'called a tool it was not offered'],
+    ['TOO_MANY_TOOL_CALLS', 'made too many tool calls in a row'],
+  ])('makes finish reason %s a retryable error saying the model %s', async (finishReason, says) => {
+    const error = await streamFailure([
+      { candidates: [{ finishReason, finishMessage: 'Malformed function call: print(x(' }] },
+    ]);
+    expect(error.retryable).toBe(true);
+    expect(error.message).toBe(
+      `the Gemini model ${says}: finish reason ${finishReason} (Malformed function call: print(x()`,
+    );
+  });
+
   it('refuses a malformed chunk with a non-retryable ProviderError', async () => {
     const error: unknown = await collect([{ candidates: [{ content: { parts: [{ text: 42 }] } }] }]).catch(
       (caught: unknown) => caught,
@@ -279,8 +324,8 @@ describe('toFinishReason', () => {
     ['SAFETY', false, 'content-filter'],
     ['RECITATION', false, 'content-filter'],
     ['PROHIBITED_CONTENT', false, 'content-filter'],
-    ['MALFORMED_FUNCTION_CALL', false, 'other'],
     ['OTHER', false, 'other'],
+    ['LANGUAGE', false, 'other'],
     [undefined, false, 'other'],
   ] as const)('%s (calls: %s) → %s', (reason, calledTools, expected) => {
     expect(toFinishReason(reason, calledTools)).toBe(expected);

@@ -241,13 +241,40 @@ describe('GoogleProvider against the Gemini fake', () => {
   it.each([
     ['MAX_TOKENS', 'length'],
     ['SAFETY', 'content-filter'],
-    ['MALFORMED_FUNCTION_CALL', 'other'],
+    ['OTHER', 'other'],
   ] as const)('maps finish reason %s to %s', async (finishReason, reason) => {
     const { provider } = await start([
       { type: 'answer', parts: [{ type: 'text', text: 'Cut' }], finishReason },
     ]);
     const events = await collect(provider, ask('Write a lot', { settings: { maxTokens: 1 } }));
     expect(events.at(-1)).toEqual({ type: 'finish', reason, usage: { inputTokens: 12, outputTokens: 5 } });
+  });
+
+  it('reports a stream closed cleanly after some text as a retryable cut-off answer', async () => {
+    const { provider } = await start([{ type: 'cut', parts: [{ type: 'text', text: 'The answer is' }] }]);
+    const events: ProviderEvent[] = [];
+    let caught: unknown;
+    try {
+      for await (const event of provider.chat(ask('What is it?'))) events.push(event);
+    } catch (error) {
+      caught = error;
+    }
+    expect(events).toEqual([{ type: 'text-delta', text: 'The answer is' }]);
+    const error = asProviderError(caught);
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('the stream ended before the answer was complete');
+  });
+
+  it.each([
+    ['MALFORMED_FUNCTION_CALL', 'produced a malformed function call'],
+    ['UNEXPECTED_TOOL_CALL', 'called a tool it was not offered'],
+  ])('reports finish reason %s as a retryable error, not an empty answer', async (finishReason, says) => {
+    const finishMessage = 'Malformed function call: print(default_api.everything__echo(message=))';
+    const { provider } = await start([{ type: 'answer', parts: [], finishReason, finishMessage }]);
+    const error = asProviderError(await failure(provider, ask('Echo something')));
+    expect(error.retryable).toBe(true);
+    // The SDK drops `finishMessage` for the Gemini API, so the reason is all there is to say.
+    expect(error.message).toBe(`the Gemini model ${says}: finish reason ${finishReason}`);
   });
 
   it('reports a blocked prompt as content-filter', async () => {

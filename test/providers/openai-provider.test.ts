@@ -138,6 +138,45 @@ describe('OpenAIProvider streaming', () => {
     expect(events.at(-1)).toMatchObject({ type: 'finish', reason: ours });
   });
 
+  it('reports a stream closed cleanly before any finish_reason as a retryable cut-off answer', async () => {
+    const server = await start([{ type: 'cut', text: 'The answer is' }]);
+    const events: ProviderEvent[] = [];
+    let caught: unknown;
+    try {
+      for await (const event of provider(server).chat(simpleRequest)) events.push(event);
+    } catch (error) {
+      caught = error;
+    }
+    // The text already received was passed on; the call still fails instead of looking whole.
+    expect(events.map((event) => (event.type === 'text-delta' ? event.text : event.type)).join('')).toBe(
+      'The answer is',
+    );
+    expect(caught).toBeInstanceOf(ProviderError);
+    expect((caught as ProviderError).retryable).toBe(true);
+    expect((caught as ProviderError).message).toContain('the stream ended before the answer was complete');
+  });
+
+  it('accepts a finish_reason that only comes with the usage chunk, before [DONE]', async () => {
+    const base = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-test' };
+    const server = await start([
+      {
+        type: 'chunks',
+        chunks: [
+          { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Done.' } }] },
+          {
+            ...base,
+            choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 },
+          },
+        ],
+      },
+    ]);
+    expect(await collect(provider(server).chat(simpleRequest))).toEqual([
+      { type: 'text-delta', text: 'Done.' },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 4, outputTokens: 2 } },
+    ]);
+  });
+
   it('sends the shared conversation in a form the API accepts, with the settings', async () => {
     const server = await start([{ type: 'text', text: 'Summary.' }]);
     const request: ChatRequest = {

@@ -13,6 +13,10 @@ function chunk(delta: Record<string, unknown>, finishReason: string | null = nul
   };
 }
 
+function usageOf(prompt: number, completion: number): Record<string, number> {
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
 function run(chunks: readonly unknown[], makeId?: () => string): ProviderEvent[] {
   const accumulator = new OpenAIStreamAccumulator(makeId);
   return [...chunks.flatMap((item) => accumulator.push(item)), ...accumulator.finish()];
@@ -101,6 +105,38 @@ describe('OpenAIStreamAccumulator', () => {
       { type: 'text-delta', text: 'I cannot help with that.' },
       { type: 'finish', reason: 'stop' },
     ]);
+  });
+
+  it('takes a finish_reason sent only in the final usage chunk, as some compatible servers do', () => {
+    const events = run([
+      chunk({ content: 'Hi' }),
+      { id: 'x', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: usageOf(3, 1) },
+    ]);
+    expect(events).toEqual([
+      { type: 'text-delta', text: 'Hi' },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 3, outputTokens: 1 } },
+    ]);
+  });
+
+  it.each([
+    ['text', [chunk({ role: 'assistant', content: '' }), chunk({ content: 'The answer is' })]],
+    [
+      'a tool call',
+      [chunk({ tool_calls: [{ index: 0, id: 'c', function: { name: 'a', arguments: '{"pa' } }] })],
+    ],
+    ['nothing', []],
+  ])('makes a stream of %s without any finish_reason a retryable ProviderError', (_, chunks) => {
+    const accumulator = new OpenAIStreamAccumulator();
+    for (const item of chunks) accumulator.push(item);
+    let caught: unknown;
+    try {
+      accumulator.finish();
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ProviderError);
+    expect((caught as ProviderError).retryable).toBe(true);
+    expect((caught as ProviderError).message).toContain('the stream ended before the answer was complete');
   });
 
   it('refuses a chunk it cannot read, as a non-retryable ProviderError', () => {

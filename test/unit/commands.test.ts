@@ -1,7 +1,7 @@
 /** Slash commands: parsing, each command against a fake context, and Tab completion. */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { completeLine } from '../../src/cli/chat/completion.js';
 import { createStyle } from '../../src/cli/chat/style.js';
@@ -135,7 +135,7 @@ function context(overrides: Partial<CommandContext> = {}) {
       model = next;
     },
     saveSession: async (path) => {
-      const file = join(folder, path);
+      const file = resolve(folder, path);
       await saveSession(file, {
         model,
         createdAt: '2025-01-31T12:00:00.000Z',
@@ -251,12 +251,20 @@ describe('runCommand', () => {
     expect(await textOf('/save', given)).toEqual({ kind: 'error', text: 'Usage: /save FILE' });
   });
 
+  it('/save names a missing folder without the temporary file behind it', async () => {
+    const { context: given } = context();
+    const outcome = await textOf(`/save ${join(folder, 'missing', 'x.json')}`, given);
+    expect(shown(outcome)).toBe(
+      `Could not save: ${join(folder, 'missing', 'x.json')}: cannot save the session: no such directory: ${join(folder, 'missing')}`,
+    );
+  });
+
   it('/save refuses to overwrite a file that is not a session', async () => {
     const { context: given } = context();
     await writeFile(join(folder, 'notes.txt'), 'my notes');
     const outcome = await textOf('/save notes.txt', given);
     expect(outcome.kind).toBe('error');
-    expect(shown(outcome)).toContain('Could not save to notes.txt');
+    expect(shown(outcome)).toMatch(/^Could not save: .*notes\.txt: /);
     expect(await readFile(join(folder, 'notes.txt'), 'utf8')).toBe('my notes');
   });
 

@@ -52,6 +52,7 @@ function result(text: string): RunResult {
     text,
     steps: 2,
     toolCalls: [],
+    messages: [],
     usage: { inputTokens: 30, outputTokens: 12 },
     stopReason: 'end',
   };
@@ -96,7 +97,7 @@ describe('TurnView', () => {
       [
         'Let me look.',
         '→ fs__read (read file on files) {"path":"/tmp/a.txt"}',
-        '  ← line 1 (1.2s)',
+        '  ← fs__read (1.2s) line 1',
         '    line 2',
         '    line 3',
         '    … (2 more lines)',
@@ -147,7 +148,7 @@ describe('TurnView', () => {
     const lines = out().split('\n');
     expect(lines[0]).toMatch(/^→ other__tool \{"long":"x+…$/);
     expect(lines[0]?.length).toBeLessThanOrEqual(80);
-    expect(lines[1]).toBe('  ✗ error: permission denied (0.1s)');
+    expect(lines[1]).toBe('  ✗ fs__read (0.1s) permission denied');
   });
 
   it('shows a failure on stderr, cancelling on stdout, and no usage when none was reported', () => {

@@ -15,6 +15,7 @@ describe('Runner', () => {
     const result = await runner.run('Hi');
     expect(result).toMatchObject({ text: 'Hello!', steps: 1, stopReason: 'end', toolCalls: [] });
     expect(result.usage).toEqual({ inputTokens: 10, outputTokens: 5 });
+    expect(result.messages).toEqual(runner.history);
     expect(runner.history).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'Hello!' }] },
@@ -180,7 +181,7 @@ describe('Runner', () => {
     expect(JSON.stringify(last)).toContain('cancelled');
   });
 
-  it('aborts a model stream and drops the unanswered turn', async () => {
+  it('refuses to start when its signal is already aborted, leaving the history empty', async () => {
     const controller = new AbortController();
     controller.abort();
     const runner = new Runner({ provider: new ScriptedProvider([textReply('never')]) });
@@ -193,7 +194,63 @@ describe('Runner', () => {
     const runner = new Runner({ provider });
     const [first, second] = await Promise.all([runner.run('one'), runner.run('two')]);
     expect([first.text, second.text]).toEqual(['A', 'B']);
+    // Each result holds only the messages its own run added.
+    expect(second.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'two' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'B' }] },
+    ]);
     expect(provider.requests[1]?.messages).toHaveLength(3);
+  });
+
+  it('aborts mid-stream: the partial answer is dropped with the unanswered turn', async () => {
+    const controller = new AbortController();
+    const provider = new ScriptedProvider([
+      [
+        { type: 'text-delta', text: 'Once ' },
+        { type: 'text-delta', text: 'upon ' },
+        { type: 'text-delta', text: 'a time' },
+        { type: 'finish', reason: 'stop' },
+      ],
+    ]);
+    const runner = new Runner({ provider });
+    let text = '';
+    const running = runner.run('story', {
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type !== 'text-delta') return;
+        text += event.text;
+        if (text === 'Once upon ') controller.abort();
+      },
+    });
+    await expect(running).rejects.toBeInstanceOf(AbortedError);
+    expect(text).toBe('Once upon ');
+    expect(runner.history).toEqual([]);
+  });
+
+  it('cancels the run when the stream loop is left early, so no tool runs behind the caller', async () => {
+    const tools = new FakeToolHost({ side__effect: () => 'it happened' });
+    const provider = new ScriptedProvider([
+      toolReply({ id: '1', name: 'side__effect', input: {} }),
+      textReply('x'),
+    ]);
+    const runner = new Runner({ provider, tools });
+    for await (const event of runner.stream('go')) {
+      if (event.type === 'step-start') break;
+    }
+    // The next run waits for the cancelled one: once it answers, the first is over.
+    const next = new ScriptedProvider([textReply('second')]);
+    runner.provider = next;
+    await runner.run('again');
+    expect(tools.calls).toEqual([]);
+    expect(runner.history.map((message) => message.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('hands events to concurrent next() calls in order', async () => {
+    const runner = new Runner({ provider: new ScriptedProvider([textReply('hi')]) });
+    const iterator = runner.stream('x')[Symbol.asyncIterator]();
+    const [first, second] = await Promise.all([iterator.next(), iterator.next()]);
+    const types = [first, second].map((result) => (result.done === true ? 'end' : result.value.type));
+    expect(types).toEqual(['step-start', 'text-delta']);
   });
 
   it('streams events ending with done', async () => {

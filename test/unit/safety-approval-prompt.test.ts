@@ -1,4 +1,5 @@
 /** The chat's approval question, answered by a script instead of a person. */
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import {
   approvalQuestion,
@@ -138,6 +139,25 @@ describe('createApprovalPrompt', () => {
       kind: 'deny',
       reason: 'no answer',
     });
+  });
+
+  it('passes the run signal to the question, and leaves no listener on it after many answers', async () => {
+    const controller = new AbortController();
+    const signals: Array<AbortSignal | undefined> = [];
+    const io: PromptIO = {
+      ask: async (_question, options) => {
+        signals.push(options?.signal);
+        return 'y';
+      },
+      write: () => undefined,
+    };
+    const approve = createApprovalPrompt(io);
+    for (let index = 0; index < 20; index++) {
+      expect(await approve(request({ signal: controller.signal }))).toEqual({ kind: 'allow-once' });
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(signals).toHaveLength(20);
+    expect(signals.every((signal) => signal === controller.signal)).toBe(true);
   });
 
   it('never prints control sequences from the model or a server', async () => {

@@ -12,7 +12,7 @@ import {
   type ToolLocation,
 } from '../../src/safety/guarded-tool-host.js';
 import { ApprovalPolicy, type ApprovalRule } from '../../src/safety/policy.js';
-import type { ToolCallBlock, ToolResultBlock } from '../../src/types.js';
+import type { ToolCallBlock, ToolHost, ToolResultBlock } from '../../src/types.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
 
@@ -265,6 +265,45 @@ describe('GuardedToolHost: every approval answer', () => {
   });
 });
 
+describe('GuardedToolHost: close', () => {
+  it('ends questions still waiting for an answer: their calls are denied and close() resolves', async () => {
+    const asked: ApprovalRequest[] = [];
+    const { guard, host, audit } = guarded(askWrites, {
+      // A prompt that never answers, and ignores its signal: close() must not wait for it.
+      onApproval: (request) => {
+        asked.push(request);
+        return new Promise<ApprovalDecision>(() => undefined);
+      },
+    });
+    const run = new AbortController();
+    const first = guard.call(call('files__write'), run.signal);
+    const second = guard.call(call('files__write'));
+    await expect.poll(() => asked.length).toBe(1);
+    await guard.close();
+    const results = await Promise.all([first, second]);
+    expect(results.map((result) => result.isError)).toEqual([true, true]);
+    expect(text(results[0])).toContain('was not run');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.signal?.aborted).toBe(true);
+    expect(run.signal.aborted).toBe(false);
+    expect(host.calls).toEqual([]);
+    expect(audit.entries.map((entry) => [entry.decision, entry.outcome])).toEqual([
+      ['denied', 'not-run'],
+      ['denied', 'not-run'],
+    ]);
+  });
+
+  it('refuses calls made after close()', async () => {
+    const { guard, host, audit } = guarded([]);
+    await guard.close();
+    const result = await guard.call(call('files__read'));
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('shutting down');
+    expect(host.calls).toEqual([]);
+    expect(audit.entries[0]).toMatchObject({ decision: 'allowed', outcome: 'cancelled' });
+  });
+});
+
 describe('GuardedToolHost: results', () => {
   it('cuts an oversized result for the model and records the cut', async () => {
     const { guard, audit } = guarded([], { maxResultBytes: 1000 });
@@ -273,6 +312,27 @@ describe('GuardedToolHost: results', () => {
       /^x{1000}\n\n\[mcphost: this result was cut to its first 1000 of 5000 bytes \(4000 bytes left out\)/,
     );
     expect(audit.entries[0]).toMatchObject({ resultBytes: 5000, cutBytes: 4000 });
+  });
+
+  it('leaves out an image too big for the model API, says so, and records it', async () => {
+    const huge = { type: 'image' as const, mimeType: 'image/png', data: 'A'.repeat(6 * 1024 * 1024) };
+    const small = { type: 'image' as const, mimeType: 'image/png', data: 'AAAA' };
+    const host: ToolHost = {
+      tools: async () => [],
+      call: async (toolCall) => ({
+        type: 'tool-result',
+        toolCallId: toolCall.id,
+        toolName: toolCall.name,
+        content: [{ type: 'text', text: 'two screenshots' }, huge, small],
+        isError: false,
+      }),
+    };
+    const audit = new MemoryAudit();
+    const result = await new GuardedToolHost({ host, audit }).call(call('browser__screenshot'));
+    expect(result.content.map((block) => block.type)).toEqual(['text', 'text', 'image']);
+    expect(text(result)).toContain('an image (image/png, 6291456 bytes as base64) was left out');
+    expect(result.content[2]).toEqual(small);
+    expect(audit.entries[0]).toMatchObject({ outcome: 'ok', droppedImages: 1 });
   });
 
   it('strips terminal control sequences from results', async () => {

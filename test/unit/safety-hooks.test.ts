@@ -258,6 +258,30 @@ describe('hook processes', () => {
     await expect.poll(() => isAlive(pid)).toBe(false);
   });
 
+  it('answer when the shell exits, even if a detached job still holds their stdout', async () => {
+    const detachedFile = join(folder, 'detached.pid');
+    const groupFile = join(folder, 'group.pid');
+    const warnings: string[] = [];
+    // The detached job outlives the 4 s limit: waiting for the pipes to close would time out.
+    const command = hookCommand('detach-background.sh', detachedFile, groupFile, '10');
+    try {
+      const verdict = await hookRunner({ PreToolUse: one(command, undefined, 4) }, warnings).run(
+        'PreToolUse',
+        {},
+        { toolName: 'files__write' },
+      );
+      expect(warnings).toEqual([]);
+      expect(verdict).toEqual({ kind: 'block', reason: 'answered before the background jobs ended' });
+      // The job left in the hook's process group is still killed with it.
+      const inGroup = Number(await readFile(groupFile, 'utf8'));
+      expect(inGroup).toBeGreaterThan(0);
+      await expect.poll(() => isAlive(inGroup)).toBe(false);
+    } finally {
+      const detached = Number(await readFile(detachedFile, 'utf8').catch(() => '0'));
+      if (detached > 0 && isAlive(detached)) process.kill(detached, 'SIGKILL');
+    }
+  }, 40_000);
+
   it('run every matching hook, and report every blocking reason', async () => {
     const verdict = await hookRunner({
       PreToolUse: [

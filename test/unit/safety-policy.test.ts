@@ -70,6 +70,18 @@ describe('ApprovalPolicy', () => {
     expect(both.decide({ exposedName: 'files__read', server: 'files' }).decision).toBe('allow');
   });
 
+  it("in a rule naming a server, matches the tool by the server's own name too", () => {
+    const policy = new ApprovalPolicy([
+      { source: 'x', rules: [{ server: 'everything', tool: 'get-env', decision: 'deny' }] },
+    ]);
+    const call = { exposedName: 'everything__get-env', server: 'everything', tool: 'get-env' };
+    expect(policy.decide(call).decision).toBe('deny');
+    expect(policy.decide({ ...call, exposedName: 'everything__echo', tool: 'echo' }).decision).toBe('allow');
+    // Without a server in the rule, the tool glob is on the exposed name only.
+    const nameOnly = new ApprovalPolicy([{ source: 'x', rules: [{ tool: 'get-env', decision: 'deny' }] }]);
+    expect(nameOnly.decide(call).decision).toBe('allow');
+  });
+
   it('uses the default when no rule matches, and says so', () => {
     const policy = new ApprovalPolicy([{ source: '/p/.mcp.json', rules: [], default: 'ask' }]);
     const verdict = policy.decide({ exposedName: 'everything__echo', server: 'everything' });

@@ -30,16 +30,24 @@ export function toolCallLine(
   return `${style.cyan('→')} ${style.bold(name)}${style.dim(note)} ${style.dim(argumentsText(call, room))}`;
 }
 
-/** The first lines of a result (`←`), or of an error (`✗ error:`), and how long it took. */
+/**
+ * `  ← server__tool (0.1s) first line` (or `✗` for an error) and the next lines: the same shape as
+ * `-p` prints, with the tool named, since the results of parallel calls arrive in any order.
+ */
 export function toolResultLines(record: ToolCallRecord, style: Style, columns: number): string {
   const failed = record.result.isError;
-  const preview = previewResult(record.result, undefined, Math.max(20, columns - 6));
+  const name = oneLine(record.call.name);
+  const time = `(${formatSeconds(record.durationMs)})`;
+  const preview = previewResult(
+    record.result,
+    undefined,
+    Math.max(20, columns - 8 - name.length - time.length),
+  );
   const [first = '(empty)', ...more] = preview.lines;
-  const marker = failed ? style.red('✗ error:') : style.green('←');
-  const time = style.dim(`(${formatSeconds(record.durationMs)})`);
+  const marker = failed ? style.red('✗') : style.green('←');
   const body = failed ? style.red(first) : first;
   const lines = [
-    `  ${marker} ${body} ${time}`,
+    `  ${marker} ${style.dim(`${name} ${time}`)} ${body}`,
     ...more.map((line) => `    ${failed ? style.red(line) : line}`),
   ];
   if (preview.hiddenLines > 0) lines.push(`    ${style.dim(`… (${preview.hiddenLines} more lines)`)}`);

@@ -2,7 +2,7 @@
  * From the Runner's events and errors to the JSON shapes of `schema.ts`, and a tracker that keeps
  * what a run did so far (a failed run has no RunResult, but its JSON still reports steps and calls).
  */
-import { MaxStepsError, McpHostError, ProviderError, AbortedError } from '../../errors.js';
+import { MaxStepsError, McpHostError, ProviderError, AbortedError, messageOf } from '../../errors.js';
 import type { RunResult, RunnerEvent, ToolCallRecord } from '../../events.js';
 import type { ToolCallBlock, Usage } from '../../types.js';
 import type { JsonError, JsonStopReason, JsonToolCall, JsonUsage } from './schema.js';
@@ -18,7 +18,7 @@ export type ToolDirectory = ReadonlyMap<string, ToolAddress>;
 
 /** A failure as JSON: the error class (our tree) and its one-line message. */
 export function jsonError(error: unknown): JsonError {
-  const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
+  const message = messageOf(error).replace(/\s*\n\s*/g, ' ');
   if (!(error instanceof McpHostError)) return { type: 'InternalError', message };
   return {
     type: error.name,

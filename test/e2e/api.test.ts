@@ -1,0 +1,134 @@
+/**
+ * The programmatic API (issue 7) with real MCP servers and the real Ollama client against its fake:
+ * createRunner's options and failure modes, stream() cancelled mid-answer, and the Runner's
+ * lifecycle (history copy, reset, idempotent close, `await using`).
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  AbortedError,
+  ConfigError,
+  createRunner,
+  McpHostError,
+  ServerError,
+  type RunnerEvent,
+} from '../../src/index.js';
+import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { isAlive, npmServer, REPOSITORY, temporaryHome } from '../support/cli.js';
+import { liveChildren } from '../support/processes.js';
+
+const fixture = (name: string) => join(REPOSITORY, 'test/fixtures/servers', name);
+const everything = { command: process.execPath, args: [npmServer('everything'), 'stdio'] };
+let ollama: FakeOllama | undefined;
+
+afterEach(async () => {
+  await ollama?.close();
+  ollama = undefined;
+});
+
+describe('createRunner', () => {
+  it('runs with inline servers, shares one conversation across runs, and closes once', async () => {
+    ollama = await startFakeOllama([
+      toolCallReply(['everything__echo', { message: 'api' }]),
+      (request) => textReply(`got ${request.messages.at(-1)?.content ?? ''}`),
+      (request) => textReply(`history of ${request.messages.length} messages`),
+    ]);
+    const runner = await createRunner({
+      model: 'ollama:mistral-small',
+      providerUrl: ollama.url,
+      mcpServers: { everything },
+      env: {},
+    });
+    expect(runner.servers).toMatchObject([{ name: 'everything', state: 'ready' }]);
+    const first = await runner.run('echo api');
+    expect(first).toMatchObject({ text: 'got Echo: api', steps: 2, stopReason: 'end' });
+    expect(first.toolCalls[0]?.call.name).toBe('everything__echo');
+    const second = await runner.run('and now?');
+    expect(second.text).toBe('history of 5 messages');
+
+    const copy = runner.history as unknown[];
+    copy.length = 0;
+    expect(runner.history).toHaveLength(6);
+    runner.reset();
+    expect(runner.history).toEqual([]);
+
+    const pid = runner.servers[0]?.pid;
+    expect(pid).toBeTypeOf('number');
+    await Promise.all([runner.close(), runner.close()]);
+    await runner.close();
+    expect(isAlive(pid!)).toBe(false);
+  });
+
+  it('reports servers that failed in `servers` instead of throwing', async () => {
+    ollama = await startFakeOllama([]);
+    await using runner = await createRunner({
+      providerUrl: ollama.url,
+      mcpServers: { broken: { command: process.execPath, args: [fixture('fail-on-start.mjs')] }, everything },
+      env: {},
+    });
+    const states = Object.fromEntries(runner.servers.map((server) => [server.name, server.state]));
+    expect(states).toEqual({ broken: 'failed', everything: 'ready' });
+  });
+
+  it('throws ServerError with requireServers when every server failed', async () => {
+    const error = await createRunner({
+      providerUrl: 'http://127.0.0.1:9',
+      mcpServers: { broken: { command: process.execPath, args: [fixture('fail-on-start.mjs')] } },
+      requireServers: true,
+      env: {},
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toBeInstanceOf(McpHostError);
+  });
+
+  it('cancels a start that hangs when its signal aborts, ending what was started', async () => {
+    const controller = new AbortController();
+    const starting = createRunner({
+      providerUrl: 'http://127.0.0.1:9',
+      mcpServers: { hangs: { command: process.execPath, args: [fixture('never-initializes.mjs')] } },
+      env: {},
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 300);
+    await expect(starting).rejects.toBeInstanceOf(AbortedError);
+    // The hanging server was started (it is our child) and is gone again.
+    expect(liveChildren()).toEqual([]);
+  });
+
+  it('rejects bad options with a ConfigError before starting anything', async () => {
+    const home = await temporaryHome();
+    try {
+      await expect(createRunner({ model: 'nope:model', homeDir: home.path, env: {} })).rejects.toBeInstanceOf(
+        ConfigError,
+      );
+      await expect(createRunner({ mcpServers: { bad: { command: 42 } }, env: {} })).rejects.toThrow(
+        /mcpServers option: mcpServers\.bad\.command/,
+      );
+    } finally {
+      await home.remove();
+    }
+  });
+});
+
+describe('runner.stream', () => {
+  it('stops mid-answer when its signal aborts, and leaves the history without the turn', async () => {
+    ollama = await startFakeOllama([{ type: 'stall', text: ['Once ', 'upon '] }]);
+    await using runner = await createRunner({ providerUrl: ollama.url, mcpServers: {}, env: {} });
+    const controller = new AbortController();
+    const seen: RunnerEvent['type'][] = [];
+    let text = '';
+    const consume = async () => {
+      for await (const event of runner.stream('tell a story', { signal: controller.signal })) {
+        seen.push(event.type);
+        if (event.type === 'text-delta') {
+          text += event.text;
+          if (text === 'Once upon ') controller.abort();
+        }
+      }
+    };
+    await expect(consume()).rejects.toBeInstanceOf(AbortedError);
+    expect(text).toBe('Once upon ');
+    expect(seen).not.toContain('done');
+    expect(runner.history).toEqual([]);
+  });
+});
