@@ -31,7 +31,7 @@ export async function main(
   let debug = argv.includes('--debug');
   let reporter: Reporter | undefined;
   try {
-    const parsed = await parseArguments(argv, version);
+    const parsed = parseArguments(argv, version);
     if (parsed.kind === 'print') {
       io.stdout.write(`${parsed.text}\n`);
       return ExitCode.ok;

@@ -1,7 +1,7 @@
 /**
  * `--args:name value` (or `--args:name=value`): the variables of `mcphost script FILE`. They are
- * taken out of argv before yargs parses it, since their names are the script's, not ours; values
- * stay strings exactly as given (yargs would turn `007` into 7).
+ * taken out of argv before the flags are parsed, since their names are the script's, not ours; values
+ * stay strings exactly as given (`007` stays `007`).
  */
 import { ConfigError } from '../errors.js';
 

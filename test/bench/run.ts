@@ -77,7 +77,7 @@ async function serverStartup(label: string, server: object): Promise<void> {
     const one = await medianOf(REPEATS, () => oneShot(1));
     const eight = await medianOf(REPEATS, () => oneShot(8));
     report(
-      '1. one-shot wall time, 8 servers vs 1',
+      `1. one-shot wall time, 8 servers vs 1 (${label})`,
       `1 server ${one.toFixed(0)} ms, 8 servers ${eight.toFixed(0)} ms`,
       eight / one,
       1.3,

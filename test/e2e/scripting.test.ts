@@ -279,7 +279,7 @@ describe('flags that go together', () => {
       ],
       [['-p', '-', '--no-exit'], '--no-exit: stdin feeds the chat'],
       [['-p', 'x', '--args:name', 'v'], '--args: script variables only go with `mcphost script FILE`'],
-      [['-s', 'a.json', '--load-session', 'b.json', '-p', 'x'], 'mutually exclusive'],
+      [['-s', 'a.json', '--load-session', 'b.json', '-p', 'x'], 'not with --save-session or --load-session'],
     ];
     for (const [args, message] of cases) {
       const run = await runCli(args, home.path);

@@ -6,52 +6,73 @@ import { parseArguments, type CliOptions } from '../../src/cli/args.js';
 import { ConfigError } from '../../src/errors.js';
 import { readSystemPrompt } from '../../src/setup/system-prompt.js';
 
-async function options(...argv: string[]): Promise<CliOptions> {
-  const parsed = await parseArguments(argv, '1.2.3');
+function options(...argv: string[]): CliOptions {
+  const parsed = parseArguments(argv, '1.2.3');
   if (parsed.kind !== 'run') throw new Error(`printed instead of running: ${parsed.text}`);
   return parsed.options;
 }
 
-async function failure(...argv: string[]): Promise<string> {
-  const error = await parseArguments(argv, '1.2.3').catch((caught: unknown) => caught);
+function failure(...argv: string[]): string {
+  let error: unknown;
+  try {
+    parseArguments(argv, '1.2.3');
+  } catch (caught) {
+    error = caught;
+  }
   expect(error).toBeInstanceOf(ConfigError);
   return (error as ConfigError).message;
 }
 
 describe('command-line flags', () => {
-  it('takes the last value of a flag given twice', async () => {
-    expect(await options('-p', 'first', '-p', 'second')).toMatchObject({ prompt: 'second' });
-    expect(
-      await options('-m', 'ollama:a', '-m', 'ollama:b', '--max-steps', '3', '--max-steps', '4'),
-    ).toMatchObject({
-      model: 'ollama:b',
-      maxSteps: 4,
-    });
+  it('takes the last value of a flag given twice', () => {
+    expect(options('-p', 'first', '-p', 'second')).toMatchObject({ prompt: 'second' });
+    expect(options('-m', 'ollama:a', '-m', 'ollama:b', '--max-steps', '3', '--max-steps', '4')).toMatchObject(
+      {
+        model: 'ollama:b',
+        maxSteps: 4,
+      },
+    );
   });
 
-  it('checks sampling settings with the bounds the config file uses', async () => {
-    expect(await failure('--temperature', '-1')).toBe('--temperature: expected a number at least 0, got -1');
-    expect(await failure('--top-p', '5')).toBe('--top-p: expected a number from 0 to 1, got 5');
-    expect(await options('--top-p', '0.9', '--temperature', '0')).toMatchObject({
+  it('checks sampling settings with the bounds the config file uses', () => {
+    expect(failure('--temperature=-1')).toBe('--temperature: expected a number at least 0, got -1');
+    expect(failure('--top-p', '5')).toBe('--top-p: expected a number from 0 to 1, got 5');
+    expect(options('--top-p', '0.9', '--temperature', '0')).toMatchObject({
       topP: 0.9,
       temperature: 0,
     });
-    expect(await failure('--stop-sequences')).toBe('--stop-sequences: give at least one sequence');
+    expect(options('--stop-sequences', 'END', '--stop-sequences', 'STOP')).toMatchObject({
+      stopSequences: ['END', 'STOP'],
+    });
   });
 
-  it('refuses a flag whose value was forgotten', async () => {
-    expect(await failure('--config')).toBe('--config: needs a value');
-    expect(await failure('-p', 'x', '--save-session=')).toBe('--save-session: needs a value');
+  it('refuses a flag whose value was forgotten', () => {
+    expect(failure('--config')).toBe('command line: --config needs a value (see mcphost --help)');
+    expect(failure('-p', 'x', '--save-session=')).toBe('--save-session: needs a value');
   });
 
-  it('names the command line once in yargs errors', async () => {
-    expect(await failure('--bogus')).toBe('command line: Unknown argument: bogus (see mcphost --help)');
+  it('says what is wrong with the command line in one line', () => {
+    expect(failure('--bogus')).toBe('command line: unknown option --bogus (see mcphost --help)');
+    expect(failure('-p')).toBe('command line: -p needs a value (see mcphost --help)');
+    expect(failure('--temperature', '-1')).toBe(
+      'command line: --temperature needs a value (for one starting with "-", write --temperature=VALUE) (see mcphost --help)',
+    );
+    expect(failure('-p', 'x', 'stray')).toBe(
+      'command line: unexpected "stray" (a prompt goes after -p; see mcphost --help)',
+    );
+    expect(failure('--max-steps', 'many')).toBe('--max-steps: expected a number, got "many"');
+    expect(failure('-p', 'x', '--output-format', 'xml')).toBe(
+      '--output-format: "xml" is not one of text, json, stream-json',
+    );
+    expect(failure('-s', 'a.json', '--save-session', 'b.json')).toBe(
+      '--session: not with --save-session or --load-session (it does both)',
+    );
   });
 
   it('prints help and version instead of running', async () => {
-    const help = await parseArguments(['--help'], '1.2.3');
+    const help = parseArguments(['--help'], '1.2.3');
     expect(help.kind === 'print' && help.text.includes('--provider-url')).toBe(true);
-    expect(await parseArguments(['--version'], '1.2.3')).toEqual({ kind: 'print', text: '1.2.3' });
+    expect(parseArguments(['--version'], '1.2.3')).toEqual({ kind: 'print', text: '1.2.3' });
   });
 });
 

@@ -72,7 +72,7 @@ export function createReporter(options: ReporterOptions, io: CliIO): Reporter {
 }
 
 /**
- * The output format argv asks for, read without yargs: when the arguments themselves are wrong,
+ * The output format argv asks for, read without the parser: when the arguments themselves are wrong,
  * a script that asked for JSON must still get JSON. Anything unclear means text.
  */
 export function outputFormatOfArgv(argv: readonly string[]): OutputFormat {
