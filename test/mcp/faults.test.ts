@@ -5,8 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { McpPool, type McpPoolOptions } from '../../src/mcp/pool.js';
+import { describe, expect, it } from 'vitest';
 import {
   firstText,
   fixture,
@@ -15,20 +14,11 @@ import {
   logCollector,
   testEnvironment,
   toolCall,
+  startPool,
+  closePoolsAfterEach,
 } from './support.js';
 
-const pools: McpPool[] = [];
-
-async function startPool(options: McpPoolOptions): Promise<McpPool> {
-  const pool = await McpPool.start(options);
-  pools.push(pool);
-  return pool;
-}
-
-afterEach(async () => {
-  await Promise.all(pools.splice(0).map((pool) => pool.close()));
-  expect(liveChildren()).toEqual([]);
-});
+closePoolsAfterEach();
 
 describe('startup faults', () => {
   it('gives up on a server that never answers initialize, and uses the others', async () => {

@@ -5,7 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpPool } from '../../src/mcp/pool.js';
 import { isValidToolName } from '../../src/mcp/naming.js';
 import {
@@ -20,23 +20,9 @@ import {
   fixturePath,
   testEnvironment,
   toolCall,
+  startPool,
+  closePoolsAfterEach,
 } from './support.js';
-
-const pools: McpPool[] = [];
-
-/** Starts a pool that the test's afterEach closes (and then checks that no process is left). */
-async function startPool(options: Parameters<typeof McpPool.start>[0]): Promise<McpPool> {
-  const pool = await McpPool.start(options);
-  pools.push(pool);
-  return pool;
-}
-
-function closePoolsAfterEach(): void {
-  afterEach(async () => {
-    await Promise.all(pools.splice(0).map((pool) => pool.close()));
-    expect(liveChildren()).toEqual([]);
-  });
-}
 
 describe('McpPool with servers from npm', () => {
   let directory: string;

@@ -4,11 +4,18 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RemoteServerDefinition } from '../../src/mcp/definition.js';
-import { McpPool, type McpPoolOptions } from '../../src/mcp/pool.js';
 import { unusedPort } from '../support/loopback.js';
-import { firstText, logCollector, packageEntry, testEnvironment, toolCall } from './support.js';
+import {
+  closePoolsAfterEach,
+  firstText,
+  logCollector,
+  packageEntry,
+  startPool,
+  testEnvironment,
+  toolCall,
+} from './support.js';
 
 interface RunningServer {
   readonly url: string;
@@ -17,6 +24,9 @@ interface RunningServer {
 }
 
 /** Starts server-everything in `mode` on a free loopback port; resolves once it listens. */
+/** The remote servers this file runs itself: they are meant to outlive each pool. */
+const remoteServerPids = new Set<number>();
+
 async function startEverything(mode: 'streamableHttp' | 'sse', knownPort?: number): Promise<RunningServer> {
   const port = knownPort ?? (await unusedPort());
   const child = spawn(process.execPath, [packageEntry('@modelcontextprotocol/server-everything'), mode], {
@@ -24,6 +34,7 @@ async function startEverything(mode: 'streamableHttp' | 'sse', knownPort?: numbe
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
+  if (child.pid !== undefined) remoteServerPids.add(child.pid);
   child.stderr.setEncoding('utf8');
   await new Promise<void>((resolve, reject) => {
     child.stderr.on('data', (chunk: string) => {
@@ -60,17 +71,7 @@ function recordingFetch(): { fetch: typeof fetch; headers: Headers[] } {
   };
 }
 
-const pools: McpPool[] = [];
-
-async function startPool(options: McpPoolOptions): Promise<McpPool> {
-  const pool = await McpPool.start(options);
-  pools.push(pool);
-  return pool;
-}
-
-afterEach(async () => {
-  await Promise.all(pools.splice(0).map((pool) => pool.close()));
-});
+closePoolsAfterEach(() => [...remoteServerPids]);
 
 describe('Streamable HTTP', () => {
   let server: RunningServer | undefined;

@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StdioServerDefinition } from '../../src/mcp/definition.js';
-import type { PoolLogEntry } from '../../src/mcp/pool.js';
+import { afterEach, expect } from 'vitest';
+import { McpPool, type McpPoolOptions, type PoolLogEntry } from '../../src/mcp/pool.js';
 import type { ToolResultBlock } from '../../src/types.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -61,6 +62,8 @@ export function logCollector(): {
   };
 }
 
+import { liveChildren } from '../support/processes.js';
+
 export { isAlive, liveChildren, liveGroupMembers } from '../support/processes.js';
 
 /** Parses the first text block of a tool result. */
@@ -72,4 +75,25 @@ export function firstText(result: ToolResultBlock): string {
 /** A tool call block. */
 export function toolCall(name: string, input: Record<string, unknown> = {}, id = `call-${name}`) {
   return { type: 'tool-call' as const, id, name, input };
+}
+
+const pools: McpPool[] = [];
+
+/** Starts a pool that {@link closePoolsAfterEach} closes after the test. */
+export async function startPool(options: McpPoolOptions): Promise<McpPool> {
+  const pool = await McpPool.start(options);
+  pools.push(pool);
+  return pool;
+}
+
+/**
+ * After each test: close the pools it started, then check that no server process is left
+ * (`keep` lists processes the test started on purpose, such as a remote server it talks to).
+ */
+export function closePoolsAfterEach(keep: () => readonly number[] = () => []): void {
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((pool) => pool.close()));
+    const kept = new Set(keep());
+    expect(liveChildren().filter((pid) => !kept.has(pid))).toEqual([]);
+  });
 }

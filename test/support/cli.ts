@@ -1,5 +1,5 @@
 /** Runs the built CLI (`dist/bin/mcphost.js`) as a user would, with its own HOME. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,18 +47,44 @@ export async function temporaryHome(): Promise<TemporaryHome> {
   };
 }
 
-/** Runs `mcphost ...args` to completion. HOME is required so no test reads the real ~/.mcp.json. */
-export function runCli(args: readonly string[], home: string, options: CliRunOptions = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd ?? home,
-      env: { PATH: process.env.PATH ?? '', HOME: home, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+export interface RunningCli {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Output so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout satisfies `test` (rejects if the process ends first). */
+  waitForStdout(test: (stdout: string) => boolean): Promise<void>;
+  /** Resolves when the process has ended. */
+  readonly done: Promise<CliRun>;
+}
+
+export interface StartOptions {
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Program and leading arguments; default `node dist/bin/mcphost.js`. */
+  readonly command?: readonly string[];
+  readonly timeoutMs?: number;
+}
+
+/** Starts `mcphost ...args` with a HOME of its own; stdin stays open until the test ends it. */
+export function startCli(args: readonly string[], home: string, options: StartOptions = {}): RunningCli {
+  const [program = process.execPath, ...leading] = options.command ?? [process.execPath, CLI];
+  const child = spawn(program, [...leading, ...args], {
+    cwd: options.cwd ?? home,
+    env: { PATH: process.env.PATH ?? '', HOME: home, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let waiters: Array<{ test: (text: string) => boolean; resolve: () => void }> = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    const ready = waiters.filter((waiter) => waiter.test(stdout));
+    waiters = waiters.filter((waiter) => !ready.includes(waiter));
+    for (const waiter of ready) waiter.resolve();
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliRun>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`mcphost ${args.join(' ')} did not finish; stderr so far:\n${stderr}`));
@@ -68,8 +94,31 @@ export function runCli(args: readonly string[], home: string, options: CliRunOpt
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
-    child.stdin.end(options.stdin ?? '');
   });
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitForStdout: (test) =>
+      test(stdout)
+        ? Promise.resolve()
+        : Promise.race([
+            new Promise<void>((resolve) => waiters.push({ test, resolve })),
+            done.then((run) => {
+              throw new Error(
+                `mcphost ended (code ${run.code}) before the expected output; stderr:\n${run.stderr}`,
+              );
+            }),
+          ]),
+    done,
+  };
+}
+
+/** Runs `mcphost ...args` to completion. HOME is required so no test reads the real ~/.mcp.json. */
+export function runCli(args: readonly string[], home: string, options: CliRunOptions = {}): Promise<CliRun> {
+  const running = startCli(args, home, options);
+  running.child.stdin.end(options.stdin ?? '');
+  return running.done;
 }
 
 export { isAlive } from './processes.js';
