@@ -5,6 +5,7 @@
  * Everything shown comes from a stranger's file, so it is stripped of control characters first: an
  * escape sequence must not be able to hide the real command from the person asked to approve it.
  */
+import { AbortedError } from '../errors.js';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ProjectConfigCandidate } from '../../config/index.js';
@@ -78,7 +79,9 @@ export async function askToTrustProject(project: ProjectConfigCandidate, io: Pro
   let answer: string;
   try {
     answer = await io.ask('Trust this file and start them? [y/N] ');
-  } catch {
+  } catch (error) {
+    // Ctrl-C means "stop", not "no, but go on"; ended input (Ctrl-D) is no answer: not trusted.
+    if (error instanceof AbortedError) throw error;
     return false;
   }
   return /^\s*(y|yes)\s*$/i.test(answer);
@@ -86,23 +89,31 @@ export async function askToTrustProject(project: ProjectConfigCandidate, io: Pro
 
 /**
  * A {@link PromptIO} on a terminal, for questions asked before the chat starts (it opens its own
- * line editor afterwards). Ctrl-C or Ctrl-D while asking counts as no answer. Close it when done.
+ * line editor afterwards). Ctrl-D while asking is no answer; Ctrl-C rejects with AbortedError, and
+ * mcphost stops. Close it when done.
  */
 export function terminalPrompt(input: Readable, output: Writable): PromptIO & { close(): void } {
   const lines = createInterface({ input, output, terminal: true });
   let closed = false;
-  lines.on('SIGINT', () => lines.close());
+  let interrupted = false;
+  lines.on('SIGINT', () => {
+    interrupted = true;
+    output.write('\n');
+    lines.close();
+  });
   lines.on('close', () => {
     closed = true;
   });
+  const ended = () =>
+    interrupted ? new AbortedError('cancelled at the question') : new Error('input closed');
   return {
     ask: (question) =>
       new Promise((resolve, reject) => {
         if (closed) {
-          reject(new Error('input closed'));
+          reject(ended());
           return;
         }
-        lines.once('close', () => reject(new Error('input closed')));
+        lines.once('close', () => reject(ended()));
         lines.question(question, resolve);
       }),
     write: (text) => output.write(text),

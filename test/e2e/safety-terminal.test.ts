@@ -102,4 +102,13 @@ describe.skipIf(!hasTmux)('the trust question in the chat', () => {
     chat.keys('C-d');
     await chat.waitForExit();
   });
+
+  it('Ctrl-C: mcphost stops (exit 130) and nothing is started', async () => {
+    const { marker } = await writeProject();
+    const chat = await startChat();
+    await chat.waitFor('Trust this file and start them? [y/N]');
+    chat.keys('C-c');
+    expect(await chat.waitForExit()).toBe(130);
+    expect(await exists(marker)).toBe(false);
+  });
 });

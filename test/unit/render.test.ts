@@ -154,6 +154,15 @@ describe('markdown rendering', () => {
     expect(output).not.toMatch(/\n$/);
   });
 
+  it('renders bold and code inside list items too', () => {
+    const render = createMarkdownRenderer(createStyle(true));
+    const output = render('- **bold** item\n- `code` item\n\n1. first **one**', 60);
+    expect(output).toContain(`* ${ESC}[1mbold${ESC}[22m item`);
+    expect(output).toContain(`* ${ESC}[33mcode${ESC}[39m item`);
+    expect(output).toContain(`1. first ${ESC}[1mone${ESC}[22m`);
+    expect(output).not.toContain('**');
+  });
+
   it('wraps paragraphs at the width', () => {
     const render = createMarkdownRenderer(createStyle(false));
     const output = render('word '.repeat(30).trim(), 20);

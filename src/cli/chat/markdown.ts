@@ -3,7 +3,7 @@
  * cli-table3, code blocks highlighted by cli-highlight). Used only on a rich display; elsewhere the
  * raw markdown is the plain text.
  */
-import { Marked } from 'marked';
+import { Marked, type MarkedExtension } from 'marked';
 import { markedTerminal } from 'marked-terminal';
 import type { Style } from './style.js';
 
@@ -17,11 +17,25 @@ export function createMarkdownRenderer(style: Style): MarkdownRenderer {
     let parser = parsers.get(width);
     if (parser === undefined) {
       parser = new Marked(markedTerminal(terminalOptions(style, width)));
+      parser.use(inlineInListItems);
       parsers.set(width, parser);
     }
     return parser.parse(markdown, { async: false }).replace(/\n+$/, '');
   };
 }
+
+/**
+ * marked-terminal prints the text of a tight list item as it is (`- **bold**` keeps its stars):
+ * marked hands such text over as a token with inline tokens, which are rendered here. Returning
+ * false leaves every other text to marked-terminal.
+ */
+const inlineInListItems: MarkedExtension = {
+  renderer: {
+    text(token) {
+      return 'tokens' in token && token.tokens !== undefined ? this.parser.parseInline(token.tokens) : false;
+    },
+  },
+};
 
 function terminalOptions(style: Style, width: number) {
   const plain = (text: string) => text;
