@@ -3,6 +3,7 @@
  * createRunner's options and failure modes, stream() cancelled mid-answer, and the Runner's
  * lifecycle (history copy, reset, idempotent close, `await using`).
  */
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -130,5 +131,48 @@ describe('runner.stream', () => {
     expect(text).toBe('Once upon ');
     expect(seen).not.toContain('done');
     expect(runner.history).toEqual([]);
+  });
+});
+
+describe('the examples', () => {
+  const runExample = (name: string, env: Record<string, string>, args: string[] = []) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', join(REPOSITORY, 'examples', name), ...args],
+        {
+          cwd: REPOSITORY,
+          env: { PATH: process.env.PATH ?? '', ...env },
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('custom-provider.ts runs with its own provider and tools', async () => {
+    const run = await runExample('custom-provider.ts', {});
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\[calling clock__now\]\nThe tool says it is \d\d:\d\d UTC\.\n\[2 steps\]/);
+  });
+
+  it('one-shot.ts answers through createRunner and the configured servers', async () => {
+    const home = await temporaryHome();
+    await home.writeConfig({ mcpServers: { everything } });
+    ollama = await startFakeOllama([
+      toolCallReply(['everything__echo', { message: 'from the example' }]),
+      (request) => textReply(`done: ${request.messages.at(-1)?.content ?? ''}`),
+    ]);
+    try {
+      const run = await runExample('one-shot.ts', { HOME: home.path, OLLAMA_HOST: ollama.url }, ['echo it']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe('done: Echo: from the example\n');
+      expect(run.stderr).toContain('(2 steps, 1 tool calls');
+    } finally {
+      await home.remove();
+    }
   });
 });
