@@ -125,7 +125,12 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
       }
     },
     write: (text) => {
-      turn?.view.suspend();
+      if (turn === undefined) {
+        // At the prompt (a server warning between turns): print above it, then redraw it.
+        input.printAbove(text);
+        return;
+      }
+      turn.view.suspend();
       io.stdout.write(text);
       // A question usually follows at once; if none does, the spinner comes back.
       setImmediate(() => {

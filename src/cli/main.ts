@@ -9,7 +9,7 @@ import type { Message } from '../types.js';
 import { parseArguments, type CliOptions, type ScriptCommand } from './args.js';
 import { AbortedError } from '../errors.js';
 import { ExitCode, exitCodeOf, signalExitCode, type ExitCodeValue } from './exit-codes.js';
-import { notice, type CliIO } from './io.js';
+import type { CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 import type { Reporter } from './output/reporter.js';
@@ -131,7 +131,8 @@ async function run(
     signal,
     env: io.env,
     homeDir: io.homeDir,
-    onServerLog: (entry) => reportServerLog(entry, io, options.debug),
+    // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
+    onServerLog: (entry) => reportServerLog(entry, io, options.debug, prompter),
     onWarning: (message) => note(`warning: ${message}`),
     // Safety (issue 8): the folder's project config, approvals, audit log. In -p mode no one can be
     // asked, so `ask` means deny unless --approve-all; in the chat, the user is asked.
@@ -224,11 +225,17 @@ async function readScript(command: ScriptCommand, io: CliIO) {
   return loadScript(resolve(io.cwd, command.path), command.arguments, io.env);
 }
 
-function reportServerLog(entry: PoolLogEntry, io: CliIO, debug: boolean): void {
+function reportServerLog(
+  entry: PoolLogEntry,
+  io: CliIO,
+  debug: boolean,
+  chat: { readonly bound: boolean; write(text: string): void } | undefined,
+): void {
   if (entry.level === 'debug' && !debug) return;
   // Server output (stderr tails included) may hold credentials and escape sequences: neither
   // reaches the terminal as is. Failures are shown even with --quiet: they are errors.
   const clean = stripControlCharacters(redactText(entry.message));
-  if (entry.level === 'warn') notice(io, clean);
-  else io.stderr.write(`[${entry.server}] ${clean}\n`);
+  const line = entry.level === 'warn' ? `mcphost: ${clean}\n` : `[${entry.server}] ${clean}\n`;
+  if (chat?.bound === true) chat.write(line);
+  else io.stderr.write(line);
 }

@@ -299,6 +299,35 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     }
   });
 
+  it('prints a server crash between turns above the prompt, and draws the prompt again', async () => {
+    const spawner = {
+      command: process.execPath,
+      args: [join(REPOSITORY, 'test/fixtures/servers/spawner.mjs')],
+    };
+    const chat = await startChat({
+      servers: { spawner },
+      script: [
+        toolCallReply(['spawner__pids', {}]),
+        (request) => textReply(`pids: ${request.messages.at(-1)?.content ?? ''}`),
+      ],
+    });
+    chat.type('which pids?');
+    chat.keys('Enter');
+    const screen = await chat.waitFor(/pids: \{"pid":\d+,"childPid":\d+\}/);
+    const { pid } = JSON.parse(/pids: (\{.*\})/.exec(screen)?.[1] ?? '{}') as { pid: number };
+    await chat.waitFor((text) => text.trimEnd().endsWith(PROMPT));
+    chat.type('half typed');
+    await chat.waitFor(`${PROMPT} half typed`);
+    process.kill(pid, 'SIGKILL');
+    const after = await chat.waitFor('server "spawner" stopped unexpectedly');
+    const lines = after.trimEnd().split('\n');
+    // The warning has a line of its own, and the prompt comes back below it with the typed text.
+    expect(lines.find((line) => line.includes('stopped unexpectedly'))).toMatch(/^mcphost: server "spawner"/);
+    expect(lines.at(-1)).toBe(`${PROMPT} half typed`);
+    chat.keys('C-u', 'C-d');
+    expect(await chat.waitForExit()).toBe(0);
+  });
+
   it('leaves no server process behind after Ctrl-D, nor after Ctrl-C twice', async () => {
     for (const leave of [['C-d'], ['C-c', 'C-c']]) {
       const spawner = {

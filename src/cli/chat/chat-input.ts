@@ -145,6 +145,17 @@ export class ChatInput {
   }
 
   /** Ends the input: readline closes, the terminal leaves bracketed paste mode. */
+  /**
+   * Prints `text` (whole lines) for the user while the prompt may be on screen: the prompt line is
+   * cleared first and drawn again after, with what was typed so far, so the two do not run together.
+   */
+  printAbove(text: string): void {
+    const atPrompt = this.#waiter !== undefined && !this.#output.muted && this.#options.terminal;
+    if (atPrompt) this.#options.output.write('\r\u001b[2K');
+    this.#options.output.write(text);
+    if (atPrompt) this.#readline.prompt(true);
+  }
+
   close(): void {
     this.#readline.close();
   }
