@@ -78,9 +78,11 @@ export function toAnthropicError(error: unknown, context: AnthropicErrorContext)
 }
 
 function fromApiError(error: APIError): ProviderError {
-  const vendorMessage = error.apiMessage ?? error.message;
-  const kind = error.type === null ? '' : ` (${error.type})`;
   const status = error.status;
+  // Without a JSON error body the SDK's message is "<status> <body>": the status is said already.
+  const vendorMessage =
+    error.apiMessage ?? (status === undefined ? error.message : error.message.replace(`${status} `, ''));
+  const kind = error.type === null ? '' : ` (${error.type})`;
   if (status === undefined) {
     // An `event: error` in a stream that had started with 200.
     return new ProviderError(PROVIDER, `Anthropic API error during the answer${kind}: ${vendorMessage}`, {

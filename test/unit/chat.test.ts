@@ -64,8 +64,7 @@ function startChat(setup: ChatSetup) {
       describeTools: async () =>
         (await host.tools()).map((tool) => ({
           exposedName: tool.name,
-          server: tool.name.split('__')[0] ?? '',
-          tool: tool.name.split('__')[1] ?? '',
+          ...originOf(tool.name),
           description: tool.description,
         })),
       servers: () => [],
@@ -396,3 +395,9 @@ describe('the chat in a terminal', () => {
     expect(chat.runner.history.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
   });
 });
+
+/** The fake tools are all named `server__tool` with plain parts; a real chat asks the pool's table. */
+function originOf(exposedName: string): { server: string; tool: string } {
+  const separator = exposedName.indexOf('__');
+  return { server: exposedName.slice(0, separator), tool: exposedName.slice(separator + 2) };
+}

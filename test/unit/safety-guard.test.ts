@@ -3,6 +3,7 @@
  * a fake tool host that records what really ran.
  */
 import { describe, expect, it } from 'vitest';
+import { buildToolNameTable } from '../../src/mcp/naming.js';
 import { Runner } from '../../src/runner.js';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/safety/approval.js';
 import type { AuditEntry, AuditSink } from '../../src/safety/audit-log.js';
@@ -24,11 +25,22 @@ class MemoryAudit implements AuditSink {
   async flush(): Promise<void> {}
 }
 
-/** Servers by exposed-name prefix, as the pool's name table would say. */
+/** Where each fake tool lives, as the pool's name table says (routing never splits names). */
 async function locate(name: string): Promise<ToolLocation | undefined> {
-  const [server, tool] = name.split('__');
-  return server === undefined || tool === undefined ? undefined : { server, tool };
+  const table = buildToolNameTable(KNOWN_TOOLS.map(([server, tool]) => ({ server, tool })));
+  return table.lookup.get(name);
 }
+
+/** Every (server, tool) the tests call. */
+const KNOWN_TOOLS: ReadonlyArray<readonly [string, string]> = [
+  ['ansi', 'color'],
+  ['big', 'dump'],
+  ['browser', 'screenshot'],
+  ['files', 'delete'],
+  ['files', 'read'],
+  ['files', 'write'],
+  ['memory', 'store'],
+];
 
 function fakeHost() {
   return new FakeToolHost({
