@@ -113,6 +113,7 @@ export class ServerConnection {
     if (typeof session === 'string') return errorBody(session);
     if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`);
     const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
+    const started = performance.now();
     try {
       const result = await session.client.callTool(
         { name: tool, arguments: { ...input } },
@@ -132,7 +133,7 @@ export class ServerConnection {
       this.failures = 0;
       return toToolResultBody(result);
     } catch (error) {
-      return errorBody(this.describeCallFailure(error, session, tool, signal));
+      return errorBody(this.describeCallFailure(error, session, tool, signal, performance.now() - started));
     }
   }
 
@@ -360,6 +361,7 @@ export class ServerConnection {
     session: Session,
     tool: string,
     signal: AbortSignal | undefined,
+    elapsedMs: number,
   ): string {
     if (signal?.aborted) return `the call to "${tool}" was cancelled`;
     if (this.state === 'closed') return `the MCP servers were shut down during the call to "${tool}"`;
@@ -376,9 +378,10 @@ export class ServerConnection {
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
-      const limit = error.message.includes('Maximum total')
-        ? `the maximum of ${Math.max(maxToolTimeoutMs, toolTimeoutMs)} ms`
-        : `${toolTimeoutMs} ms`;
+      // Progress notifications extend a call past toolTimeoutMs, up to the maximum: the time it ran
+      // says which limit ended it.
+      const maximum = Math.max(maxToolTimeoutMs, toolTimeoutMs);
+      const limit = elapsedMs >= maximum ? `the maximum of ${maximum} ms` : `${toolTimeoutMs} ms`;
       return `"${tool}" on server "${this.name}" did not finish within ${limit}; the call was cancelled`;
     }
     if (error instanceof ProtocolError)
