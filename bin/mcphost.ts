@@ -4,6 +4,16 @@ import { homedir } from 'node:os';
 import { main } from '../src/cli/main.js';
 import { packageVersion } from '../src/version.js';
 
+// The reader went away (`mcphost -p … | head -1`): stop quietly, as Unix tools do on SIGPIPE
+// (which Node ignores), with 128 + SIGPIPE. The exit hook of the MCP pool still ends every server.
+const SIGPIPE_EXIT_CODE = 141;
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(SIGPIPE_EXIT_CODE);
+  });
+}
+
 const code = await main(
   process.argv.slice(2),
   {

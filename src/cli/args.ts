@@ -199,7 +199,7 @@ export function helpText(): string {
     '',
     'Providers: ollama, anthropic, google (or gemini), openai. Docs: README.md.',
     'Exit codes: 0 ok, 1 internal, 2 usage/config, 3 provider, 4 max steps, 5 no server started (library),',
-    '6 prompt blocked by a hook, 129/130/143 SIGHUP/Ctrl-C/SIGTERM.',
+    '6 prompt blocked by a hook, 129/130/143 SIGHUP/Ctrl-C/SIGTERM, 141 stdout closed.',
   ].join('\n');
 }
 
@@ -379,7 +379,9 @@ function numberInRange(
 
 function positiveInteger(flag: string, value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError(flag, 'expected a positive whole number');
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigError(flag, `expected a positive whole number, got ${value}`);
+  }
   return value;
 }
 

@@ -1,4 +1,5 @@
 /** The CLI's view of the outside world, injected so tests can drive it with plain streams. */
+import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
 export interface CliIO {
@@ -13,4 +14,9 @@ export interface CliIO {
 /** Writes one line to stderr, prefixed so it is clear it is ours and not the model's. */
 export function notice(io: CliIO, message: string): void {
   io.stderr.write(`mcphost: ${message}\n`);
+}
+
+/** A path given on the command line, made absolute from the working directory. */
+export function pathIn(io: CliIO, path: string | undefined): string | undefined {
+  return path === undefined ? undefined : resolve(io.cwd, path);
 }

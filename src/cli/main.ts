@@ -9,10 +9,15 @@ import type { Message } from '../types.js';
 import { parseArguments, type CliOptions, type ScriptCommand } from './args.js';
 import { AbortedError } from '../errors.js';
 import { ExitCode, exitCodeOf, signalExitCode, type ExitCodeValue } from './exit-codes.js';
-import type { CliIO } from './io.js';
+import { pathIn, type CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
+import type { LoadedConfig } from '../../config/index.js';
+import type { OpenedSession } from '../session-recorder.js';
+import type { McpRunner } from '../setup/create-runner.js';
+import type { PrompterSlot } from './chat/prompter.js';
 import type { Reporter } from './output/reporter.js';
+import type { ScriptFile } from './script.js';
 
 /** Where termination signals come from (the process, in production). */
 export interface SignalSource {
@@ -83,6 +88,15 @@ async function runWithSignals(
   }
 }
 
+/** Everything read from the user before anything starts: flags (with a script's), prompt, session. */
+interface Inputs {
+  readonly options: CliOptions;
+  readonly script: ScriptFile | undefined;
+  readonly prompt: string | undefined;
+  readonly session: OpenedSession;
+  readonly systemPrompt: string | undefined;
+}
+
 async function run(
   flags: CliOptions,
   io: CliIO,
@@ -90,65 +104,21 @@ async function run(
   reporter: Reporter,
 ): Promise<ExitCodeValue> {
   // Imported here, not at the top: `mcphost --help` must not load the SDKs.
-  const { assembleRunner, createModel } = await import('../setup/create-runner.js');
-  const { readSystemPrompt } = await import('../setup/system-prompt.js');
-  const { openSession } = await import('../session-recorder.js');
-  const { modelNameOf } = await import('./one-shot.js');
-  const { composePrompt } = await import('./stdin.js');
-  const note = (message: string): void => reporter.note(message);
-  // A script file fills in what the flags leave unset, and its servers replace the config's.
-  const script = flags.script === undefined ? undefined : await readScript(flags.script, io);
-  for (const warning of script?.warnings ?? []) note(warning);
-  const options = script === undefined ? flags : (await import('./script.js')).applyScript(flags, script);
-  // Everything that can be wrong with the input is found before a server or a model is started.
-  const prompt =
-    options.prompt === undefined
-      ? undefined
-      : await composePrompt({
-          prompt: options.prompt,
-          readStdin: !options.noExit,
-          stdin: io.stdin,
-          note,
-          signal,
-        });
-  const { recorder, loaded } = await openSession({
-    ...optional('load', pathIn(io, options.loadSession)),
-    ...optional('save', pathIn(io, options.saveSession)),
-    ...optional('both', pathIn(io, options.session)),
-  });
-  reporter.identify({ ...optional('sessionFile', recorder?.path) });
+  const { assembleRunner } = await import('../setup/create-runner.js');
+  const { runnerOptionsFor } = await import('./runner-options.js');
+  const inputs = await readInputs(flags, io, signal, reporter);
+  const { options, prompt } = inputs;
+  reporter.identify({ ...optional('sessionFile', inputs.session.recorder?.path) });
   // The chat answers approval questions on its own terminal; until it runs (the -p part of
   // --no-exit) the slot is empty, and a question is answered "deny".
   const chatFollows = prompt === undefined || options.noExit;
   const prompter = chatFollows ? new (await import('./chat/prompter.js')).PrompterSlot() : undefined;
-  const onApproval =
-    prompter === undefined
-      ? undefined
-      : (await import('./approval-prompt.js')).createApprovalPrompt(prompter);
-  const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? loaded?.systemPrompt;
+  const askToTrust =
+    prompt === undefined && inputs.script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true;
+  const { modelNameOf } = await import('./one-shot.js');
+  const recorder = inputs.session.recorder;
   const { runner, config, modelString } = await assembleRunner({
-    // Ctrl-C while the servers start stops the start (and the servers) at once.
-    signal,
-    env: io.env,
-    homeDir: io.homeDir,
-    // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
-    onServerLog: (entry) => reportServerLog(entry, io, options.debug, prompter),
-    onWarning: (message) => note(`warning: ${message}`),
-    // Safety (issue 8): the folder's project config, approvals, audit log. In -p mode no one can be
-    // asked, so `ask` means deny unless --approve-all; in the chat, the user is asked.
-    projectDir: io.cwd,
-    interactive: chatFollows,
-    ...optional('onApproval', onApproval),
-    approveAll: options.approveAll === true,
-    ...optional('auditLog', pathIn(io, options.auditLog)),
-    ...optional(
-      'trustProject',
-      prompt === undefined && script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true
-        ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout)
-        : undefined,
-    ),
-    ...optional('servers', script?.servers),
-    ...optional('history', loaded?.messages),
+    ...runnerOptionsFor(inputs, io),
     // Saved after every change, so that a crash or Ctrl-C loses at most the step in progress.
     ...optional(
       'onHistoryChange',
@@ -160,26 +130,25 @@ async function run(
             messages: history,
           })),
     ),
-    ...optional('model', options.model ?? loaded?.model),
+    // Ctrl-C while the servers start stops the start (and the servers) at once.
+    signal,
+    // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
+    onServerLog: (entry) => reportServerLog(entry, io, options.debug, prompter),
+    onWarning: (message) => reporter.note(`warning: ${message}`),
+    // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
+    interactive: chatFollows,
     ...optional(
-      'configPath',
-      options.configPath === undefined ? undefined : resolve(io.cwd, options.configPath),
+      'onApproval',
+      prompter && (await import('./approval-prompt.js')).createApprovalPrompt(prompter),
     ),
-    ...optional('systemPrompt', systemPrompt),
-    ...optional('maxSteps', options.maxSteps),
-    ...optional('providerUrl', options.providerUrl),
-    ...optional('providerApiKey', options.providerApiKey),
-    settings: {
-      ...optional('maxTokens', options.maxTokens),
-      ...optional('temperature', options.temperature),
-      ...optional('topP', options.topP),
-      ...optional('topK', options.topK),
-      ...optional('stopSequences', options.stopSequences),
-    },
+    ...optional(
+      'trustProject',
+      askToTrust ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout) : undefined,
+    ),
   });
   try {
-    if (config.path === undefined && script?.servers === undefined) {
-      note(
+    if (config.path === undefined && inputs.script?.servers === undefined) {
+      reporter.note(
         `no config file in ${io.homeDir} (.mcp.json, .mcphost.json|yml|yaml): running without MCP servers`,
       );
     }
@@ -189,34 +158,84 @@ async function run(
       // --no-exit: the chat goes on from the answer, with the same history.
       if (!options.noExit) return code;
     }
-    const { runInteractive } = await import('./interactive.js');
-    return await runInteractive(runner, io, {
-      modelString,
-      debug: options.debug,
-      signal,
-      color: options.noColor !== true,
-      ...optional('prompter', prompter),
-      // `/model`: the URL and key from the flags and config are kept only for the same provider.
-      createProvider: (model, sameProvider) =>
-        createModel(
-          model,
-          {
-            onWarning: (message) => note(`warning: ${message}`),
-            ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
-            ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
-          },
-          sameProvider ? config : {},
-          io.env,
-        ),
-    });
+    return await chat(runner, { io, options, config, modelString, signal, reporter, prompter });
   } finally {
     await runner.close();
   }
 }
 
-/** A path from the command line, made absolute. */
-function pathIn(io: CliIO, path: string | undefined): string | undefined {
-  return path === undefined ? undefined : resolve(io.cwd, path);
+/**
+ * Reads the script file, the prompt (with stdin), the session and the system prompt: every mistake
+ * in the user's input shows up here, before a server or a model is started.
+ */
+async function readInputs(
+  flags: CliOptions,
+  io: CliIO,
+  signal: AbortSignal,
+  reporter: Reporter,
+): Promise<Inputs> {
+  const note = (message: string): void => reporter.note(message);
+  // A script file fills in what the flags leave unset, and its servers replace the config's.
+  const script = flags.script === undefined ? undefined : await readScript(flags.script, io);
+  for (const warning of script?.warnings ?? []) note(warning);
+  const options = script === undefined ? flags : (await import('./script.js')).applyScript(flags, script);
+  const { composePrompt } = await import('./stdin.js');
+  const prompt =
+    options.prompt === undefined
+      ? undefined
+      : await composePrompt({
+          prompt: options.prompt,
+          readStdin: !options.noExit,
+          stdin: io.stdin,
+          note,
+          signal,
+        });
+  const { openSession } = await import('../session-recorder.js');
+  const session = await openSession({
+    ...optional('load', pathIn(io, options.loadSession)),
+    ...optional('save', pathIn(io, options.saveSession)),
+    ...optional('both', pathIn(io, options.session)),
+  });
+  const { readSystemPrompt } = await import('../setup/system-prompt.js');
+  const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
+  return { options, script, prompt, session, systemPrompt };
+}
+
+/** The chat, after servers are up (or after a `--no-exit` answer). */
+async function chat(
+  runner: McpRunner,
+  context: {
+    readonly io: CliIO;
+    readonly options: CliOptions;
+    readonly config: LoadedConfig;
+    readonly modelString: string;
+    readonly signal: AbortSignal;
+    readonly reporter: Reporter;
+    readonly prompter: PrompterSlot | undefined;
+  },
+): Promise<ExitCodeValue> {
+  const { io, options, config } = context;
+  const { runInteractive } = await import('./interactive.js');
+  const { createModel } = await import('../setup/create-runner.js');
+  return runInteractive(runner, io, {
+    modelString: context.modelString,
+    debug: options.debug,
+    signal: context.signal,
+    color: options.noColor !== true,
+    ...optional('prompter', context.prompter),
+    // `/model`: the URL and key from the flags and config are kept only for the same provider.
+    createProvider: (model, sameProvider) =>
+      createModel(
+        model,
+        {
+          onWarning: (message) => context.reporter.note(`warning: ${message}`),
+          ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
+          ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
+        },
+        sameProvider ? config : {},
+        io.env,
+      ),
+  });
 }
 
 /** Reads `mcphost script FILE`, its path taken from the working directory. */

@@ -282,7 +282,7 @@ export class GuardedToolHost implements ToolHost {
       return refuse(
         'denied',
         'no-one-to-ask',
-        `needs approval (${reason}) and no one can be asked`,
+        `needs approval (${reason}), and no one can be asked`,
         `The call to ${call.name} needs the user's approval (${reason}), and no one can be asked here, so it was not run. ` +
           'The user can allow such calls with --approve-all.',
       );

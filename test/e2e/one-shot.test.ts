@@ -2,6 +2,7 @@
  * `mcphost -p` end to end: the built CLI, a loopback fake Ollama driven through the real `ollama`
  * client, and real MCP servers from npm.
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,15 @@ import {
   type FakeOllama,
 } from '../fakes/ollama-server.js';
 import { unusedPort } from '../support/loopback.js';
-import { isAlive, npmServer, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import {
+  CLI,
+  isAlive,
+  npmServer,
+  REPOSITORY,
+  runCli,
+  temporaryHome,
+  type TemporaryHome,
+} from '../support/cli.js';
 
 let home: TemporaryHome;
 let files: string;
@@ -215,7 +224,7 @@ describe('mcphost -p', () => {
   it('rejects bad flags with exit code 2 naming the flag', async () => {
     const run = await runCli(['-p', 'x', '--max-steps', '0'], home.path);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe('mcphost: --max-steps: expected a positive whole number');
+    expect(run.stderr.trim()).toBe('mcphost: --max-steps: expected a positive whole number, got 0');
     const unknown = await runCli(['-m', 'nope:model', '-p', 'x'], home.path);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown provider "nope"');
@@ -232,5 +241,56 @@ describe('mcphost -p', () => {
       version: string;
     };
     expect(version.stdout.trim()).toBe(expected);
+  });
+});
+
+describe('a reader that goes away', () => {
+  it('ends mcphost quietly with 141 (as SIGPIPE would), servers included', async () => {
+    const spawner = join(REPOSITORY, 'test/fixtures/servers/spawner.mjs');
+    const home = await temporaryHome();
+    await home.writeConfig({
+      mcpServers: { spawner: { command: 'sh', args: ['-c', `"${process.execPath}" "${spawner}"; exit $?`] } },
+    });
+    const fake = await startFakeOllama([
+      toolCallReply(['spawner__pids', {}]),
+      (request) => ({
+        type: 'answer',
+        text: [
+          `${request.messages.at(-1)?.content ?? ''}\n`,
+          ...Array.from({ length: 400 }, (_, index) => `line ${index}\n`),
+        ],
+        chunkDelayMs: 5,
+      }),
+    ]);
+    try {
+      const child = spawn(process.execPath, [CLI, '-p', 'go', '--provider-url', fake.url], {
+        cwd: home.path,
+        env: { PATH: process.env.PATH ?? '', HOME: home.path },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      // Read the first line (the server's pids), then hang up, as `head -1` does.
+      const firstLine = await new Promise<string>((resolve) => {
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const end = stdout.indexOf('\n');
+          if (end !== -1) {
+            child.stdout.destroy();
+            resolve(stdout.slice(0, end));
+          }
+        });
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(141);
+      expect(stderr).not.toContain('EPIPE');
+      expect(stderr).not.toContain('    at ');
+      const { pid, childPid } = JSON.parse(firstLine) as { pid: number; childPid: number };
+      expect([isAlive(pid), isAlive(childPid)]).toEqual([false, false]);
+    } finally {
+      await fake.close();
+      await home.remove();
+    }
   });
 });

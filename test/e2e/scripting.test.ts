@@ -111,7 +111,7 @@ describe('--output-format json', () => {
     expect(JSON.parse(usage.stdout)).toMatchObject({
       ok: false,
       exitCode: 2,
-      error: { type: 'ConfigError', message: '--max-steps: expected a positive whole number' },
+      error: { type: 'ConfigError', message: '--max-steps: expected a positive whole number, got 0' },
     });
   });
 });

@@ -74,7 +74,7 @@ describe('createApprovalPrompt', () => {
     expect(answer).toEqual({ kind: 'allow-once' });
     const screen = terminal.screen();
     expect(screen).toContain(
-      'needs your approval (the rule tool "filesystem__write_*" → ask in /home/ada/.mcp.json)',
+      'needs your approval: the rule tool "filesystem__write_*" → ask in /home/ada/.mcp.json.',
     );
     expect(screen).toContain('tool:      write_file  (filesystem__write_file)');
     expect(screen).toContain('server:    filesystem');

@@ -1,0 +1,44 @@
+/** How the command line (flags, a script, a loaded session) becomes createRunner's options. */
+import { optional } from '../optional.js';
+import type { OpenedSession } from '../session-recorder.js';
+import type { CreateRunnerOptions } from '../setup/create-runner.js';
+import type { CliOptions } from './args.js';
+import { pathIn, type CliIO } from './io.js';
+
+export interface RunnerInputs {
+  readonly options: CliOptions;
+  readonly script: { readonly servers?: CreateRunnerOptions['servers'] } | undefined;
+  readonly session: OpenedSession;
+  readonly systemPrompt: string | undefined;
+}
+
+/**
+ * The options that come from the user's input. The CLI adds what needs the terminal or the runner
+ * itself (signal, approval and trust questions, where diagnostics go, saving the session).
+ */
+export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerOptions {
+  const { options, session } = inputs;
+  return {
+    env: io.env,
+    homeDir: io.homeDir,
+    // The folder's project config is used once trusted (see the safety section of the README).
+    projectDir: io.cwd,
+    approveAll: options.approveAll === true,
+    ...optional('auditLog', pathIn(io, options.auditLog)),
+    ...optional('servers', inputs.script?.servers),
+    ...optional('history', session.loaded?.messages),
+    ...optional('model', options.model ?? session.loaded?.model),
+    ...optional('configPath', pathIn(io, options.configPath)),
+    ...optional('systemPrompt', inputs.systemPrompt),
+    ...optional('maxSteps', options.maxSteps),
+    ...optional('providerUrl', options.providerUrl),
+    ...optional('providerApiKey', options.providerApiKey),
+    settings: {
+      ...optional('maxTokens', options.maxTokens),
+      ...optional('temperature', options.temperature),
+      ...optional('topP', options.topP),
+      ...optional('topK', options.topK),
+      ...optional('stopSequences', options.stopSequences),
+    },
+  };
+}
