@@ -98,6 +98,25 @@ function after(screen: string, entry: string): string {
   return index === -1 ? '' : screen.slice(index);
 }
 
+/** A chat with the spawner fixture as its server, after one turn that asked for its pids. */
+async function chatWithSpawner(command: readonly string[]) {
+  const [program = process.execPath, ...args] = command;
+  const chat = await startChat({
+    servers: { spawner: { command: program, args } },
+    script: [
+      toolCallReply(['spawner__pids', {}]),
+      (request) => textReply(`pids: ${request.messages.at(-1)?.content ?? ''}`),
+    ],
+  });
+  chat.type('which pids?');
+  chat.keys('Enter');
+  const screen = await chat.waitFor(/pids: \{"pid":\d+,"childPid":\d+\}/);
+  const pids = JSON.parse(/pids: (\{.*\})/.exec(screen)?.[1] ?? '{}') as { pid: number; childPid: number };
+  return { chat, ...pids };
+}
+
+const SPAWNER = join(REPOSITORY, 'test/fixtures/servers/spawner.mjs');
+
 describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
   it('shows a spinner while the model thinks, streams the answer, then shows it rendered', async () => {
     const held = heldReply({
@@ -300,21 +319,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
   });
 
   it('prints a server crash between turns above the prompt, and draws the prompt again', async () => {
-    const spawner = {
-      command: process.execPath,
-      args: [join(REPOSITORY, 'test/fixtures/servers/spawner.mjs')],
-    };
-    const chat = await startChat({
-      servers: { spawner },
-      script: [
-        toolCallReply(['spawner__pids', {}]),
-        (request) => textReply(`pids: ${request.messages.at(-1)?.content ?? ''}`),
-      ],
-    });
-    chat.type('which pids?');
-    chat.keys('Enter');
-    const screen = await chat.waitFor(/pids: \{"pid":\d+,"childPid":\d+\}/);
-    const { pid } = JSON.parse(/pids: (\{.*\})/.exec(screen)?.[1] ?? '{}') as { pid: number };
+    const { chat, pid } = await chatWithSpawner([process.execPath, SPAWNER]);
     await chat.waitFor((text) => text.trimEnd().endsWith(PROMPT));
     chat.type('half typed');
     await chat.waitFor(`${PROMPT} half typed`);
@@ -330,24 +335,11 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
 
   it('leaves no server process behind after Ctrl-D, nor after Ctrl-C twice', async () => {
     for (const leave of [['C-d'], ['C-c', 'C-c']]) {
-      const spawner = {
-        command: 'sh',
-        args: ['-c', `exec ${process.execPath} ${join(REPOSITORY, 'test/fixtures/servers/spawner.mjs')}`],
-      };
-      const chat = await startChat({
-        servers: { spawner },
-        script: [
-          toolCallReply(['spawner__pids', {}]),
-          (request) => textReply(`pids: ${request.messages.at(-1)?.content ?? ''}`),
-        ],
-      });
-      chat.type('which pids?');
-      chat.keys('Enter');
-      const screen = await chat.waitFor(/pids: \{"pid":\d+,"childPid":\d+\}/);
-      const { pid, childPid } = JSON.parse(/pids: (\{.*\})/.exec(screen)?.[1] ?? '{}') as {
-        pid: number;
-        childPid: number;
-      };
+      const { chat, pid, childPid } = await chatWithSpawner([
+        'sh',
+        '-c',
+        `exec ${process.execPath} ${SPAWNER}`,
+      ]);
       expect(isAlive(pid)).toBe(true);
       expect(isAlive(childPid)).toBe(true);
       for (const key of leave) {
