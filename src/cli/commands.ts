@@ -22,11 +22,11 @@ export const SLASH_COMMANDS: readonly CommandHelp[] = [
   { name: '/tools', summary: 'list the tools, grouped by server' },
   { name: '/servers', summary: 'show each server: state, tool count, last error' },
   { name: '/history', summary: 'show the conversation so far' },
-  { name: '/clear', summary: 'start a new conversation' },
+  { name: '/clear', summary: 'start a new conversation (also /new)' },
   { name: '/usage', summary: 'tokens in and out this session' },
   { name: '/model', argument: 'provider:model', summary: 'switch model, keeping the conversation' },
   { name: '/save', argument: 'FILE', summary: 'save the conversation to a file' },
-  { name: '/quit', summary: 'leave (Ctrl-D works too)' },
+  { name: '/quit', summary: 'leave (also /exit, or Ctrl-D)' },
 ];
 
 /** A parsed command line. A tagged union: switch on `kind`. */
