@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRunner } from '../../src/setup/create-runner.js';
 import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-server.js';
-import { CLI, npmServer, REPOSITORY, temporaryHome } from '../support/cli.js';
+import { CLI, REPOSITORY, temporaryHome, EVERYTHING_SERVER, npmServerConfig } from '../support/cli.js';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 
@@ -58,7 +58,7 @@ const SLOW_START = {
   env: { STARTUP_DELAY_MS: '500' },
 };
 /** A real server from npm: its start-up is mostly CPU (loading the SDK and zod). */
-const MEMORY = { command: process.execPath, args: [npmServer('memory')] };
+const MEMORY = npmServerConfig('memory');
 
 async function serverStartup(label: string, server: object): Promise<void> {
   const ollama = await startFakeOllama([], { fallback: textReply('ok') });
@@ -99,7 +99,7 @@ async function toolRound(): Promise<void> {
     model: 'ollama:mistral-small',
     providerUrl: ollama.url,
     maxSteps: rounds + 1,
-    mcpServers: { everything: { command: process.execPath, args: [npmServer('everything'), 'stdio'] } },
+    mcpServers: { everything: EVERYTHING_SERVER },
   });
   try {
     await runner.run('warm up: one round');

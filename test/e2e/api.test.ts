@@ -15,11 +15,10 @@ import {
   type RunnerEvent,
 } from '../../src/index.js';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { isAlive, npmServer, REPOSITORY, temporaryHome } from '../support/cli.js';
+import { isAlive, REPOSITORY, temporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
 import { liveChildren } from '../support/processes.js';
 
 const fixture = (name: string) => join(REPOSITORY, 'test/fixtures/servers', name);
-const everything = { command: process.execPath, args: [npmServer('everything'), 'stdio'] };
 let ollama: FakeOllama | undefined;
 
 afterEach(async () => {
@@ -37,7 +36,7 @@ describe('createRunner', () => {
     const runner = await createRunner({
       model: 'ollama:mistral-small',
       providerUrl: ollama.url,
-      mcpServers: { everything },
+      mcpServers: { everything: EVERYTHING_SERVER },
       env: {},
     });
     expect(runner.servers).toMatchObject([{ name: 'everything', state: 'ready' }]);
@@ -64,7 +63,10 @@ describe('createRunner', () => {
     ollama = await startFakeOllama([]);
     await using runner = await createRunner({
       providerUrl: ollama.url,
-      mcpServers: { broken: { command: process.execPath, args: [fixture('fail-on-start.mjs')] }, everything },
+      mcpServers: {
+        broken: { command: process.execPath, args: [fixture('fail-on-start.mjs')] },
+        everything: EVERYTHING_SERVER,
+      },
       env: {},
     });
     const states = Object.fromEntries(runner.servers.map((server) => [server.name, server.state]));
@@ -161,7 +163,7 @@ describe('the examples', () => {
 
   it('one-shot.ts answers through createRunner and the configured servers', async () => {
     const home = await temporaryHome();
-    await home.writeConfig({ mcpServers: { everything } });
+    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
     ollama = await startFakeOllama([
       toolCallReply(['everything__echo', { message: 'from the example' }]),
       (request) => textReply(`done: ${request.messages.at(-1)?.content ?? ''}`),

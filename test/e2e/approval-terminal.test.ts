@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, npmServer, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { CLI, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
 import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
@@ -20,7 +20,7 @@ const QUESTION = 'Allow? [y] once  [t] always this tool  [s] always this server 
 beforeEach(async () => {
   home = await temporaryHome();
   await home.writeConfig({
-    mcpServers: { everything: { command: process.execPath, args: [npmServer('everything'), 'stdio'] } },
+    mcpServers: { everything: EVERYTHING_SERVER },
     approval: { default: 'allow', rules: [{ tool: 'everything__echo', decision: 'ask' }] },
   });
   // Every prompt makes the model call echo; once it has a result, it repeats what the tool said.

@@ -19,19 +19,18 @@ import { unusedPort } from '../support/loopback.js';
 import {
   CLI,
   isAlive,
-  npmServer,
   REPOSITORY,
   runCli,
   temporaryHome,
   type TemporaryHome,
+  EVERYTHING_SERVER,
+  npmServerConfig,
 } from '../support/cli.js';
 
 let home: TemporaryHome;
 let files: string;
 let ollama: FakeOllama | undefined;
 
-const everything = { command: process.execPath, args: [npmServer('everything'), 'stdio'] };
-const memory = { command: process.execPath, args: [npmServer('memory')] };
 
 beforeAll(async () => {
   files = await mkdtemp(join(tmpdir(), 'mcphost-files-'));
@@ -57,9 +56,9 @@ describe('mcphost -p', () => {
   it('runs tools from several servers in one step, then across steps, and prints only the answer', async () => {
     await home.writeConfig({
       mcpServers: {
-        everything,
-        filesystem: { command: process.execPath, args: [npmServer('filesystem'), files] },
-        memory,
+        everything: EVERYTHING_SERVER,
+        filesystem: npmServerConfig('filesystem', files),
+        memory: npmServerConfig('memory'),
       },
     });
     const offered: string[][] = [];
@@ -101,7 +100,7 @@ describe('mcphost -p', () => {
   });
 
   it('answers an unknown tool with an error the model reads', async () => {
-    await home.writeConfig({ mcpServers: { everything } });
+    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
     ollama = await startFakeOllama([
       toolCallReply(['everything__no_such_tool', {}]),
       (request) => textReply(`saw: ${request.messages.at(-1)?.content ?? ''}`),
@@ -178,7 +177,7 @@ describe('mcphost -p', () => {
           command: process.execPath,
           args: ['-e', 'console.error("missing DATABASE_URL"); process.exit(3)'],
         },
-        everything,
+        everything: EVERYTHING_SERVER,
       },
     });
     ollama = await startFakeOllama([

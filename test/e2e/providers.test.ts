@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic } from '../fakes/anthropic-server.js';
 import { FAKE_GEMINI_KEY, startFakeGemini } from '../fakes/gemini-server.js';
 import { startFakeOpenAI } from '../fakes/openai-server.js';
-import { npmServer, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import {
+  runCli,
+  temporaryHome,
+  type TemporaryHome,
+  EVERYTHING_SERVER,
+  npmServerConfig,
+} from '../support/cli.js';
 
 const ODD_SERVER = 'my.files server — with dots, spaces and a name well over fifty characters';
 let home: TemporaryHome;
@@ -21,8 +27,8 @@ beforeAll(async () => {
   home = await temporaryHome();
   await home.writeConfig({
     mcpServers: {
-      everything: { command: process.execPath, args: [npmServer('everything'), 'stdio'] },
-      [ODD_SERVER]: { command: process.execPath, args: [npmServer('filesystem'), folder] },
+      everything: EVERYTHING_SERVER,
+      [ODD_SERVER]: npmServerConfig('filesystem', folder),
     },
   });
 });

@@ -16,13 +16,18 @@ import {
   type FakeOllama,
 } from '../fakes/ollama-server.js';
 import { hookCommand } from '../fixtures/hooks/commands.js';
-import { npmServer, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import {
+  REPOSITORY,
+  runCli,
+  temporaryHome,
+  type TemporaryHome,
+  EVERYTHING_SERVER,
+  npmServerConfig,
+} from '../support/cli.js';
 
 let home: TemporaryHome;
 let work: string;
 let ollama: FakeOllama | undefined;
-
-const everything = { command: process.execPath, args: [npmServer('everything'), 'stdio'] };
 
 beforeEach(async () => {
   home = await temporaryHome();
@@ -36,7 +41,7 @@ afterEach(async () => {
 });
 
 function filesystem() {
-  return { command: process.execPath, args: [npmServer('filesystem'), work] };
+  return npmServerConfig('filesystem', work);
 }
 
 /** What the model was told about the last tool call (Ollama marks errors with "Error: "). */
@@ -160,7 +165,7 @@ describe('hooks', () => {
   it('PostToolUse and Stop hooks hear of the call and of the answer', async () => {
     const log = join(work, 'events.jsonl');
     await home.writeConfig({
-      mcpServers: { everything },
+      mcpServers: { everything: EVERYTHING_SERVER },
       hooks: {
         PostToolUse: [
           {
@@ -198,7 +203,10 @@ describe('hooks', () => {
 describe('--audit-log', () => {
   it('appends one redacted JSON line per tool call', async () => {
     const audit = join(work, 'audit.jsonl');
-    await home.writeConfig({ mcpServers: { everything }, permissions: { deny: ['everything__get-env'] } });
+    await home.writeConfig({
+      mcpServers: { everything: EVERYTHING_SERVER },
+      permissions: { deny: ['everything__get-env'] },
+    });
     ollama = await startFakeOllama([
       toolCallReply(
         ['everything__echo', { message: 'my token=abc123 and ghp_abcdefghijklmnopqrstuvwxyz012345' }],
@@ -245,7 +253,7 @@ describe('--audit-log', () => {
 
 describe('output limits and --debug', () => {
   it('cuts a result over maxToolResultBytes for the model, saying so', async () => {
-    await home.writeConfig({ mcpServers: { everything }, maxToolResultBytes: 20 });
+    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER }, maxToolResultBytes: 20 });
     ollama = await modelCalling('everything__echo', { message: 'x'.repeat(200) });
     const run = await cli(['-p', 'echo']);
     expect(run.code).toBe(0);

@@ -12,13 +12,11 @@ import {
   type FakeChatRequest,
   type FakeOllama,
 } from '../fakes/ollama-server.js';
-import { npmServer, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { runCli, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
 import { jsonLines, startCli } from './scripting-helpers.js';
 
 let home: TemporaryHome;
 let ollama: FakeOllama | undefined;
-
-const everything = { command: process.execPath, args: [npmServer('everything'), 'stdio'] };
 
 beforeEach(async () => {
   home = await temporaryHome();
@@ -47,7 +45,7 @@ function echoScript() {
 
 describe('--output-format json', () => {
   it('prints one JSON object with the answer, the tool calls and their results, usage and model', async () => {
-    await home.writeConfig({ mcpServers: { everything } });
+    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
     ollama = await startFakeOllama(echoScript());
     const run = await runCli(
       ['-p', 'go', '--output-format', 'json', '--provider-url', ollama.url],
@@ -118,7 +116,7 @@ describe('--output-format json', () => {
 
 describe('--output-format stream-json', () => {
   it('prints one JSON event per line: start, text, tool call and result, a retry, the result', async () => {
-    await home.writeConfig({ mcpServers: { everything } });
+    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
     ollama = await startFakeOllama([errorReply(503, 'busy'), ...echoScript()]);
     const run = await runCli(
       ['-p', 'go', '--output-format', 'stream-json', '--provider-url', ollama.url],
@@ -207,7 +205,7 @@ describe('--output-format stream-json', () => {
 
 describe('--quiet', () => {
   it('prints the final answer alone, and nothing on stderr', async () => {
-    await home.writeConfig({ mcpServers: { everything } });
+    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
     ollama = await startFakeOllama(echoScript());
     const run = await runCli(['-p', 'go', '--quiet', '--provider-url', ollama.url], home.path);
     expect(run.code).toBe(0);

@@ -17,7 +17,7 @@ import {
   type FakeChatMessage,
   type FakeOllama,
 } from '../fakes/ollama-server.js';
-import { npmServer, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { REPOSITORY, runCli, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
 import { jsonLines, startCli } from './scripting-helpers.js';
 
 let home: TemporaryHome;
@@ -26,7 +26,7 @@ let ollama: FakeOllama | undefined;
 beforeEach(async () => {
   home = await temporaryHome();
   await home.writeConfig({
-    mcpServers: { everything: { command: process.execPath, args: [npmServer('everything'), 'stdio'] } },
+    mcpServers: { everything: EVERYTHING_SERVER },
   });
 });
 afterEach(async () => {

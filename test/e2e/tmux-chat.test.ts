@@ -19,11 +19,11 @@ import {
 import {
   CLI,
   isAlive,
-  npmServer,
   REPOSITORY,
   runCli,
   temporaryHome,
   type TemporaryHome,
+  EVERYTHING_SERVER,
 } from '../support/cli.js';
 import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
 
@@ -32,7 +32,6 @@ if (!hasTmux) console.warn('tmux is not installed: skipping the terminal tests (
 
 const ESC = '\u001B';
 const PROMPT = 'ollama:mistral-small ›';
-const everything = { command: process.execPath, args: [npmServer('everything'), 'stdio'] };
 const slow = { command: process.execPath, args: [join(REPOSITORY, 'test/fixtures/servers/slow-tool.mjs')] };
 
 let home: TemporaryHome;
@@ -166,7 +165,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
 
   it('shows a tool call on a real server, its result, and the history across turns', async () => {
     const chat = await startChat({
-      servers: { everything },
+      servers: { everything: EVERYTHING_SERVER },
       script: [
         toolCallReply(['everything__echo', { message: 'ping from the model' }]),
         (request) => textReply(`The tool said: ${request.messages.at(-1)?.content ?? ''}`),
@@ -214,7 +213,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     try {
       const chat = await startChat({
         servers: {
-          everything,
+          everything: EVERYTHING_SERVER,
           broken: {
             command: process.execPath,
             args: [join(REPOSITORY, 'test/fixtures/servers/fail-on-start.mjs')],
@@ -301,7 +300,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     for (const run of [{ env: { NO_COLOR: '1' } }, { args: ['--no-color'] }]) {
       const chat = await startChat({
         ...run,
-        servers: { everything },
+        servers: { everything: EVERYTHING_SERVER },
         script: [toolCallReply(['everything__echo', { message: 'x' }]), textReply('**plain** answer')],
       });
       chat.type('go');
@@ -359,7 +358,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
 
 describe('the chat through pipes', () => {
   it('reads entries from stdin and writes plain text: no escape sequence at all', async () => {
-    await home.writeConfig({ mcpServers: { everything } });
+    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
     ollama = await startFakeOllama([
       toolCallReply(['everything__echo', { message: 'piped' }]),
       textReply('# Title\n\n**bold** answer'),

@@ -13,6 +13,17 @@ export function npmServer(name: 'everything' | 'filesystem' | 'memory' | 'sequen
   return join(REPOSITORY, `node_modules/@modelcontextprotocol/server-${name}/dist/index.js`);
 }
 
+/** A config entry (`command` + `args`) that runs an installed MCP server from npm with `node`. */
+export function npmServerConfig(
+  name: Parameters<typeof npmServer>[0],
+  ...args: string[]
+): { command: string; args: string[] } {
+  return { command: process.execPath, args: [npmServer(name), ...args] };
+}
+
+/** server-everything over stdio: the tests' general-purpose real server. */
+export const EVERYTHING_SERVER = npmServerConfig('everything', 'stdio');
+
 export interface CliRun {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
