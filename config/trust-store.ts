@@ -7,10 +7,11 @@
  * temporary file renamed over the old one), so a crash never leaves half a file; a file that cannot
  * be read or understood counts as "nothing trusted", which is the safe reading.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../src/atomic-file.js';
 import type { ConfigEnvironment } from './parse.js';
 
 /** Remembers trusted project config files. */
@@ -50,17 +51,10 @@ async function readStore(file: string): Promise<StoreContent> {
   return { version: 1, trusted: [] };
 }
 
-/** Writes `text` to `file` so that readers see the old or the new content, never a mix. */
-export async function writeFileAtomically(file: string, text: string): Promise<void> {
+/** Writes `text` to `file` (creating its folder) so that readers see the old or the new content. */
+async function writeFileAtomically(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, text, { encoding: 'utf8', mode: 0o600 });
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(file, text);
 }
 
 /** A trust store kept in `file`. */

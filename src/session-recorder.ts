@@ -7,7 +7,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigError } from './errors.js';
-import { removeStaleTemporaryFiles } from './session-file.js';
+import { removeStaleTemporaryFiles } from './atomic-file.js';
 import {
   assertSessionWritable,
   closeOpenToolCalls,

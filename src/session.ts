@@ -23,7 +23,7 @@ import { dirname } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { ConfigError, messageOf } from './errors.js';
 import { describeFirstIssue, sessionBodySchema } from './session-schema.js';
-import { writeFileAtomic } from './session-file.js';
+import { writeFileAtomic } from './atomic-file.js';
 import type { Message, ToolCallBlock, ToolResultBlock } from './types.js';
 
 /** The session format this mcphost writes, and the newest it reads. */

@@ -2,6 +2,7 @@
  * Running the tool calls of one step. Every call gets exactly one result, whatever happens: the
  * model must see an answer to each of its calls (vendors reject a history where one is missing).
  */
+import { CANCELLED, untilAborted } from './abort.js';
 import type { RunnerEvent, ToolCallRecord } from './events.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock } from './types.js';
 import { messageOf } from './errors.js';
@@ -78,24 +79,11 @@ function cancelled(call: ToolCallBlock): ToolResultBlock {
 }
 
 /** Answers "cancelled" as soon as the signal aborts, even if the host is slow to give up. */
-function raceAbort(
+async function raceAbort(
   pending: Promise<ToolResultBlock>,
   call: ToolCallBlock,
   signal: AbortSignal | undefined,
 ): Promise<ToolResultBlock> {
-  if (signal === undefined) return pending;
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(cancelled(call));
-    signal.addEventListener('abort', onAbort, { once: true });
-    pending.then(
-      (result) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(result);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
+  const result = await untilAborted(pending, signal);
+  return result === CANCELLED ? cancelled(call) : result;
 }

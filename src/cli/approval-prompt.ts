@@ -7,6 +7,7 @@
  * line editor and tests can answer with a script.
  */
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../safety/approval.js';
+import { CANCELLED, untilAborted } from '../abort.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 
 /** A way to talk to the user. */
@@ -113,21 +114,9 @@ async function askOrCancel(
     (text) => text,
     () => undefined,
   );
-  if (signal === undefined) return answered;
-  // Also raced here, for a terminal that ignores the signal. The listener is removed after each
-  // question: one signal lives for a whole run and may see many questions.
-  let onAbort: (() => void) | undefined;
-  const cancelled = new Promise<undefined>((resolve) => {
-    onAbort = () => resolve(undefined);
-    // Checked again here: the signal may have been aborted while the question was being shown.
-    if (signal.aborted) resolve(undefined);
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([answered, cancelled]);
-  } finally {
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-  }
+  // Also raced here, for a terminal that ignores the signal.
+  const answer = await untilAborted(answered, signal);
+  return answer === CANCELLED ? undefined : answer;
 }
 
 function formatArguments(input: Readonly<Record<string, unknown>>): string {

@@ -10,6 +10,7 @@
  * closes it) is given up after {@link STDIN_GRACE_MS}, so that mcphost cannot hang on it.
  */
 import type { Readable } from 'node:stream';
+import { CANCELLED, untilAborted } from '../abort.js';
 import { AbortedError, ConfigError } from '../errors.js';
 
 /** How long `-p TEXT` waits for the first byte of a piped stdin before going on without it. */
@@ -99,14 +100,10 @@ export interface PromptSource {
 }
 
 /** Rejects with AbortedError as soon as `signal` aborts, else settles as `pending` does. */
-function unlessAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return pending;
-  if (signal.aborted) return Promise.reject(new AbortedError('cancelled while reading stdin'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortedError('cancelled while reading stdin'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    pending.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+async function unlessAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  const value = await untilAborted(pending, signal);
+  if (value === CANCELLED) throw new AbortedError('cancelled while reading stdin');
+  return value;
 }
 
 /** The prompt to send: `-p`'s text, stdin's, or both. Throws a ConfigError when there is none. */

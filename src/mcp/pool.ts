@@ -6,6 +6,7 @@
  * failure: a server that cannot start is reported through `log` and left out, and every failed
  * call is answered as an error result the model reads.
  */
+import { CANCELLED, untilAborted } from '../abort.js';
 import { AbortedError } from '../errors.js';
 import type { FetchLike, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
@@ -115,18 +116,7 @@ export class McpPool implements ToolHost {
     signal?.throwIfAborted();
     const pool = new McpPool(options);
     const started = Promise.all([...pool.connections.values()].map((connection) => connection.start()));
-    if (signal === undefined) {
-      await started;
-      return pool;
-    }
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<'aborted'>((resolve) => {
-      onAbort = () => resolve('aborted');
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    const outcome = await Promise.race([started.then(() => 'started' as const), aborted]);
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-    if (outcome === 'aborted') {
+    if ((await untilAborted(started, signal)) === CANCELLED) {
       await pool.close();
       throw new AbortedError('the servers were still starting when the start was cancelled');
     }

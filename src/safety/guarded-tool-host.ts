@@ -16,6 +16,7 @@
  * and why, so it can tell the user or try something else. Never throws.
  */
 import { errorResult } from '../tool-execution.js';
+import { CANCELLED, untilAborted } from '../abort.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
 import { QuestionQueue, SessionGrants, type ApprovalDecision, type ApprovalHandler } from './approval.js';
 import type { AuditEntry, AuditSink, DecidedBy } from './audit-log.js';
@@ -294,10 +295,11 @@ export class GuardedToolHost implements ToolHost {
         if (signal.aborted) return 'cancelled';
         try {
           // Raced with the signal: a prompt that ignores it must not keep close() waiting.
-          return await untilAborted(
+          const decision = await untilAborted(
             ask({ call, tool: location?.tool ?? call.name, reason, ...optionalServer(server), signal }),
             signal,
           );
+          return decision === CANCELLED ? 'cancelled' : decision;
         } catch {
           return { kind: 'deny' };
         }
@@ -343,21 +345,6 @@ export class GuardedToolHost implements ToolHost {
  */
 function isAborted(signal: AbortSignal): boolean {
   return signal.aborted;
-}
-
-/** `promise`'s value, or `'cancelled'` as soon as `signal` aborts (the listener is removed after). */
-async function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'cancelled'> {
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<'cancelled'>((resolve) => {
-    onAbort = () => resolve('cancelled');
-    if (signal.aborted) resolve('cancelled');
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([promise, aborted]);
-  } finally {
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-  }
 }
 
 function optionalServer(server: string | undefined): { server?: string } {

@@ -7,7 +7,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JsonResult, StreamEvent } from '../../src/cli/output/schema.js';
-import { removeStaleTemporaryFiles } from '../../src/session-file.js';
+import { removeStaleTemporaryFiles } from '../../src/atomic-file.js';
 import { loadSession, serializeSession, type Session } from '../../src/session.js';
 import {
   errorReply,

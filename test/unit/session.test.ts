@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { removeStaleTemporaryFiles, writeFileAtomic } from '../../src/session-file.js';
+import { removeStaleTemporaryFiles, writeFileAtomic } from '../../src/atomic-file.js';
 import { openSession, SessionRecorder } from '../../src/session-recorder.js';
 import {
   closeOpenToolCalls,

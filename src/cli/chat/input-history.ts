@@ -6,9 +6,10 @@
  * both keep their entries; the file is replaced atomically (write a temporary file, rename it) and
  * readable by the user only, since prompts can hold secrets.
  */
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../../atomic-file.js';
 
 /** Entries kept; the oldest go first. */
 export const MAX_HISTORY_ENTRIES = 1000;
@@ -73,14 +74,7 @@ export class HistoryFile {
     if (entries.at(-1) !== entry) entries.push(entry);
     const kept = entries.slice(-this.#limit);
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    const temporary = `${this.path}.${process.pid}.${Date.now()}.tmp`;
-    try {
-      await writeFile(temporary, kept.map((item) => `${JSON.stringify(item)}\n`).join(''), { mode: 0o600 });
-      await rename(temporary, this.path);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    await writeFileAtomic(this.path, kept.map((item) => `${JSON.stringify(item)}\n`).join(''));
   }
 }
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-/** Permissions of a new session file: it may hold tool output the user would not share. */
+/** Permissions of a new file: sessions, histories and trust lists may hold what the user would not share. */
 const NEW_FILE_MODE = 0o600;
 
 /** `.name.PID.RANDOM.tmp` — a dot file next to the target, naming the process that wrote it. */
