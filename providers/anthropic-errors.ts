@@ -8,7 +8,7 @@ import {
   APIError,
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
-import { AbortedError, McpHostError, ProviderError } from '../src/errors.js';
+import { AbortedError, McpHostError, messageOf, ProviderError } from '../src/errors.js';
 import {
   isRetryableStatus,
   isTransientNetworkError,
@@ -70,7 +70,7 @@ export function toAnthropicError(error: unknown, context: AnthropicErrorContext)
     });
   }
   if (isApiError(error)) return fromApiError(error);
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = messageOf(error);
   return new ProviderError(PROVIDER, `Anthropic API call failed: ${detail}`, {
     retryable: isTransientNetworkError(error),
     cause: error,

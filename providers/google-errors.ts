@@ -4,7 +4,7 @@
  */
 import { ApiError } from '@google/genai';
 import { z } from 'zod';
-import { AbortedError, McpHostError, ProviderError } from '../src/errors.js';
+import { AbortedError, McpHostError, messageOf, ProviderError } from '../src/errors.js';
 import {
   MAX_RETRY_AFTER_MS,
   isRetryableStatus,
@@ -57,7 +57,7 @@ export function toGeminiError(error: unknown, context: GeminiErrorContext): McpH
       cause: error,
     });
   }
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = messageOf(error);
   return new ProviderError(PROVIDER, `Gemini API call failed: ${detail}`, { retryable: false, cause: error });
 }
 

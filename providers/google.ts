@@ -10,9 +10,6 @@ import { toGeminiError } from './google-errors.js';
 import { toGeminiRequest } from './google-request.js';
 import { fromGeminiStream } from './google-stream.js';
 import { nonEmptySetting, type ProviderOptions } from './options.js';
-import { createToolCallId } from './tool-call-id.js';
-
-export { createToolCallId } from './tool-call-id.js';
 
 export { toGeminiError, type GeminiErrorContext } from './google-errors.js';
 export {
@@ -95,7 +92,6 @@ export class GoogleProvider implements Provider {
         },
       });
       yield* fromGeminiStream(stream, {
-        createId: createToolCallId,
         ...(signal === undefined ? {} : { signal }),
       });
     } catch (error) {

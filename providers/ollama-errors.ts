@@ -2,7 +2,7 @@
  * Failures of an Ollama call, mapped to {@link ProviderError} with the retryable flag from the
  * shared policy (providers/http-errors.ts) and a message that says what to do about it.
  */
-import { McpHostError, ProviderError } from '../src/errors.js';
+import { McpHostError, messageOf, ProviderError } from '../src/errors.js';
 import { OllamaStatusError, OllamaStreamError } from './ollama-fetch.js';
 import { isRetryableStatus, isTransientNetworkError, networkErrorCode } from './http-errors.js';
 
@@ -54,7 +54,7 @@ export function toOllamaError(error: unknown, context: OllamaErrorContext): McpH
       cause: error,
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return new ProviderError('ollama', `Ollama at ${context.host}: ${message}`, {
     retryable: false,
     cause: error,

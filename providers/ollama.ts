@@ -14,8 +14,6 @@ import { fromOllamaChunk, parseOllamaChunk, toOllamaRequest } from './ollama-map
 import type { ProviderOptions } from './options.js';
 import { createToolCallId } from './tool-call-id.js';
 
-export { createToolCallId } from './tool-call-id.js';
-
 export { DEFAULT_OLLAMA_HOST, parseOllamaHost, resolveOllamaHost } from './ollama-host.js';
 export { toOllamaError, type OllamaErrorContext } from './ollama-errors.js';
 export {

@@ -3,7 +3,7 @@
  * and cancellation. Retryability comes from providers/http-errors.ts, the one policy for every vendor.
  */
 import { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { AbortedError, McpHostError, ProviderError } from '../src/errors.js';
+import { AbortedError, McpHostError, messageOf, ProviderError } from '../src/errors.js';
 import {
   isRetryableStatus,
   isTransientNetworkError,
@@ -66,7 +66,7 @@ export function toOpenAIError(
   if (error instanceof SyntaxError) {
     return fail(`${context.baseUrl} sent a stream event that is not JSON: ${error.message}`, false, error);
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return fail(`the call to ${context.baseUrl} failed: ${message}`, false, error);
 }
 

@@ -6,7 +6,7 @@
  * try". Lines are appended one write at a time, in the order calls finish.
  */
 import { appendFile, open } from 'node:fs/promises';
-import { ConfigError } from '../errors.js';
+import { ConfigError, messageOf } from '../errors.js';
 import { redactSecrets, redactText } from './redact.js';
 
 /** Who decided that a call runs (or not). */
@@ -106,7 +106,7 @@ export async function openAuditLog(
     const handle = await open(path, 'a', 0o600);
     await handle.close();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new ConfigError(path, `cannot write the audit log: ${reason}`, { cause: error });
   }
   let queue: Promise<void> = Promise.resolve();
@@ -119,9 +119,7 @@ export async function openAuditLog(
           // Once: a full disk would otherwise say so after every call.
           if (reported) return;
           reported = true;
-          onError(
-            `cannot write the audit log ${path}: ${error instanceof Error ? error.message : String(error)}`,
-          );
+          onError(`cannot write the audit log ${path}: ${messageOf(error)}`);
         }),
       );
     },

@@ -16,6 +16,7 @@
  * and why, so it can tell the user or try something else. Never throws.
  */
 import { errorResult } from '../tool-execution.js';
+import { messageOf } from '../errors.js';
 import { CANCELLED, untilAborted } from '../abort.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
 import { QuestionQueue, SessionGrants, type ApprovalDecision, type ApprovalHandler } from './approval.js';
@@ -157,10 +158,7 @@ export class GuardedToolHost implements ToolHost {
       result = await this.#options.host.call(call, signal);
     } catch (error) {
       // Hosts answer failures as results; a bug in one must still leave an answer and an audit line.
-      result = errorResult(
-        call,
-        `The tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      result = errorResult(call, `The tool ${call.name} failed: ${messageOf(error)}`);
     }
     const durationMs = now() - started;
     const limited = limitToolResult(

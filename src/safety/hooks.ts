@@ -55,16 +55,21 @@ export interface HookMatcherGroup {
 /** Every configured hook, by event. */
 export type HooksConfig = { readonly [Event in HookEvent]?: readonly HookMatcherGroup[] };
 
+/** A matcher as a test of tool names: every tool, the exact name, or a regular expression in it. */
+function compileHookMatcher(matcher: string | undefined): (toolName: string) => boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return () => true;
+  let pattern: RegExp | undefined;
+  try {
+    pattern = new RegExp(matcher);
+  } catch {
+    // Config validation rejects bad patterns; should one get through, it matches only itself.
+  }
+  return (toolName) => toolName === matcher || pattern?.test(toolName) === true;
+}
+
 /** True when `matcher` selects the tool named `toolName`. */
 export function hookMatcherMatches(matcher: string | undefined, toolName: string): boolean {
-  if (matcher === undefined || matcher === '' || matcher === '*') return true;
-  if (matcher === toolName) return true;
-  try {
-    return new RegExp(matcher).test(toolName);
-  } catch {
-    // Config validation rejects bad patterns; should one get through, it matches nothing.
-    return false;
-  }
+  return compileHookMatcher(matcher)(toolName);
 }
 
 /** What the hooks of one event decided together. */
@@ -120,6 +125,8 @@ const hookOutputSchema = z.looseObject({
 export class HookRunner {
   readonly #options: HookRunnerOptions;
   readonly #closing = new AbortController();
+  /** Matchers compiled once: they are tested on every tool call. */
+  readonly #matchers = new Map<string, (toolName: string) => boolean>();
 
   constructor(options: HookRunnerOptions) {
     this.#options = options;
@@ -183,12 +190,22 @@ export class HookRunner {
     this.#closing.abort();
   }
 
+  #matches(matcher: string | undefined, toolName: string): boolean {
+    const key = matcher ?? '';
+    let test = this.#matchers.get(key);
+    if (test === undefined) {
+      test = compileHookMatcher(matcher);
+      this.#matchers.set(key, test);
+    }
+    return test(toolName);
+  }
+
   #commandsFor(event: HookEvent, toolName: string | undefined): HookCommand[] {
     const usesMatcher = event === 'PreToolUse' || event === 'PostToolUse';
     const seen = new Set<string>();
     const commands: HookCommand[] = [];
     for (const group of this.#options.config[event] ?? []) {
-      if (usesMatcher && !hookMatcherMatches(group.matcher, toolName ?? '')) continue;
+      if (usesMatcher && !this.#matches(group.matcher, toolName ?? '')) continue;
       for (const hook of group.hooks) {
         // The same command configured twice (home and project files) runs once, as in Claude Code.
         if (seen.has(hook.command)) continue;

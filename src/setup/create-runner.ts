@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   loadConfig,
   parseConfig,
@@ -137,13 +137,14 @@ export interface Assembly {
 export async function assembleRunner(options: CreateRunnerOptions): Promise<Assembly> {
   const env = options.env ?? process.env;
   const homeDir = options.homeDir ?? homedir();
+  const projectDir = resolve(options.projectDir ?? process.cwd());
   const loaded: LoadedConfig =
     options.mcpServers === undefined
       ? await loadConfig({
           ...optional('configPath', options.configPath),
           homeDir,
           env,
-          projectDir: options.projectDir ?? process.cwd(),
+          projectDir,
           ...optional('trustProject', options.trustProject),
         })
       : { ...parseConfig({ mcpServers: options.mcpServers }, 'mcpServers option', env), path: undefined };
@@ -153,18 +154,17 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   const modelString = options.model ?? config.model ?? DEFAULT_MODEL;
   // A bad model string is blamed on where it came from: the option, or the config file's `model`.
   const modelSource =
-    options.model !== undefined
-      ? '--model'
-      : config.model !== undefined
-        ? `${config.path ?? 'config'}: model`
-        : '--model';
+    options.model === undefined && config.model !== undefined
+      ? `${config.path ?? 'config'}: model`
+      : '--model';
   const provider = await createModel(modelString, options, config, env, modelSource);
   // Everything that can be wrong with the input is found before a server starts.
   const systemPrompt =
     options.systemPrompt ??
     (await readSystemPrompt(
       config.systemPrompt,
-      config.systemPromptDirectory ?? (config.path === undefined ? process.cwd() : dirname(config.path)),
+      // Set whenever a config file sets systemPrompt: relative paths are the file's.
+      config.systemPromptDirectory ?? process.cwd(),
       `${config.path ?? 'config'}: systemPrompt`,
     ));
   // Opened before any server starts: an unwritable log fails the run before anything happens.
@@ -181,7 +181,16 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     ...optional('signal', options.signal),
   });
   try {
-    return assembleAroundPool(pool, { options, config, env, provider, modelString, systemPrompt, audit });
+    return assembleAroundPool(pool, {
+      options,
+      config,
+      env,
+      provider,
+      modelString,
+      systemPrompt,
+      audit,
+      projectDir,
+    });
   } catch (error) {
     // Whatever failed after the servers started, they must not outlive it.
     await pool.close();
@@ -200,9 +209,10 @@ function assembleAroundPool(
     readonly modelString: string;
     readonly systemPrompt: string | undefined;
     readonly audit: Awaited<ReturnType<typeof openAuditLog>> | undefined;
+    readonly projectDir: string;
   },
 ): Assembly {
-  const { options, config, env, provider, modelString, systemPrompt, audit } = context;
+  const { options, config, env, provider, modelString, systemPrompt, audit, projectDir } = context;
   const started = pool.status();
   if (
     options.requireServers === true &&
@@ -225,7 +235,7 @@ function assembleAroundPool(
       sessionId: randomUUID(),
       model: modelString,
       interactive: options.interactive ?? false,
-      cwd: resolve(options.projectDir ?? process.cwd()),
+      cwd: projectDir,
     },
     env,
     ...optional('onWarning', options.onWarning),
