@@ -31,6 +31,8 @@ export interface SessionRecorderOptions {
   readonly createdAt?: string;
   /** The clock, for `createdAt` / `updatedAt`. */
   readonly now?: () => number;
+  /** True when the session was just loaded from `path`: it is known to be a session we may replace. */
+  readonly loadedFromPath?: boolean;
 }
 
 /** Saves one conversation to one file, again after every change. Writes are atomic. */
@@ -53,7 +55,8 @@ export class SessionRecorder {
    */
   static async open(path: string, options: SessionRecorderOptions = {}): Promise<SessionRecorder> {
     const now = options.now ?? Date.now;
-    await assertSessionWritable(path);
+    // A session just loaded from this very path has passed the same check.
+    if (options.loadedFromPath !== true) await assertSessionWritable(path);
     try {
       await access(dirname(path), constants.W_OK);
     } catch (error) {
@@ -125,7 +128,7 @@ export async function openSession(
       ? undefined
       : await SessionRecorder.open(savePath, {
           ...(options.now === undefined ? {} : { now: options.now }),
-          ...(sameFile && loaded !== undefined ? { createdAt: loaded.createdAt } : {}),
+          ...(sameFile && loaded !== undefined ? { createdAt: loaded.createdAt, loadedFromPath: true } : {}),
         });
   return {
     ...(loaded === undefined ? {} : { loaded }),

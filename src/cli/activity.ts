@@ -6,6 +6,7 @@
 import type { ToolCallRecord } from '../events.js';
 import type { ToolCallBlock, ToolResultBlock } from '../types.js';
 import { oneLine, sanitizeText, shorten } from './chat/sanitize.js';
+import { blocksAsText } from '../content-text.js';
 
 /** Default cut for arguments shown on one line. */
 export const MAX_ARGUMENTS_LENGTH = 160;
@@ -30,9 +31,7 @@ export function previewResult(
   maxLines = MAX_RESULT_LINES,
   lineLength = MAX_RESULT_LINE_LENGTH,
 ): ResultPreview {
-  const text = result.content
-    .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
-    .join('\n');
+  const text = blocksAsText(result.content);
   const lines = sanitizeText(text)
     .split('\n')
     .map((line) => line.replace(/\s+$/, '').replace(/\t/g, '  '))

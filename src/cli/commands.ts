@@ -5,7 +5,7 @@
 import type { ToolDescription } from '../mcp/pool.js';
 import type { ServerStatus } from '../mcp/status.js';
 import type { Runner } from '../runner.js';
-import { describeError } from './exit-codes.js';
+import { describeFailure } from './exit-codes.js';
 import { listHistory, listServers, listTools, showUsage } from './chat/listings.js';
 import type { Style } from './chat/style.js';
 import type { UsageTotals } from './chat/usage.js';
@@ -186,7 +186,7 @@ async function save(path: string | undefined, context: CommandContext): Promise<
 }
 
 function message(failure: unknown, debug: boolean): string {
-  return describeError(failure, debug).replace(/^mcphost: /, '');
+  return describeFailure(failure, debug);
 }
 
 function unquote(text: string): string {

@@ -4,6 +4,7 @@ import {
   ConfigError,
   MaxStepsError,
   McpHostError,
+  messageOf,
   PromptBlockedError,
   ProviderError,
   ServerError,
@@ -50,10 +51,22 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
   return ExitCode.internal;
 }
 
-/** One line for the user; the stack only with --debug (and always for bugs, which need reporting). */
+/** An error's message on one line. */
+export function oneLineMessage(error: unknown): string {
+  return messageOf(error).replace(/\s*\n\s*/g, ' ');
+}
+
+/**
+ * What went wrong, for a place that already says who speaks (the chat): one line, the stack only
+ * with --debug, and a request to report it for a bug (an error outside our tree).
+ */
+export function describeFailure(error: unknown, debug: boolean): string {
+  const line = oneLineMessage(error);
+  if (debug && error instanceof Error && error.stack !== undefined) return `${line}\n${error.stack}`;
+  return error instanceof McpHostError ? line : `internal error: ${line} (run with --debug for details)`;
+}
+
+/** {@link describeFailure} as a line of mcphost's own on stderr. */
 export function describeError(error: unknown, debug: boolean): string {
-  const line = error instanceof Error ? error.message.replace(/\s*\n\s*/g, ' ') : String(error);
-  const known = error instanceof McpHostError;
-  if (debug && error instanceof Error && error.stack !== undefined) return `mcphost: ${line}\n${error.stack}`;
-  return known ? `mcphost: ${line}` : `mcphost: internal error: ${line} (run with --debug for details)`;
+  return `mcphost: ${describeFailure(error, debug)}`;
 }

@@ -7,9 +7,6 @@ import type { Provider } from '../types.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import type { Reporter } from './output/reporter.js';
 
-// The chat shows its turns the way `-p` does.
-export { AnswerWriter, reportEvent } from './output/text.js';
-
 /** `provider:model`, as a session records it and `-m` takes it back. */
 export function modelNameOf(provider: Provider): string {
   return `${provider.name}:${provider.model}`;

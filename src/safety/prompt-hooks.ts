@@ -9,6 +9,7 @@ import { AbortedError, PromptBlockedError } from '../errors.js';
 import type { RunnerOptions, RunOutcome } from '../runner.js';
 import type { UserContent } from '../types.js';
 import type { HookRunner } from './hooks.js';
+import { blocksAsText } from '../content-text.js';
 
 /** `beforePrompt` and `afterRun` that run a session's prompt and stop hooks. */
 export function promptHooks(hooks: HookRunner): Required<Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>> {
@@ -17,7 +18,7 @@ export function promptHooks(hooks: HookRunner): Required<Pick<RunnerOptions, 'be
       if (!hooks.has('UserPromptSubmit')) return;
       const verdict = await hooks.run(
         'UserPromptSubmit',
-        { prompt: textOf(prompt) },
+        { prompt: blocksAsText(prompt) },
         signal === undefined ? {} : { signal },
       );
       if (signal?.aborted === true) throw new AbortedError();
@@ -29,10 +30,6 @@ export function promptHooks(hooks: HookRunner): Required<Pick<RunnerOptions, 'be
       await hooks.run('Stop', stopFields(outcome));
     },
   };
-}
-
-function textOf(prompt: readonly UserContent[]): string {
-  return prompt.map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`)).join('\n');
 }
 
 /** The Go mcphost's Stop input: `response`, `stop_reason` (completed, cancelled, error) and `meta`. */

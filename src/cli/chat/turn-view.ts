@@ -7,7 +7,7 @@ import { AbortedError } from '../../errors.js';
 import type { RunnerEvent, RunResult } from '../../events.js';
 import type { ToolCallBlock } from '../../types.js';
 import { formatSeconds } from '../activity.js';
-import { describeError } from '../exit-codes.js';
+import { describeFailure } from '../exit-codes.js';
 import { AnswerStream } from './answer-stream.js';
 import type { Display } from './display.js';
 import type { MarkdownRenderer } from './markdown.js';
@@ -144,7 +144,7 @@ export class TurnView {
     if (error instanceof AbortedError) {
       this.#print(`${this.#style.yellow('⏹ cancelled')}\n`);
     } else {
-      const message = describeError(error, this.#options.debug).replace(/^mcphost: /, '');
+      const message = describeFailure(error, this.#options.debug);
       this.#print(`${this.#style.red(`✗ ${message}`)}\n`, 'stderr');
     }
     this.#printUsage();

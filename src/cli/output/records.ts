@@ -2,10 +2,12 @@
  * From the Runner's events and errors to the JSON shapes of `schema.ts`, and a tracker that keeps
  * what a run did so far (a failed run has no RunResult, but its JSON still reports steps and calls).
  */
-import { MaxStepsError, McpHostError, ProviderError, AbortedError, messageOf } from '../../errors.js';
+import { MaxStepsError, McpHostError, ProviderError, AbortedError } from '../../errors.js';
 import type { RunResult, RunnerEvent, ToolCallRecord } from '../../events.js';
 import type { ToolCallBlock, Usage } from '../../types.js';
 import type { JsonError, JsonStopReason, JsonToolCall, JsonUsage } from './schema.js';
+import { blocksAsText } from '../../content-text.js';
+import { oneLineMessage } from '../exit-codes.js';
 
 /** Where an exposed tool name comes from: its MCP server and the tool's own name there. */
 export interface ToolAddress {
@@ -18,7 +20,7 @@ export type ToolDirectory = ReadonlyMap<string, ToolAddress>;
 
 /** A failure as JSON: the error class (our tree) and its one-line message. */
 export function jsonError(error: unknown): JsonError {
-  const message = messageOf(error).replace(/\s*\n\s*/g, ' ');
+  const message = oneLineMessage(error);
   if (!(error instanceof McpHostError)) return { type: 'InternalError', message };
   return {
     type: error.name,
@@ -57,9 +59,7 @@ export function jsonToolCallRequest(
 export function jsonToolCall(record: ToolCallRecord, directory: ToolDirectory): JsonToolCall {
   return {
     ...jsonToolCallRequest(record.call, directory),
-    result: record.result.content
-      .map((block) => (block.type === 'text' ? block.text : `[image ${block.mimeType}]`))
-      .join('\n'),
+    result: blocksAsText(record.result.content),
     isError: record.result.isError,
     durationMs: Math.round(record.durationMs),
   };
