@@ -31,7 +31,6 @@ let home: TemporaryHome;
 let files: string;
 let ollama: FakeOllama | undefined;
 
-
 beforeAll(async () => {
   files = await mkdtemp(join(tmpdir(), 'mcphost-files-'));
   await writeFile(join(files, 'note.txt'), 'the secret word is mango\n');
