@@ -68,69 +68,56 @@ function writeJson(io: CliIO, value: JsonResult | StreamEvent): void {
 
 /** `--output-format json`: one object, on one line, when the command ends. */
 export class JsonReporter implements Reporter {
-  readonly #io: CliIO;
-  readonly #options: JsonReporterOptions;
-  readonly #outcome: JsonOutcome;
+  protected readonly io: CliIO;
+  protected readonly options: JsonReporterOptions;
+  protected readonly outcome: JsonOutcome;
 
   constructor(io: CliIO, options: JsonReporterOptions) {
-    this.#io = io;
-    this.#options = options;
-    this.#outcome = new JsonOutcome(options.now);
+    this.io = io;
+    this.options = options;
+    this.outcome = new JsonOutcome(options.now);
   }
 
   identify(details: KnownDetails): void {
-    this.#outcome.known = { ...this.#outcome.known, ...details };
+    this.outcome.known = { ...this.outcome.known, ...details };
   }
 
   start(context: RunContext): void {
     this.identify({ model: context.model });
-    this.#outcome.directory = directoryOf(context);
+    this.outcome.directory = directoryOf(context);
   }
 
   event(event: RunnerEvent): void {
-    this.#outcome.tracker.observe(event);
+    this.outcome.tracker.observe(event);
     if (event.type === 'retry') this.note(retryNotice(event));
   }
 
   note(message: string): void {
-    if (!this.#options.quiet) notice(this.#io, message);
+    if (!this.options.quiet) notice(this.io, message);
   }
 
   succeed(result: RunResult): void {
-    writeJson(this.#io, this.#outcome.result(ExitCode.ok, { result }));
+    writeJson(this.io, this.outcome.result(ExitCode.ok, { result }));
   }
 
   fail(error: unknown, exitCode: ExitCodeValue): void {
-    this.#io.stderr.write(`${describeError(error, this.#options.debug)}\n`);
-    writeJson(this.#io, this.#outcome.result(exitCode, { error }));
+    this.io.stderr.write(`${describeError(error, this.options.debug)}\n`);
+    this.announceFailure(error);
+    writeJson(this.io, this.outcome.result(exitCode, { error }));
+  }
+
+  /** What goes out before the result object of a failure: nothing here, an `error` event when streaming. */
+  protected announceFailure(_error: unknown): void {
+    // The result object carries the error.
   }
 }
 
 /** `--output-format stream-json`: one compact JSON object per line, as the run goes. */
-export class StreamJsonReporter implements Reporter {
-  readonly #io: CliIO;
-  readonly #options: JsonReporterOptions;
-  readonly #outcome: JsonOutcome;
-
-  constructor(io: CliIO, options: JsonReporterOptions) {
-    this.#io = io;
-    this.#options = options;
-    this.#outcome = new JsonOutcome(options.now);
-  }
-
-  #emit(event: StreamEvent): void {
-    writeJson(this.#io, event);
-  }
-
-  identify(details: KnownDetails): void {
-    this.#outcome.known = { ...this.#outcome.known, ...details };
-  }
-
-  start(context: RunContext): void {
-    this.identify({ model: context.model });
-    this.#outcome.directory = directoryOf(context);
-    const { sessionFile } = this.#outcome.known;
-    this.#emit({
+export class StreamJsonReporter extends JsonReporter {
+  override start(context: RunContext): void {
+    super.start(context);
+    const { sessionFile } = this.outcome.known;
+    writeJson(this.io, {
       type: 'start',
       model: context.model,
       servers: context.servers.map((server) => ({
@@ -144,22 +131,29 @@ export class StreamJsonReporter implements Reporter {
     });
   }
 
-  event(event: RunnerEvent): void {
-    const { tracker, directory } = this.#outcome;
-    tracker.observe(event);
+  override event(event: RunnerEvent): void {
+    super.event(event);
+    const { tracker, directory } = this.outcome;
     switch (event.type) {
       case 'text-delta':
-        this.#emit({ type: 'text-delta', step: tracker.step, text: event.text });
+        writeJson(this.io, { type: 'text-delta', step: tracker.step, text: event.text });
         return;
       case 'tool-call':
-        this.#emit({ type: 'tool-call', step: tracker.step, ...jsonToolCallRequest(event.call, directory) });
+        writeJson(this.io, {
+          type: 'tool-call',
+          step: tracker.step,
+          ...jsonToolCallRequest(event.call, directory),
+        });
         return;
       case 'tool-result':
-        this.#emit({ type: 'tool-result', step: tracker.step, ...jsonToolCall(event.record, directory) });
+        writeJson(this.io, {
+          type: 'tool-result',
+          step: tracker.step,
+          ...jsonToolCall(event.record, directory),
+        });
         return;
       case 'retry':
-        this.note(retryNotice(event));
-        this.#emit({
+        writeJson(this.io, {
           type: 'retry',
           attempt: event.attempt,
           delayMs: Math.round(event.delayMs),
@@ -177,17 +171,7 @@ export class StreamJsonReporter implements Reporter {
     }
   }
 
-  note(message: string): void {
-    if (!this.#options.quiet) notice(this.#io, message);
-  }
-
-  succeed(result: RunResult): void {
-    this.#emit(this.#outcome.result(ExitCode.ok, { result }));
-  }
-
-  fail(error: unknown, exitCode: ExitCodeValue): void {
-    this.#io.stderr.write(`${describeError(error, this.#options.debug)}\n`);
-    this.#emit({ type: 'error', error: jsonError(error) });
-    this.#emit(this.#outcome.result(exitCode, { error }));
+  protected override announceFailure(error: unknown): void {
+    writeJson(this.io, { type: 'error', error: jsonError(error) });
   }
 }
