@@ -46,6 +46,19 @@ export {
   ServerError,
   type ProviderErrorDetails,
 } from './errors.js';
+export type {
+  ElicitationAnswer,
+  ElicitationRequest,
+  FlaggedContentDecision,
+  FlaggedContentReview,
+  FormElicitationRequest,
+  SamplingDecision,
+  SamplingReview,
+  SignInDecision,
+  SignInRequest,
+  UrlElicitationRequest,
+  UserQuestions,
+} from './questions.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export { loadSession, saveSession, SESSION_FORMAT_VERSION, type Session } from './session.js';
 export type { ServerStatus, ServerState, PoolLogEntry } from './mcp/pool.js';

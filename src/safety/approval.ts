@@ -71,16 +71,4 @@ export class SessionGrants {
   }
 }
 
-/**
- * Runs one question at a time. Tool calls of a step run in parallel; two prompts at once would
- * interleave on the terminal, and an "always" answer to the first must spare the user the second.
- */
-export class QuestionQueue {
-  #last: Promise<unknown> = Promise.resolve();
-
-  run<T>(question: () => Promise<T>): Promise<T> {
-    const next = this.#last.then(question);
-    this.#last = next.catch(() => undefined);
-    return next;
-  }
-}
+export { QuestionQueue } from '../questions.js';

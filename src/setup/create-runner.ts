@@ -23,6 +23,7 @@ import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import { packageVersion } from '../version.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
+import type { UserQuestions } from '../questions.js';
 import type { GenerationSettings, Message, Provider } from '../types.js';
 
 /** The model used when neither the caller nor the config names one. */
@@ -70,6 +71,12 @@ export interface CreateRunnerOptions {
    * none, and such calls are denied (unless `approveAll`).
    */
   readonly onApproval?: ApprovalHandler;
+  /**
+   * Asks the user things: tool approvals, elicitations, sampling reviews, sign-in pages, flagged
+   * content (see {@link UserQuestions}). A missing method takes the safe answer. `onApproval`, when
+   * given, wins over `questions.approveToolCall`.
+   */
+  readonly questions?: UserQuestions;
   /** Run `ask` calls without asking (`--approve-all`). Deny rules and hooks still apply. */
   readonly approveAll?: boolean;
   /** Append one JSON line per tool call to this file; overrides the config's `auditLog`. */
@@ -229,7 +236,7 @@ function assembleAroundPool(
     ...optional('hooks', config.hooks),
     ...optional('audit', audit),
     ...optional('maxToolResultBytes', config.maxToolResultBytes),
-    ...optional('onApproval', options.onApproval),
+    ...optional('onApproval', options.onApproval ?? options.questions?.approveToolCall),
     ...optional('approveAll', options.approveAll),
     hookContext: {
       sessionId: randomUUID(),
