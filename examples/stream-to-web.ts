@@ -23,6 +23,8 @@ function toWire(event: RunnerEvent): object | undefined {
       return { type: 'tool-done', name: event.record.call.name, failed: event.record.result.isError };
     case 'retry':
       return { type: 'retry', inMs: event.delayMs };
+    case 'compaction':
+      return { type: 'compacted', messages: event.replacedMessages };
     case 'done':
       return { type: 'done', stopReason: event.result.stopReason, usage: event.result.usage };
     case 'step-start':

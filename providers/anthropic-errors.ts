@@ -77,16 +77,32 @@ export function toAnthropicError(error: unknown, context: AnthropicErrorContext)
   });
 }
 
+/**
+ * Anthropic's "too long" refusals: a 400 `invalid_request_error` whose message starts "prompt is
+ * too long: 215000 tokens > 200000 maximum" (the API has no separate type or code for it, so the
+ * message is all there is), and a 413 `request_too_large` for a request over the byte limit.
+ */
+export function isAnthropicContextLengthError(
+  status: number | undefined,
+  type: string | null,
+  message: string,
+): boolean {
+  if (status === 413 || type === 'request_too_large') return true;
+  return (status === 400 || status === undefined) && /^prompt is too long\b/i.test(message.trim());
+}
+
 function fromApiError(error: APIError): ProviderError {
   const status = error.status;
   // Without a JSON error body the SDK's message is "<status> <body>": the status is said already.
   const vendorMessage =
     error.apiMessage ?? (status === undefined ? error.message : error.message.replace(`${status} `, ''));
   const kind = error.type === null ? '' : ` (${error.type})`;
+  const contextLength = isAnthropicContextLengthError(status, error.type, vendorMessage);
   if (status === undefined) {
     // An `event: error` in a stream that had started with 200.
     return new ProviderError(PROVIDER, `Anthropic API error during the answer${kind}: ${vendorMessage}`, {
       retryable: isRetryableAnthropicErrorType(error.type),
+      contextLength,
       cause: error,
     });
   }
@@ -96,6 +112,7 @@ function fromApiError(error: APIError): ProviderError {
     status,
     retryable: isRetryableStatus(status),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    contextLength,
     cause: error,
   });
 }

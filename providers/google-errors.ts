@@ -61,6 +61,15 @@ export function toGeminiError(error: unknown, context: GeminiErrorContext): McpH
   return new ProviderError(PROVIDER, `Gemini API call failed: ${detail}`, { retryable: false, cause: error });
 }
 
+/**
+ * Gemini's "too long" refusal: a 400 `INVALID_ARGUMENT` saying "The input token count (1200000)
+ * exceeds the maximum number of tokens allowed (1048576)." The status is shared with every other
+ * bad request, so the message is what tells them apart.
+ */
+export function isGeminiContextLengthError(status: number, message: string): boolean {
+  return status === 400 && /input token count.*exceeds the maximum number of tokens/i.test(message);
+}
+
 function fromApiError(error: ApiError, context: GeminiErrorContext): ProviderError {
   const status = error.status;
   const body = parseErrorBody(error.message);
@@ -77,6 +86,7 @@ function fromApiError(error: ApiError, context: GeminiErrorContext): ProviderErr
       status,
       retryable,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      contextLength: isGeminiContextLengthError(status, vendorMessage),
       cause: error,
     },
   );

@@ -80,6 +80,17 @@ function statusOf(error: unknown): StatusDetails | undefined {
   return undefined;
 }
 
+/**
+ * Ollama cuts an over-long prompt to its `num_ctx` without saying so (mcphost keeps within the
+ * window it reads from the model's info instead), but refuses with a 400/500 when even the cut
+ * prompt cannot fit: "input length exceeds the context length" / "prompt too long".
+ */
+export function isOllamaContextLengthError(message: string): boolean {
+  return /exceeds (?:the )?(?:maximum )?context length|prompt too long|context length exceeded/i.test(
+    message,
+  );
+}
+
 function fromStatus(
   status: number,
   message: string,
@@ -87,7 +98,13 @@ function fromStatus(
   cause: unknown,
   context: OllamaErrorContext,
 ): ProviderError {
-  const details = { status, retryable: isRetryableStatus(status), retryAfterMs, cause };
+  const details = {
+    status,
+    retryable: isRetryableStatus(status),
+    retryAfterMs,
+    contextLength: isOllamaContextLengthError(message),
+    cause,
+  };
   if (status === 404 && /model/i.test(message)) {
     return new ProviderError(
       'ollama',

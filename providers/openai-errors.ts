@@ -70,8 +70,27 @@ export function toOpenAIError(
   return fail(`the call to ${context.baseUrl} failed: ${message}`, false, error);
 }
 
+/**
+ * The "too long" refusal of OpenAI and of the servers that copy its API: OpenAI's 400 has the code
+ * `context_length_exceeded` ("This model's maximum context length is 128000 tokens. However, your
+ * messages resulted in 130521 tokens…"); vLLM, llama.cpp's server and LM Studio send the same words
+ * (or "exceeds the context size"/"context length") without the code, so their message is read too.
+ */
+export function isOpenAIContextLengthError(
+  status: number | undefined,
+  code: unknown,
+  message: string,
+): boolean {
+  if (code === 'context_length_exceeded') return true;
+  if (status !== 400 && status !== 413 && status !== undefined) return false;
+  return /maximum context length|exceeds? the (?:available )?context (?:size|length|window)|context_length_exceeded/i.test(
+    message,
+  );
+}
+
 function fromStatus(error: APIError, status: number, context: OpenAIErrorContext): ProviderError {
-  let message = `${context.baseUrl} answered ${status}: ${vendorMessage(error, status)}`;
+  const vendorWords = vendorMessage(error, status);
+  let message = `${context.baseUrl} answered ${status}: ${vendorWords}`;
   if (status === 401 || status === 403) message += ` (${KEY_HINT})`;
   if (status === 404)
     message += ' (check the model name, and the base URL: --provider-url or OPENAI_BASE_URL)';
@@ -81,6 +100,7 @@ function fromStatus(error: APIError, status: number, context: OpenAIErrorContext
   return new ProviderError('openai', message, {
     status,
     retryable,
+    contextLength: isOpenAIContextLengthError(status, error.code, vendorWords),
     cause: error,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   });

@@ -36,6 +36,8 @@ export interface ProviderErrorDetails {
   readonly retryable: boolean;
   /** How long the vendor asked us to wait (`Retry-After`), in milliseconds. */
   readonly retryAfterMs?: number;
+  /** True when the vendor refused the request for being longer than the model's context window. */
+  readonly contextLength?: boolean;
   /** The underlying error. */
   readonly cause?: unknown;
 }
@@ -50,12 +52,18 @@ export class ProviderError extends McpHostError {
   readonly retryable: boolean;
   /** How long the vendor asked us to wait before trying again, in milliseconds. */
   readonly retryAfterMs: number | undefined;
+  /**
+   * True when the vendor refused the request for being longer than the model's context window
+   * (each provider recognises its vendor's own error). The Runner then compacts once and retries.
+   */
+  readonly contextLength: boolean;
   constructor(provider: string, message: string, details: ProviderErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.provider = provider;
     this.status = details.status;
     this.retryable = details.retryable;
     this.retryAfterMs = details.retryAfterMs;
+    this.contextLength = details.contextLength ?? false;
   }
 }
 

@@ -1,4 +1,5 @@
 /** What a run reports while it happens, for the CLI, `runner.stream()` and `onEvent` callbacks. */
+import type { CompactionReason } from './context/context-budget.js';
 import type { ProviderError } from './errors.js';
 import type { FinishReason, Message, ToolCallBlock, ToolResultBlock, Usage } from './types.js';
 
@@ -58,6 +59,21 @@ export type RunnerEvent =
       readonly step: number;
       readonly finishReason: FinishReason;
       readonly usage?: Usage;
+    }
+  /**
+   * The older part of the conversation was replaced by a summary (before a model call that would
+   * have filled the window, after the vendor refused a request as too long, or on demand).
+   */
+  | {
+      readonly type: 'compaction';
+      readonly reason: CompactionReason;
+      /** Messages the summary replaced. */
+      readonly replacedMessages: number;
+      /** Estimated tokens of the history before and after. */
+      readonly tokensBefore: number;
+      readonly tokensAfter: number;
+      /** The summary's text. */
+      readonly summary: string;
     }
   /** The run ended with an answer. Always the last event of a successful run. */
   | { readonly type: 'done'; readonly result: RunResult };

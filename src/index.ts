@@ -60,7 +60,19 @@ export type {
   UserQuestions,
 } from './questions.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
-export { loadSession, saveSession, SESSION_FORMAT_VERSION, type Session } from './session.js';
+export {
+  loadSavedConversation,
+  saveConversation,
+  SAVED_CONVERSATION_FORMAT_VERSION,
+  type LoadedConversation,
+  type SavedConversation,
+} from './saved-conversation.js';
+export {
+  ConversationJournal,
+  type CompactionRecord,
+  type ConversationJournalOptions,
+  type ConversationState,
+} from './conversation-journal.js';
 export type { ServerStatus, ServerState, PoolLogEntry } from './mcp/pool.js';
 export type { ServerDefinition } from './mcp/definition.js';
 export {

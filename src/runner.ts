@@ -2,17 +2,26 @@
  * The Runner: owns one conversation and loops model call → tool calls → model call until the model
  * answers or the step limit is reached. It prints nothing; it reports through events.
  */
-import { AbortedError, MaxStepsError } from './errors.js';
+import {
+  ContextBudget,
+  type Compaction,
+  type CompactionReason,
+  type ContextOptions,
+  type ContextUsage,
+} from './context/context-budget.js';
+import { AbortedError, MaxStepsError, ProviderError } from './errors.js';
 import type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
 import { callModel } from './model-call.js';
-import { DEFAULT_RETRY_POLICY, realSleep, type RetryPolicy, type Sleep } from './retry.js';
+import { DEFAULT_RETRY_POLICY, realSleep, type RetryOptions, type RetryPolicy, type Sleep } from './retry.js';
 import { runToolCalls } from './tool-execution.js';
 import type {
+  ChatRequest,
   FinishReason,
   GenerationSettings,
   Message,
   Provider,
   ToolHost,
+  ToolSpec,
   Usage,
   UserContent,
 } from './types.js';
@@ -39,10 +48,12 @@ export interface RunnerOptions {
   readonly retry?: RetryPolicy;
   /**
    * Called, and awaited, after a run appends a message to the history (and after a failed run takes
-   * its prompt back). Sessions use it to save the conversation after every change; if it throws,
-   * the run fails with that error.
+   * its prompt back, and after a compaction, with `change` saying so). Saved conversations use it
+   * to append every change to their journal; if it throws, the run fails with that error.
    */
-  readonly onHistoryChange?: (history: readonly Message[]) => void | Promise<void>;
+  readonly onHistoryChange?: (history: readonly Message[], change?: HistoryChange) => void | Promise<void>;
+  /** The context window and compaction (see {@link ContextOptions}); by default compaction is on. */
+  readonly context?: ContextOptions;
   /**
    * Called, and awaited, with each prompt before it joins the history (createRunner runs the
    * `UserPromptSubmit` hooks here). To refuse the prompt, throw (a `PromptBlockedError`): the run
@@ -76,6 +87,24 @@ export interface RunOptions {
 /** A prompt: plain text, or text and images. */
 export type Prompt = string | readonly UserContent[];
 
+/** What changed in the history, when it was more than a message added or a turn taken back. */
+export type HistoryChange = {
+  readonly type: 'compaction';
+  /** The summary's text. */
+  readonly summary: string;
+  /** Messages the summary replaced. */
+  readonly replacedMessages: number;
+};
+
+/** Options of {@link Runner.compact}. */
+export interface CompactOptions {
+  /** What the summary should pay most attention to (`/compact FOCUS`). */
+  readonly focus?: string;
+  readonly signal?: AbortSignal;
+  /** Receives the `compaction` event (and `retry` events of the summarizing call). */
+  readonly onEvent?: (event: RunnerEvent) => void;
+}
+
 /** How a run ended, for {@link RunnerOptions.afterRun}. */
 export type RunOutcome =
   | { readonly kind: 'completed'; readonly result: RunResult }
@@ -97,6 +126,7 @@ export class Runner {
   #messages: Message[];
   #queue: Promise<unknown> = Promise.resolve();
   #closed: Promise<void> | undefined;
+  readonly #context: ContextBudget;
 
   constructor(options: RunnerOptions) {
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
@@ -106,6 +136,7 @@ export class Runner {
     this.#options = options;
     this.#provider = options.provider;
     this.#messages = [...(options.history ?? [])];
+    this.#context = new ContextBudget(options.context);
   }
 
   /** The model in use. */
@@ -126,6 +157,26 @@ export class Runner {
   /** Starts a new conversation (the system prompt and tools stay). */
   reset(): void {
     this.#messages = [];
+  }
+
+  /**
+   * Tokens in use against the model's window, as of the last model call (`undefined` before the
+   * first): the vendor's count when it gave one, else an estimate.
+   */
+  get contextUsage(): ContextUsage | undefined {
+    return this.#context.lastUsage;
+  }
+
+  /**
+   * Replaces the older part of the conversation with a summary written by the model, keeping the
+   * recent turns. Queued like {@link run}. Resolves `undefined` when there is nothing to summarize.
+   */
+  compact(options: CompactOptions = {}): Promise<Compaction | undefined> {
+    const done = this.#queue.then(() =>
+      this.#compact('manual', options.onEvent ?? (() => undefined), options.signal, options.focus),
+    );
+    this.#queue = done.catch(() => undefined);
+    return done;
   }
 
   /** Sends a prompt and runs until the model answers. Throws on provider failure, abort or max steps. */
@@ -182,8 +233,9 @@ export class Runner {
     const emit = options.onEvent ?? (() => undefined);
     const now = this.#options.now ?? Date.now;
     const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS;
-    const historyBefore = this.#messages.length;
-    await this.#append({ role: 'user', content });
+    let historyBefore = this.#messages.length; // where this run's messages start
+    const promptMessage: Message = { role: 'user', content };
+    await this.#append(promptMessage);
     const toolCalls: ToolCallRecord[] = [];
     let usage = ZERO_USAGE;
     try {
@@ -191,22 +243,10 @@ export class Runner {
         throwIfCancelled(signal);
         const tools = (await this.#options.tools?.tools()) ?? [];
         emit({ type: 'step-start', step });
-        const reply = await callModel(
-          this.#provider,
-          {
-            ...(this.#options.systemPrompt === undefined ? {} : { system: this.#options.systemPrompt }),
-            messages: this.#messages,
-            tools,
-            settings: this.#options.settings ?? {},
-            ...(signal === undefined ? {} : { signal }),
-          },
-          emit,
-          {
-            policy: this.#options.retry ?? DEFAULT_RETRY_POLICY,
-            sleep: this.#options.sleep ?? realSleep,
-            random: this.#options.random ?? Math.random,
-          },
-        );
+        const reply = await this.#callModelWithinWindow(tools, emit, signal);
+        // A compaction replaced the history: the run's own messages start at its prompt, if kept.
+        if (this.#messages[historyBefore] !== promptMessage)
+          historyBefore = this.#messages.indexOf(promptMessage);
         if (reply.usage !== undefined) usage = addUsage(usage, reply.usage);
         emit({
           type: 'step-finish',
@@ -222,7 +262,7 @@ export class Runner {
             toolCalls,
             usage,
             stopReason: stopReasonOf(reply.finishReason),
-            messages: this.#messages.slice(historyBefore),
+            messages: this.#messages.slice(Math.max(historyBefore, 0)),
           };
           emit({ type: 'done', result });
           return result;
@@ -241,12 +281,84 @@ export class Runner {
       throw new MaxStepsError(maxSteps);
     } catch (error) {
       // A turn the model never answered did not happen: leave no dangling user message behind.
-      if (this.#messages.length === historyBefore + 1) {
-        this.#messages.length = historyBefore;
+      // (A compaction may have moved the prompt: look it up by identity.)
+      const promptAt = this.#messages.lastIndexOf(promptMessage);
+      if (promptAt !== -1 && promptAt === this.#messages.length - 1) {
+        this.#messages.length = promptAt;
         await this.#options.onHistoryChange?.(this.history);
       }
       throw error;
     }
+  }
+
+  /**
+   * One model call, kept within the window: compacts first when the request would pass the
+   * threshold, and once more (then retries once) when the vendor refuses it as too long anyway.
+   */
+  async #callModelWithinWindow(
+    tools: readonly ToolSpec[],
+    emit: (event: RunnerEvent) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<Awaited<ReturnType<typeof callModel>>> {
+    const settings = this.#options.settings ?? {};
+    const request = (): ChatRequest => ({
+      ...(this.#options.systemPrompt === undefined ? {} : { system: this.#options.systemPrompt }),
+      messages: this.#messages,
+      tools,
+      settings,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    if (await this.#context.shouldCompact(this.#provider, request(), settings)) {
+      await this.#compact('threshold', emit, signal);
+    }
+    let sent = request();
+    let reply;
+    try {
+      reply = await callModel(this.#provider, sent, emit, this.#retryOptions());
+    } catch (error) {
+      if (!(error instanceof ProviderError && error.contextLength && this.#context.autoCompact)) throw error;
+      if ((await this.#compact('context-length', emit, signal)) === undefined) throw error;
+      sent = request();
+      reply = await callModel(this.#provider, sent, emit, this.#retryOptions());
+    }
+    if (reply.usage !== undefined) {
+      this.#context.observe(sent.messages, reply.usage.inputTokens, reply.usage.outputTokens);
+    }
+    return reply;
+  }
+
+  #retryOptions(): Omit<RetryOptions, 'signal' | 'onRetry'> {
+    return {
+      policy: this.#options.retry ?? DEFAULT_RETRY_POLICY,
+      sleep: this.#options.sleep ?? realSleep,
+      random: this.#options.random ?? Math.random,
+    };
+  }
+
+  /** Summarizes the older history, replaces it, tells the listener and the journal. */
+  async #compact(
+    reason: CompactionReason,
+    emit: (event: RunnerEvent) => void,
+    signal: AbortSignal | undefined,
+    focus?: string,
+  ): Promise<Compaction | undefined> {
+    throwIfCancelled(signal);
+    const compaction = await this.#context.compact({
+      provider: this.#provider,
+      messages: this.#messages,
+      reason,
+      ...(focus === undefined ? {} : { focus }),
+      settings: this.#options.settings ?? {},
+      ...(signal === undefined ? {} : { signal }),
+      emit,
+      retry: this.#retryOptions(),
+    });
+    if (compaction === undefined) return undefined;
+    this.#messages = [...compaction.messages];
+    const { summary, replacedMessages, tokensBefore, tokensAfter } = compaction;
+    emit({ type: 'compaction', reason, replacedMessages, tokensBefore, tokensAfter, summary });
+    await this.#options.onHistoryChange?.(this.history, { type: 'compaction', summary, replacedMessages });
+    return compaction;
   }
 
   async #append(message: Message): Promise<void> {

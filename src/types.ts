@@ -160,6 +160,11 @@ export interface Provider {
   readonly model: string;
   /** Streams one model call. Must honour `request.signal`. */
   chat(request: ChatRequest): AsyncIterable<ProviderEvent>;
+  /**
+   * The model's context window in tokens, for a provider that can ask (Ollama's model info).
+   * Optional: without it, or when it resolves `undefined`, the Runner uses its table of known models.
+   */
+  contextWindow?(): Promise<number | undefined>;
 }
 
 /**

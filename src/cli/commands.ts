@@ -9,6 +9,7 @@ import { describeFailure } from './exit-codes.js';
 import { listHistory, listServers, listTools, showUsage } from './chat/listings.js';
 import type { Style } from './chat/style.js';
 import type { UsageTotals } from './chat/usage.js';
+import { compactionNotice } from './output/text.js';
 
 /** A command's name, what it takes, and what it does, for `/help` and completion. */
 export interface CommandHelp {
@@ -23,7 +24,8 @@ export const SLASH_COMMANDS: readonly CommandHelp[] = [
   { name: '/servers', summary: 'show each server: state, tool count, last error' },
   { name: '/history', summary: 'show the conversation so far' },
   { name: '/clear', summary: 'start a new conversation (also /new)' },
-  { name: '/usage', summary: 'tokens in and out this session' },
+  { name: '/usage', summary: 'tokens in and out this session, and context use' },
+  { name: '/compact', argument: '[focus]', summary: 'summarize the older conversation now' },
   { name: '/model', argument: 'provider:model', summary: 'switch model, keeping the conversation' },
   { name: '/save', argument: 'FILE', summary: 'save the conversation to a file' },
   { name: '/quit', summary: 'leave (also /exit, or Ctrl-D)' },
@@ -34,6 +36,7 @@ export type SlashCommand =
   | { readonly kind: 'help' | 'tools' | 'servers' | 'history' | 'clear' | 'usage' | 'quit' }
   | { readonly kind: 'model'; readonly modelString: string | undefined }
   | { readonly kind: 'save'; readonly path: string | undefined }
+  | { readonly kind: 'compact'; readonly focus: string | undefined }
   | { readonly kind: 'unknown'; readonly name: string; readonly suggestion: string | undefined };
 
 /**
@@ -63,6 +66,8 @@ export function parseCommand(line: string): SlashCommand | undefined {
       return { kind: 'model', modelString: argument === '' ? undefined : argument };
     case '/save':
       return { kind: 'save', path: argument === '' ? undefined : argument };
+    case '/compact':
+      return { kind: 'compact', focus: argument === '' ? undefined : argument };
     case '/quit':
     case '/exit':
       return { kind: 'quit' };
@@ -113,7 +118,11 @@ export async function runCommand(command: SlashCommand, context: CommandContext)
       context.runner.reset();
       return show('Started a new conversation.');
     case 'usage':
-      return show(showUsage(context.usage, context.modelString(), context.style));
+      return show(
+        showUsage(context.usage, context.modelString(), context.style, context.runner.contextUsage),
+      );
+    case 'compact':
+      return compact(command.focus, context);
     case 'model':
       return switchModel(command.modelString, context);
     case 'save':
@@ -130,6 +139,16 @@ export async function runCommand(command: SlashCommand, context: CommandContext)
       const unexpected: never = command;
       throw new TypeError(`unknown command ${JSON.stringify(unexpected)}`);
     }
+  }
+}
+
+async function compact(focus: string | undefined, context: CommandContext): Promise<CommandOutcome> {
+  try {
+    const done = await context.runner.compact(focus === undefined ? {} : { focus });
+    if (done === undefined) return show('Nothing to compact yet: the conversation is one turn.');
+    return show(compactionNotice({ type: 'compaction', ...done }));
+  } catch (failure) {
+    return error(`Could not compact: ${describeFailure(failure, context.debug)}`);
   }
 }
 

@@ -15,7 +15,7 @@ import type { ServerStatus } from '../mcp/status.js';
 import { optional } from '../optional.js';
 import { parseModelString } from '../../providers/index.js';
 import type { Runner } from '../runner.js';
-import { saveSession } from '../session.js';
+import { saveConversation } from '../saved-conversation.js';
 import type { McpRunner } from '../setup/create-runner.js';
 import type { Provider } from '../types.js';
 import { ChatInput } from './chat/chat-input.js';
@@ -169,7 +169,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     },
     saveSession: async (path) => {
       const absolute = resolve(io.cwd, path);
-      await saveSession(absolute, {
+      await saveConversation(absolute, {
         model: modelString,
         ...optional('systemPrompt', host.systemPrompt),
         createdAt: startedAt,
@@ -194,6 +194,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
       renderer: renderer.current,
       origins: await toolOrigins(host),
       usage,
+      contextUsage: () => host.runner.contextUsage,
       debug: options.debug,
     });
     turn = { controller, view };

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import { optional } from '../optional.js';
+import type { HistoryChange } from '../runner.js';
 import type { Message } from '../types.js';
 import { parseArguments, type CliOptions, type ScriptCommand } from './args.js';
 import { AbortedError } from '../errors.js';
@@ -13,7 +14,7 @@ import { pathIn, type CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 import type { LoadedConfig } from '../../config/index.js';
-import type { OpenedSession } from '../session-recorder.js';
+import type { OpenedConversation } from '../conversation-journal.js';
 import type { McpRunner } from '../setup/create-runner.js';
 import type { PrompterSlot } from './chat/prompter.js';
 import type { Reporter } from './output/reporter.js';
@@ -93,7 +94,7 @@ interface Inputs {
   readonly options: CliOptions;
   readonly script: ScriptFile | undefined;
   readonly prompt: string | undefined;
-  readonly session: OpenedSession;
+  readonly session: OpenedConversation;
   readonly systemPrompt: string | undefined;
 }
 
@@ -108,7 +109,7 @@ async function run(
   const { runnerOptionsFor } = await import('./runner-options.js');
   const inputs = await readInputs(flags, io, signal, reporter);
   const { options, prompt } = inputs;
-  reporter.identify({ ...optional('sessionFile', inputs.session.recorder?.path) });
+  reporter.identify({ ...optional('sessionFile', inputs.session.journal?.path) });
   // The chat answers approval questions on its own terminal; until it runs (the -p part of
   // --no-exit) the slot is empty, and a question is answered "deny".
   const chatFollows = prompt === undefined || options.noExit;
@@ -116,19 +117,22 @@ async function run(
   const askToTrust =
     prompt === undefined && inputs.script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true;
   const { modelNameOf } = await import('./one-shot.js');
-  const recorder = inputs.session.recorder;
+  const journal = inputs.session.journal;
   const { runner, config, modelString } = await assembleRunner({
     ...runnerOptionsFor(inputs, io),
     // Saved after every change, so that a crash or Ctrl-C loses at most the step in progress.
     ...optional(
       'onHistoryChange',
-      recorder &&
-        ((history: readonly Message[]) =>
-          recorder.record({
-            model: modelNameOf(runner.provider),
-            ...optional('systemPrompt', runner.systemPrompt),
-            messages: history,
-          })),
+      journal &&
+        ((history: readonly Message[], change?: HistoryChange) =>
+          journal.record(
+            {
+              model: modelNameOf(runner.provider),
+              ...optional('systemPrompt', runner.systemPrompt),
+              messages: history,
+            },
+            change?.type === 'compaction' ? change : undefined,
+          )),
     ),
     // Ctrl-C while the servers start stops the start (and the servers) at once.
     signal,
@@ -190,12 +194,13 @@ async function readInputs(
           note,
           signal,
         });
-  const { openSession } = await import('../session-recorder.js');
-  const session = await openSession({
+  const { openConversationFiles } = await import('../conversation-journal.js');
+  const session = await openConversationFiles({
     ...optional('load', pathIn(io, options.loadSession)),
     ...optional('save', pathIn(io, options.saveSession)),
     ...optional('both', pathIn(io, options.session)),
   });
+  for (const message of session.loaded?.notes ?? []) note(message);
   const { readSystemPrompt } = await import('../setup/system-prompt.js');
   const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
   return { options, script, prompt, session, systemPrompt };

@@ -1,6 +1,6 @@
 /** How the command line (flags, a script, a loaded session) becomes createRunner's options. */
 import { optional } from '../optional.js';
-import type { OpenedSession } from '../session-recorder.js';
+import type { OpenedConversation } from '../conversation-journal.js';
 import type { CreateRunnerOptions } from '../setup/create-runner.js';
 import type { CliOptions } from './args.js';
 import { pathIn, type CliIO } from './io.js';
@@ -8,7 +8,7 @@ import { pathIn, type CliIO } from './io.js';
 export interface RunnerInputs {
   readonly options: CliOptions;
   readonly script: { readonly servers?: CreateRunnerOptions['servers'] } | undefined;
-  readonly session: OpenedSession;
+  readonly session: OpenedConversation;
   readonly systemPrompt: string | undefined;
 }
 

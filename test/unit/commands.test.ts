@@ -18,7 +18,7 @@ import { ConfigError } from '../../src/errors.js';
 import type { ToolDescription } from '../../src/mcp/pool.js';
 import type { ServerStatus } from '../../src/mcp/status.js';
 import { Runner } from '../../src/runner.js';
-import { loadSession, saveSession } from '../../src/session.js';
+import { loadSavedConversation, saveConversation } from '../../src/saved-conversation.js';
 import type { Message } from '../../src/types.js';
 import { ScriptedProvider } from '../support/scripted-provider.js';
 
@@ -136,7 +136,7 @@ function context(overrides: Partial<CommandContext> = {}) {
     },
     saveSession: async (path) => {
       const file = resolve(folder, path);
-      await saveSession(file, {
+      await saveConversation(file, {
         model,
         createdAt: '2025-01-31T12:00:00.000Z',
         updatedAt: '2025-01-31T12:00:00.000Z',
@@ -247,7 +247,7 @@ describe('runCommand', () => {
     const outcome = await textOf('/save chat.json', given);
     const file = join(folder, 'chat.json');
     expect(outcome).toEqual({ kind: 'show', text: `Saved the conversation (4 messages) to ${file}.` });
-    expect((await loadSession(file)).messages).toEqual(history);
+    expect((await loadSavedConversation(file)).messages).toEqual(history);
     expect(await textOf('/save', given)).toEqual({ kind: 'error', text: 'Usage: /save FILE' });
   });
 

@@ -1,4 +1,6 @@
 /** The text of `/tools`, `/servers`, `/history` and `/usage`. Pure functions of what they list. */
+import type { ContextUsage } from '../../context/context-budget.js';
+import { formatTokens } from '../output/text.js';
 import type { ToolDescription } from '../../mcp/pool.js';
 import type { ServerState, ServerStatus } from '../../mcp/status.js';
 import type { Message } from '../../types.js';
@@ -103,12 +105,28 @@ export function listHistory(history: readonly Message[], style: Style, columns: 
 }
 
 /** Tokens this session, from what the providers reported. */
-export function showUsage(usage: UsageTotals, modelString: string, style: Style): string {
+/** `42% of 128k context`, for the line after each turn and `/usage`. */
+export function contextLine(context: ContextUsage): string {
+  const percent = Math.min(999, Math.round(context.fraction * 100));
+  return `${percent}% of ${formatTokens(context.window.tokens)} context`;
+}
+
+export function showUsage(
+  usage: UsageTotals,
+  modelString: string,
+  style: Style,
+  context?: ContextUsage,
+): string {
   const turns = `${usage.turns} ${usage.turns === 1 ? 'turn' : 'turns'}, ${usage.modelCalls} model ${usage.modelCalls === 1 ? 'call' : 'calls'}`;
   const tokens = usage.reported
     ? `${formatCount(usage.inputTokens)} in · ${formatCount(usage.outputTokens)} out`
     : usage.modelCalls === 0
       ? 'no tokens yet'
       : 'the provider did not report token counts';
-  return [`This session: ${turns}`, `Tokens: ${style.bold(tokens)}`, `Model: ${modelString}`].join('\n');
+  const lines = [`This session: ${turns}`, `Tokens: ${style.bold(tokens)}`, `Model: ${modelString}`];
+  if (context !== undefined) {
+    const figure = `${formatCount(context.tokens)} tokens, ${contextLine(context)}`;
+    lines.push(`Context: ${figure} (window from ${context.window.source})`);
+  }
+  return lines.join('\n');
 }

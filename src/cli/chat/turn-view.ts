@@ -14,6 +14,9 @@ import type { MarkdownRenderer } from './markdown.js';
 import type { StatusIndicator } from './status-line.js';
 import { runningLabel, toolCallLine, toolResultLines, type ToolOrigin } from './tool-lines.js';
 import { formatCount, UsageTotals } from './usage.js';
+import type { ContextUsage } from '../../context/context-budget.js';
+import { compactionNotice } from '../output/text.js';
+import { contextLine } from './listings.js';
 
 export interface TextSink {
   write(text: string): void;
@@ -32,6 +35,8 @@ export interface TurnViewOptions {
   readonly origins: ReadonlyMap<string, ToolOrigin>;
   /** Session totals, which this turn adds to. */
   readonly usage: UsageTotals;
+  /** Context use after the turn (the runner's), shown dimmed with the token line. */
+  readonly contextUsage?: () => ContextUsage | undefined;
   readonly debug: boolean;
 }
 
@@ -100,6 +105,10 @@ export class TurnView {
         this.#options.usage.addModelCall(event.usage);
         this.#turnUsage.addModelCall(event.usage);
         return;
+      case 'compaction':
+        this.#print(`${this.#style.dim(`⟲ ${compactionNotice(event)}`)}\n`);
+        this.#showStatus('thinking');
+        return;
       case 'done':
         return;
       default: {
@@ -166,9 +175,13 @@ export class TurnView {
 
   #printUsage(): void {
     const usage = this.#turnUsage;
-    if (!usage.reported) return;
-    const text = `${formatCount(usage.inputTokens)} tokens in · ${formatCount(usage.outputTokens)} out`;
-    this.#print(`${this.#style.dim(text)}\n`);
+    const context = this.#options.contextUsage?.();
+    const parts = usage.reported
+      ? [`${formatCount(usage.inputTokens)} tokens in · ${formatCount(usage.outputTokens)} out`]
+      : [];
+    if (context !== undefined) parts.push(contextLine(context));
+    if (parts.length === 0) return;
+    this.#print(`${this.#style.dim(parts.join(' · '))}\n`);
   }
 
   #endAnswer(end: 'render' | 'raw'): void {

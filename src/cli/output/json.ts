@@ -15,7 +15,7 @@ import {
   type ToolAddress,
 } from './records.js';
 import type { KnownDetails, Reporter, RunContext } from './reporter.js';
-import { retryNotice } from './text.js';
+import { compactionNotice, retryNotice } from './text.js';
 import type { JsonResult, StreamEvent } from './schema.js';
 
 interface JsonReporterOptions {
@@ -90,6 +90,7 @@ export class JsonReporter implements Reporter {
   event(event: RunnerEvent): void {
     this.outcome.tracker.observe(event);
     if (event.type === 'retry') this.note(retryNotice(event));
+    if (event.type === 'compaction') this.note(compactionNotice(event));
   }
 
   note(message: string): void {
@@ -158,6 +159,16 @@ export class StreamJsonReporter extends JsonReporter {
           attempt: event.attempt,
           delayMs: Math.round(event.delayMs),
           error: jsonError(event.error),
+        });
+        return;
+      case 'compaction':
+        writeJson(this.io, {
+          type: 'compaction',
+          reason: event.reason,
+          replacedMessages: event.replacedMessages,
+          tokensBefore: event.tokensBefore,
+          tokensAfter: event.tokensAfter,
+          summary: event.summary,
         });
         return;
       case 'step-start':

@@ -103,6 +103,7 @@ export class RunTracker {
         return;
       case 'tool-call':
       case 'retry':
+      case 'compaction':
       case 'done':
         return;
       default: {

@@ -109,6 +109,15 @@ export type StreamEvent =
   | ({ readonly type: 'tool-result'; readonly step: number } & JsonToolCall)
   /** A model call failed with a retryable error; the next try starts after `delayMs`. */
   | { readonly type: 'retry'; readonly attempt: number; readonly delayMs: number; readonly error: JsonError }
+  /** The older conversation was replaced by a summary (see docs/long-conversations.md). */
+  | {
+      readonly type: 'compaction';
+      readonly reason: 'threshold' | 'context-length' | 'manual';
+      readonly replacedMessages: number;
+      readonly tokensBefore: number;
+      readonly tokensAfter: number;
+      readonly summary: string;
+    }
   /** The run failed; a `result` with `ok: false` follows. */
   | { readonly type: 'error'; readonly error: JsonError }
   | JsonResult;

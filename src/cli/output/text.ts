@@ -39,6 +39,28 @@ export function retryNotice(event: Extract<RunnerEvent, { type: 'retry' }>): str
   return `${event.error.message} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (retry ${event.attempt})`;
 }
 
+/** The line that tells the user a compaction happened. */
+export function compactionNotice(event: Extract<RunnerEvent, { type: 'compaction' }>): string {
+  const why =
+    event.reason === 'threshold'
+      ? 'the context was nearly full'
+      : event.reason === 'context-length'
+        ? 'the model refused the request as too long'
+        : 'asked for';
+  return (
+    `compacted the conversation (${why}): ${event.replacedMessages} older messages summarized, ` +
+    `about ${formatTokens(event.tokensBefore)} → ${formatTokens(event.tokensAfter)} tokens`
+  );
+}
+
+/** `1234` → `1.2k`, `56789` → `57k`. */
+export function formatTokens(tokens: number): string {
+  if (tokens < 1000) return String(tokens);
+  if (tokens < 10_000) return `${(tokens / 1000).toFixed(1)}k`;
+  if (tokens < 1_000_000) return `${Math.round(tokens / 1000)}k`;
+  return `${(tokens / 1_000_000).toFixed(1)}M`;
+}
+
 /** Shows a run's events as they happen: text to stdout, everything else to stderr. */
 export function reportEvent(event: RunnerEvent, io: CliIO, output: AnswerWriter): void {
   switch (event.type) {
@@ -54,6 +76,9 @@ export function reportEvent(event: RunnerEvent, io: CliIO, output: AnswerWriter)
       return;
     case 'retry':
       notice(io, retryNotice(event));
+      return;
+    case 'compaction':
+      notice(io, compactionNotice(event));
       return;
     case 'step-finish':
       output.breakLine();

@@ -1,7 +1,8 @@
 /**
- * The session file's schema, in zod, and readable messages for what is wrong with a file. The
- * messages are checked against the {@link Message} union of `types.ts`: a session holds exactly what
- * the Runner keeps, so a loaded file can be handed to a Runner as its history.
+ * The saved conversation's schema, in zod (both formats: the version-1 JSON file and the version-2
+ * journal's entries), and readable messages for what is wrong with a file. The messages are checked
+ * against the {@link Message} union of `types.ts`: a saved conversation holds exactly what the
+ * Runner keeps, so a loaded one can be handed to a Runner as its history.
  */
 import { z } from 'zod';
 import type { Message } from './types.js';
@@ -45,7 +46,7 @@ export const messageSchema: z.ZodType<Message> = z.discriminatedUnion('role', [
 const timestamp = z.iso.datetime({ offset: true });
 
 /**
- * The body of a version-1 session file (the version itself is checked before this schema, so a
+ * The body of a version-1 file (one JSON document, rewritten whole at every save) (the version itself is checked before this schema, so a
  * newer file gets "upgrade mcphost" rather than a list of fields it does not know).
  * Keys this version does not know are dropped, not refused.
  */
@@ -56,6 +57,40 @@ export const sessionBodySchema = z.object({
   updatedAt: timestamp,
   messages: z.array(messageSchema),
 });
+
+/** The first line of a journal (format version 2): what the conversation is. */
+export const journalHeaderSchema = z.object({
+  type: z.literal('header'),
+  version: z.number().int().min(2),
+  model: z.string().min(1),
+  systemPrompt: z.string().optional(),
+  createdAt: timestamp,
+});
+
+/**
+ * Every later line of a journal: one change of the history, in the order it happened.
+ * - `message`: a message joined the end of the history;
+ * - `truncate`: the history was cut back to its first `length` messages (a turn the model never
+ *   answered was taken back, or the conversation was reset);
+ * - `compaction`: the older part was summarized; `messages` is the whole history after it (the
+ *   summary, then the turns kept verbatim), `summary` the summary's text;
+ * - `model`: the conversation went on with another model.
+ */
+export const journalEntrySchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('message'), at: timestamp, message: messageSchema }),
+  z.object({ type: z.literal('truncate'), at: timestamp, length: z.number().int().min(0) }),
+  z.object({
+    type: z.literal('compaction'),
+    at: timestamp,
+    summary: z.string(),
+    replacedMessages: z.number().int().min(0),
+    messages: z.array(messageSchema),
+  }),
+  z.object({ type: z.literal('model'), at: timestamp, model: z.string().min(1) }),
+]);
+
+/** One line after the header of a journal. */
+export type JournalEntry = z.infer<typeof journalEntrySchema>;
 
 /** `messages[3].content[0].type`; the empty path is "top level". */
 export function renderPath(path: readonly PropertyKey[]): string {
