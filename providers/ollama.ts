@@ -11,6 +11,7 @@ import { toOllamaError } from './ollama-errors.js';
 import { createOllamaFetch } from './ollama-fetch.js';
 import { resolveOllamaHost } from './ollama-host.js';
 import { fromOllamaChunk, parseOllamaChunk, toOllamaRequest } from './ollama-mapping.js';
+import { fetchOllamaContextWindow } from './ollama-model-info.js';
 import type { ProviderOptions } from './options.js';
 import { createToolCallId } from './tool-call-id.js';
 
@@ -41,6 +42,11 @@ export class OllamaProvider implements Provider {
     this.model = options.model;
     this.host = resolveOllamaHost({ baseUrl: options.baseUrl, env: options.env });
     this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** The window Ollama runs this model with (see ollama-model-info.ts); `undefined` if it cannot say. */
+  contextWindow(): Promise<number | undefined> {
+    return fetchOllamaContextWindow(this.#fetch, this.host, this.model);
   }
 
   /**

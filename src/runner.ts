@@ -317,6 +317,8 @@ export class Runner {
       reply = await callModel(this.#provider, sent, emit, this.#retryOptions());
     } catch (error) {
       if (!(error instanceof ProviderError && error.contextLength && this.#context.autoCompact)) throw error;
+      // The window figure was too generous: what was refused is the new upper bound.
+      await this.#context.windowBelow(this.#provider, this.#context.meter.lastMeasure);
       if ((await this.#compact('context-length', emit, signal)) === undefined) throw error;
       sent = request();
       reply = await callModel(this.#provider, sent, emit, this.#retryOptions());

@@ -107,6 +107,21 @@ export class ContextBudget {
     return this.#options.autoCompact !== false;
   }
 
+  /**
+   * The vendor refused a request of about `refusedTokens` (our measure) as too long: the window is
+   * smaller than we thought. From now on it is taken as 90% of that, for this provider.
+   */
+  async windowBelow(provider: Provider, refusedTokens: number): Promise<void> {
+    const current = await this.window(provider);
+    const tokens = Math.max(1, Math.floor(refusedTokens * 0.9));
+    if (tokens >= current.tokens) return;
+    const window: ContextWindow = { tokens, source: 'refusal' };
+    this.#window = { provider, window: Promise.resolve(window) };
+    if (this.#lastUsage !== undefined) {
+      this.#lastUsage = { ...this.#lastUsage, window, fraction: this.#lastUsage.tokens / tokens };
+    }
+  }
+
   /** The window of `provider`'s model (asked once per provider). */
   window(provider: Provider): Promise<ContextWindow> {
     if (this.#window?.provider !== provider) {

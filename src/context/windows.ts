@@ -46,7 +46,17 @@ export function knownContextWindow(provider: string, model: string): number | un
 }
 
 /** Where a window figure came from, for `/usage` and the docs. */
-export type ContextWindowSource = 'override' | 'provider' | 'table' | 'fallback';
+export type ContextWindowSource =
+  /** `contextWindow` in the options (config, flag). */
+  | 'override'
+  /** The provider asked the model (Ollama's `/api/show`). */
+  | 'provider'
+  /** mcphost's table of well-known models. */
+  | 'table'
+  /** Nothing was known: {@link FALLBACK_CONTEXT_WINDOW}. */
+  | 'fallback'
+  /** The vendor refused a request as too long: 90% of that request's size. */
+  | 'refusal';
 
 /** A model's window and where the figure came from. */
 export interface ContextWindow {

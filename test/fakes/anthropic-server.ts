@@ -6,6 +6,7 @@
  * (message_start, content_block_start / delta / stop, message_delta, message_stop, with pings),
  * or an error body `{"type":"error","error":{"type":…,"message":…}}` with its status.
  */
+import { countFakeTokens } from './context-limit.js';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { readJsonBody, startLoopbackServer } from '../support/loopback.js';
 import { validateHeaders, validateMessagesBody, type FakeApiError } from './anthropic-validation.js';
@@ -85,8 +86,21 @@ export function textAnswer(text: string): FakeAnthropicReply {
   return { type: 'answer', content: [{ type: 'text', text }] };
 }
 
+/** How the fake behaves beyond its script. */
+export interface FakeAnthropicOptions {
+  /**
+   * The model's context window, in the fake's tokens ({@link countFakeTokens}): a longer request
+   * gets Anthropic's real refusal, a 400 `invalid_request_error` "prompt is too long: N tokens >
+   * LIMIT maximum", and uses no scripted reply.
+   */
+  readonly contextLimitTokens?: number;
+}
+
 /** Starts a fake on a free loopback port. */
-export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(
+  script: FakeAnthropicScript,
+  options: FakeAnthropicOptions = {},
+): Promise<FakeAnthropic> {
   const requests: RecordedAnthropicRequest[] = [];
   let answered = 0;
   const nextReply = (request: RecordedAnthropicRequest): FakeAnthropicReply => {
@@ -119,7 +133,8 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
     const version = request.headers['anthropic-version'];
     const rejected =
       validateHeaders(request.headers) ??
-      validateMessagesBody(body, typeof version === 'string' ? version : '');
+      validateMessagesBody(body, typeof version === 'string' ? version : '') ??
+      overContextLimit(body, options.contextLimitTokens);
     const recorded: RecordedAnthropicRequest = {
       headers: request.headers,
       body,
@@ -135,6 +150,17 @@ export async function startFakeAnthropic(script: FakeAnthropicScript): Promise<F
     await reply(response, nextReply(recorded), streaming, model);
   });
   return { url: server.url, requests, close: () => server.close() };
+}
+
+function overContextLimit(body: unknown, limit: number | undefined): FakeApiError | undefined {
+  if (limit === undefined) return undefined;
+  const tokens = countFakeTokens(body);
+  if (tokens <= limit) return undefined;
+  return {
+    status: 400,
+    type: 'invalid_request_error',
+    message: `prompt is too long: ${tokens} tokens > ${limit} maximum`,
+  };
 }
 
 let counter = 0;

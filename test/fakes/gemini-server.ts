@@ -9,6 +9,7 @@
  * mode it signs the first function call of each answer (`thoughtSignature`) and requires the
  * signature back on later requests, as Gemini 3 models do.
  */
+import { countFakeTokens } from './context-limit.js';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { readJsonBody, startLoopbackServer } from '../support/loopback.js';
 import {
@@ -105,6 +106,12 @@ export interface FakeGeminiOptions {
   readonly gemini3?: boolean;
   /** Models that exist (others get 404 NOT_FOUND). Unset: every model exists. */
   readonly models?: readonly string[];
+  /**
+   * The model's input limit, in the fake's tokens ({@link countFakeTokens}): a longer request gets
+   * Gemini's real refusal, a 400 `INVALID_ARGUMENT` "The input token count (N) exceeds the maximum
+   * number of tokens allowed (LIMIT)."
+   */
+  readonly contextLimitTokens?: number;
 }
 
 /** A running fake. */
@@ -182,7 +189,8 @@ export async function startFakeGemini(
     const rejected =
       validateApiKey(request.headers, url.searchParams, options.apiKey ?? FAKE_GEMINI_KEY) ??
       unknownModel(model, method, options.models) ??
-      validateGenerateContentBody(body, { gemini3: options.gemini3 === true, issuedSignatures });
+      validateGenerateContentBody(body, { gemini3: options.gemini3 === true, issuedSignatures }) ??
+      overContextLimit(body, options.contextLimitTokens);
     const recorded: RecordedGeminiRequest = {
       method,
       model,
@@ -208,6 +216,17 @@ export async function startFakeGemini(
     await send(response, reply, streaming, url.searchParams.get('alt') === 'sse', model);
   });
   return { url: server.url, requests, close: () => server.close() };
+}
+
+function overContextLimit(body: unknown, limit: number | undefined): FakeGeminiError | undefined {
+  if (limit === undefined) return undefined;
+  const tokens = countFakeTokens(body);
+  if (tokens <= limit) return undefined;
+  return {
+    code: 400,
+    status: 'INVALID_ARGUMENT',
+    message: `The input token count (${tokens}) exceeds the maximum number of tokens allowed (${limit}).`,
+  };
 }
 
 function unknownModel(

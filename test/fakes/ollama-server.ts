@@ -4,6 +4,7 @@
  * of the request, so a test can answer with a call to one of the tools it was offered. Requests
  * that a real Ollama would refuse get its status and `{"error": "…"}` body (see ollama-validation.ts).
  */
+import { countFakeTokens } from './context-limit.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startLoopbackServer } from '../support/loopback.js';
@@ -68,6 +69,14 @@ export interface FakeOllamaOptions {
   readonly fallback?: FakeOllamaScriptItem;
   /** What `/api/version` says. */
   readonly version?: string;
+  /**
+   * The `num_ctx` the model runs with, as `/api/show` reports it in `parameters`. Like Ollama, a
+   * chat longer than this (in the fake's tokens, {@link countFakeTokens}) is not refused: its
+   * beginning is dropped in silence, which the fake records in `truncatedChats`.
+   */
+  readonly numCtx?: number;
+  /** The model's trained window, as `/api/show` reports it in `model_info`. Default 131072. */
+  readonly trainedContextLength?: number;
 }
 
 export interface FakeOllama {
@@ -77,6 +86,8 @@ export interface FakeOllama {
   readonly requests: readonly RecordedRequest[];
   /** The chat requests that passed validation (and were answered from the script), in order. */
   readonly chatRequests: readonly FakeChatRequest[];
+  /** Indexes (in `chatRequests`) of the chats longer than `numCtx`, which real Ollama would have cut. */
+  readonly truncatedChats: readonly number[];
   /** Adds replies to the end of the script. */
   push(...items: FakeOllamaScriptItem[]): void;
   /** Script entries not used yet. */
@@ -111,6 +122,7 @@ export async function startFakeOllama(
   const queue = [...script];
   const requests: RecordedRequest[] = [];
   const chatRequests: FakeChatRequest[] = [];
+  const truncatedChats: number[] = [];
   const models = options.models ?? FAKE_OLLAMA_MODELS;
   const installed = new Set(models.map(normalizeModelName));
   let openAnswers = 0;
@@ -138,6 +150,9 @@ export async function startFakeOllama(
       return;
     }
     chatRequests.push(chat);
+    if (options.numCtx !== undefined && countFakeTokens(chat.messages) > options.numCtx) {
+      truncatedChats.push(chatRequests.length - 1);
+    }
     track(response);
     const item = queue.shift() ?? options.fallback;
     if (item === undefined) {
@@ -155,6 +170,7 @@ export async function startFakeOllama(
     const route = `${method} ${path}`;
     if (route === 'POST /api/chat') await answerChatRequest(body, response);
     else if (route === 'GET /' || route === 'HEAD /') sendText(response, 200, 'Ollama is running');
+    else if (route === 'POST /api/show') answerShow(body, response);
     else if (route === 'GET /api/version') sendJson(response, 200, { version: options.version ?? '0.12.6' });
     else if (route === 'GET /api/tags') {
       sendJson(response, 200, { models: models.map((name) => tagEntry(normalizeModelName(name))) });
@@ -163,10 +179,30 @@ export async function startFakeOllama(
     else sendText(response, 404, '404 page not found');
   });
 
+  /** `/api/show`, with the fields mcphost reads (the real answer also has the template, license…). */
+  function answerShow(body: unknown, response: ServerResponse): void {
+    const name = typeof body === 'object' && body !== null && 'model' in body ? String(body.model) : '';
+    if (!installed.has(normalizeModelName(name))) {
+      sendJson(response, 404, { error: `model '${name}' not found` });
+      return;
+    }
+    sendJson(response, 200, {
+      parameters:
+        options.numCtx === undefined ? 'stop "<|eot_id|>"' : `num_ctx ${options.numCtx}\nstop "<|eot_id|>"`,
+      details: { format: 'gguf', family: 'llama' },
+      model_info: {
+        'general.architecture': 'llama',
+        'llama.context_length': options.trainedContextLength ?? 131_072,
+      },
+      capabilities: ['completion', 'tools'],
+    });
+  }
+
   return {
     url: server.url,
     requests,
     chatRequests,
+    truncatedChats,
     push: (...items) => queue.push(...items),
     pending: () => queue.length,
     waitForIdle: () =>

@@ -5,6 +5,7 @@
  * final usage chunk when `stream_options.include_usage` is set — and rejects with OpenAI's own
  * error bodies what the real API rejects (see openai-validation.ts).
  */
+import { countFakeTokens } from './context-limit.js';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody, startLoopbackServer } from '../support/loopback.js';
 import { validateChatRequest, type OpenAIWireError } from './openai-validation.js';
@@ -85,6 +86,11 @@ export type FakeOpenAIScript =
 export interface FakeOpenAIOptions {
   /** When set, requests must carry `Authorization: Bearer <apiKey>` (401 otherwise, like OpenAI). */
   readonly apiKey?: string;
+  /**
+   * The model's context window, in the fake's tokens ({@link countFakeTokens}): a longer request
+   * gets OpenAI's real refusal, a 400 with code `context_length_exceeded`.
+   */
+  readonly contextLimitTokens?: number;
 }
 
 export interface FakeOpenAI {
@@ -147,6 +153,17 @@ export async function startFakeOpenAI(
     const problem = validateChatRequest(body);
     if (problem) {
       sendError(response, problem);
+      return;
+    }
+    const tokens = countFakeTokens(body);
+    if (options.contextLimitTokens !== undefined && tokens > options.contextLimitTokens) {
+      sendError(response, {
+        status: 400,
+        message: `This model's maximum context length is ${options.contextLimitTokens} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'context_length_exceeded',
+      });
       return;
     }
     reply(response, request.body, nextReply(request));

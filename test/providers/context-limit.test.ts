@@ -1,0 +1,143 @@
+/**
+ * Each vendor's real "too long" refusal, from the loopback fakes enforcing a context limit, through
+ * the real vendor SDK: the provider marks it `contextLength`, and the Runner compacts once and the
+ * conversation carries on from the summary. Ollama does not refuse (it cuts the prompt in silence),
+ * so mcphost reads its window from `/api/show` and keeps within it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { AnthropicProvider } from '../../providers/anthropic.js';
+import { GoogleProvider } from '../../providers/google.js';
+import { OllamaProvider } from '../../providers/ollama.js';
+import { OpenAIProvider } from '../../providers/openai.js';
+import { SUMMARY_HEADING } from '../../src/context/compaction.js';
+import { ProviderError } from '../../src/errors.js';
+import type { RunnerEvent } from '../../src/events.js';
+import { Runner } from '../../src/runner.js';
+import type { Message, Provider } from '../../src/types.js';
+import { startFakeAnthropic, textAnswer as anthropicText } from '../fakes/anthropic-server.js';
+import { FAKE_GEMINI_KEY, startFakeGemini, textAnswer as geminiText } from '../fakes/gemini-server.js';
+import { startFakeOllama, textReply } from '../fakes/ollama-server.js';
+import { startFakeOpenAI } from '../fakes/openai-server.js';
+
+const LIMIT = 1_500;
+
+/** Ten old turns of about 800 characters each: over {@link LIMIT} of the fakes' tokens together. */
+const LONG_HISTORY: Message[] = Array.from({ length: 10 }, (_, turn): Message[] => [
+  { role: 'user', content: [{ type: 'text', text: `question ${turn}: ${'tell me more '.repeat(30)}` }] },
+  { role: 'assistant', content: [{ type: 'text', text: `answer ${turn}: ${'here is more '.repeat(30)}` }] },
+]).flat();
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** The summary, then the carried-on answer; the first request is refused by the fake. */
+async function expectCompactionAndRetry(provider: Provider): Promise<RunnerEvent[]> {
+  // The table says 200k/1M tokens: only the vendor's refusal can tell the runner otherwise.
+  const events: RunnerEvent[] = [];
+  const runner = new Runner({ provider, history: LONG_HISTORY });
+  const done = await runner.run('and now?', { onEvent: (event) => events.push(event) });
+  expect(done.text).toBe('carried on');
+  expect(events.filter((event) => event.type === 'compaction')).toEqual([
+    expect.objectContaining({ reason: 'context-length', summary: 'SUMMARY' }),
+  ]);
+  const first = runner.history[0]?.content[0];
+  expect(first?.type === 'text' && first.text).toBe(`${SUMMARY_HEADING}\n\nSUMMARY`);
+  expect(runner.history.at(-2)).toEqual({ role: 'user', content: [{ type: 'text', text: 'and now?' }] });
+  expect(runner.contextUsage?.window.source).toBe('refusal');
+  return events;
+}
+
+describe("each vendor's context-length refusal", () => {
+  it('Anthropic: 400 "prompt is too long: N tokens > LIMIT maximum"', async () => {
+    const fake = await startFakeAnthropic([anthropicText('SUMMARY'), anthropicText('carried on')], {
+      contextLimitTokens: LIMIT,
+    });
+    closers.push(() => fake.close());
+    const provider = new AnthropicProvider({
+      model: 'claude-sonnet-4-5',
+      baseUrl: fake.url,
+      apiKey: 'k',
+      env: {},
+    });
+    await expectCompactionAndRetry(provider);
+    expect(fake.requests[0]?.rejected?.message).toMatch(/^prompt is too long: \d+ tokens > 1500 maximum$/);
+    expect(fake.requests.filter((request) => request.rejected !== undefined)).toHaveLength(1);
+  });
+
+  it('OpenAI: 400 context_length_exceeded ("This model\'s maximum context length is …")', async () => {
+    const fake = await startFakeOpenAI(
+      [
+        { type: 'text', text: 'SUMMARY' },
+        { type: 'text', text: 'carried on' },
+      ],
+      { contextLimitTokens: LIMIT },
+    );
+    closers.push(() => fake.close());
+    const provider = new OpenAIProvider({ model: 'gpt-4o', baseUrl: fake.url, apiKey: 'k', env: {} });
+    await expectCompactionAndRetry(provider);
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('Gemini: 400 INVALID_ARGUMENT "The input token count (N) exceeds the maximum number of tokens allowed"', async () => {
+    const fake = await startFakeGemini([geminiText('SUMMARY'), geminiText('carried on')], {
+      contextLimitTokens: LIMIT,
+    });
+    closers.push(() => fake.close());
+    const provider = new GoogleProvider({
+      model: 'gemini-2.5-flash',
+      baseUrl: fake.url,
+      env: { GEMINI_API_KEY: FAKE_GEMINI_KEY },
+    });
+    await expectCompactionAndRetry(provider);
+    expect(fake.requests[0]?.rejected?.message).toMatch(
+      /^The input token count \(\d+\) exceeds the maximum number/,
+    );
+  });
+
+  it('without automatic compaction the refusal is the error, marked contextLength', async () => {
+    const fake = await startFakeAnthropic([], { contextLimitTokens: LIMIT });
+    closers.push(() => fake.close());
+    const provider = new AnthropicProvider({
+      model: 'claude-sonnet-4-5',
+      baseUrl: fake.url,
+      apiKey: 'k',
+      env: {},
+    });
+    const runner = new Runner({ provider, history: LONG_HISTORY, context: { autoCompact: false } });
+    const error = await runner.run('and now?').catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ status: 400, contextLength: true, retryable: false });
+    expect(runner.history).toEqual(LONG_HISTORY);
+  });
+});
+
+describe('Ollama', () => {
+  it('reads num_ctx from /api/show and compacts before the prompt would be cut in silence', async () => {
+    const fake = await startFakeOllama([textReply('SUMMARY'), textReply('carried on')], { numCtx: 2_048 });
+    closers.push(() => fake.close());
+    const provider = new OllamaProvider({ model: 'llama3.2', baseUrl: fake.url, env: {} });
+    expect(await provider.contextWindow()).toBe(2_048);
+    const events: RunnerEvent[] = [];
+    const runner = new Runner({ provider, history: LONG_HISTORY });
+    const done = await runner.run('and now?', { onEvent: (event) => events.push(event) });
+    expect(done.text).toBe('carried on');
+    expect(events.filter((event) => event.type === 'compaction')).toEqual([
+      expect.objectContaining({ reason: 'threshold' }),
+    ]);
+    expect(fake.truncatedChats).toEqual([]);
+    expect(runner.contextUsage?.window).toEqual({ tokens: 2_048, source: 'provider' });
+  });
+
+  it("takes Ollama's default window when the model sets no num_ctx, and none when the server cannot say", async () => {
+    const fake = await startFakeOllama([], { trainedContextLength: 131_072 });
+    closers.push(() => fake.close());
+    expect(await new OllamaProvider({ model: 'llama3.2', baseUrl: fake.url, env: {} }).contextWindow()).toBe(
+      4_096,
+    );
+    expect(
+      await new OllamaProvider({ model: 'not-pulled', baseUrl: fake.url, env: {} }).contextWindow(),
+    ).toBeUndefined();
+  });
+});
