@@ -50,6 +50,12 @@ export interface ParsedConfig {
   readonly auditLog?: string;
   /** The most text of one tool result the model gets, in UTF-8 bytes. */
   readonly maxToolResultBytes?: number;
+  /** The context window and compaction settings (`contextWindow`, `compactAt`, `autoCompact`). */
+  readonly context?: {
+    readonly contextWindow?: number;
+    readonly compactAt?: number;
+    readonly autoCompact?: boolean;
+  };
 }
 
 /**
@@ -155,5 +161,16 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     ...(hooks === undefined ? {} : { hooks }),
     ...(settings.auditLog === undefined ? {} : { auditLog: settings.auditLog }),
     ...(settings.maxToolResultBytes === undefined ? {} : { maxToolResultBytes: settings.maxToolResultBytes }),
+    ...contextSettings(settings),
   };
+}
+
+/** `contextWindow`, `compactAt` and `autoCompact`, together, when any is set. */
+function contextSettings(settings: FileSettings): Pick<ParsedConfig, 'context'> {
+  const context = {
+    ...(settings.contextWindow === undefined ? {} : { contextWindow: settings.contextWindow }),
+    ...(settings.compactAt === undefined ? {} : { compactAt: settings.compactAt }),
+    ...(settings.autoCompact === undefined ? {} : { autoCompact: settings.autoCompact }),
+  };
+  return Object.keys(context).length === 0 ? {} : { context };
 }

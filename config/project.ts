@@ -74,6 +74,10 @@ export function mergeProjectConfig(
   const initTimeoutMs = project.initTimeoutMs ?? home.initTimeoutMs;
   const toolTimeoutMs = project.toolTimeoutMs ?? home.toolTimeoutMs;
   const maxToolResultBytes = project.maxToolResultBytes ?? home.maxToolResultBytes;
+  const context =
+    home.context === undefined && project.context === undefined
+      ? undefined
+      : { ...home.context, ...project.context };
   return {
     // fromEntries: a server named "__proto__" stays a server.
     servers: Object.fromEntries([...homeServers, ...Object.entries(project.servers)]),
@@ -94,5 +98,6 @@ export function mergeProjectConfig(
     ...(hooks === undefined ? {} : { hooks }),
     ...(home.auditLog === undefined ? {} : { auditLog: home.auditLog }),
     ...(maxToolResultBytes === undefined ? {} : { maxToolResultBytes }),
+    ...(context === undefined ? {} : { context }),
   };
 }

@@ -52,6 +52,12 @@ export const settingsShape = {
   auditLog: z.string().min(1),
   /** The most text of one tool result the model gets, in UTF-8 bytes; the rest is cut. */
   maxToolResultBytes: positiveInteger,
+  /** The model's context window in tokens, instead of what mcphost knows or asks (docs/long-conversations.md). */
+  contextWindow: positiveInteger,
+  /** Compact the conversation when a request would fill this share of the window, in (0, 1]. */
+  compactAt: z.number().gt(0).lte(1),
+  /** False: never compact on its own (`/compact` still works). */
+  autoCompact: z.boolean(),
 } as const;
 
 /** The name of a top-level setting. */

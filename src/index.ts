@@ -11,6 +11,8 @@ export {
   type RunOptions,
   type Prompt,
   type RunOutcome,
+  type CompactOptions,
+  type HistoryChange,
 } from './runner.js';
 export { createRunner, McpRunner, DEFAULT_MODEL, type CreateRunnerOptions } from './setup/create-runner.js';
 export type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
@@ -74,6 +76,16 @@ export {
   type ConversationState,
 } from './conversation-journal.js';
 export type { ServerStatus, ServerState, PoolLogEntry } from './mcp/pool.js';
+export {
+  DEFAULT_COMPACT_AT,
+  type Compaction,
+  type CompactionReason,
+  type ContextOptions,
+  type ContextUsage,
+} from './context/context-budget.js';
+export type { ContextWindow, ContextWindowSource } from './context/windows.js';
+export { SUMMARY_TEMPLATE } from './context/compaction.js';
+export { DEFAULT_TOOL_OUTPUT_BYTES } from './context/tool-output-budget.js';
 export type { ServerDefinition } from './mcp/definition.js';
 export {
   ApprovalPolicy,

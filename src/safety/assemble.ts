@@ -22,6 +22,8 @@ export interface SafetySettings {
   readonly hooks?: HooksConfig;
   readonly audit?: AuditSink;
   readonly maxToolResultBytes?: number;
+  /** Where the whole text of a result over the budget is saved. */
+  readonly toolOutputFolder?: string;
   readonly onApproval?: ApprovalHandler;
   readonly approveAll?: boolean;
   /** What hooks are told about the session. */
@@ -57,6 +59,7 @@ export function assembleSafety(settings: SafetySettings): Safety {
     ...(hooks === undefined ? {} : { hooks }),
     ...(settings.audit === undefined ? {} : { audit: settings.audit }),
     ...(settings.maxToolResultBytes === undefined ? {} : { maxResultBytes: settings.maxToolResultBytes }),
+    ...(settings.toolOutputFolder === undefined ? {} : { toolOutputFolder: settings.toolOutputFolder }),
   });
   return { guard, runnerOptions: hooks === undefined ? {} : promptHooks(hooks) };
 }

@@ -15,6 +15,7 @@
  * A call that is not run is answered to the model with an error result that says who refused it
  * and why, so it can tell the user or try something else. Never throws.
  */
+import { applyToolOutputBudget } from '../context/tool-output-budget.js';
 import { errorResult } from '../tool-execution.js';
 import { messageOf } from '../errors.js';
 import { CANCELLED, untilAborted } from '../abort.js';
@@ -22,12 +23,7 @@ import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../type
 import { QuestionQueue, SessionGrants, type ApprovalDecision, type ApprovalHandler } from './approval.js';
 import type { AuditEntry, AuditSink, DecidedBy } from './audit-log.js';
 import type { HookRunner } from './hooks.js';
-import {
-  DEFAULT_MAX_TOOL_RESULT_BYTES,
-  limitToolImages,
-  limitToolResult,
-  stripResultControlCharacters,
-} from './output-limits.js';
+import { DEFAULT_MAX_TOOL_RESULT_BYTES, stripResultControlCharacters } from './output-limits.js';
 import { ApprovalPolicy } from './policy.js';
 
 /** Where an exposed tool name leads. */
@@ -59,6 +55,8 @@ export interface GuardedToolHostOptions {
   readonly audit?: AuditSink;
   /** The most text of one result the model gets, in UTF-8 bytes. Default {@link DEFAULT_MAX_TOOL_RESULT_BYTES}. */
   readonly maxResultBytes?: number;
+  /** Where the whole text of a result over the budget is saved (the state folder's `tool-output`). */
+  readonly toolOutputFolder?: string;
   /** The clock. Default `Date.now`. */
   readonly now?: () => number;
 }
@@ -161,12 +159,12 @@ export class GuardedToolHost implements ToolHost {
       result = errorResult(call, `The tool ${call.name} failed: ${messageOf(error)}`);
     }
     const durationMs = now() - started;
-    const limited = limitToolResult(
-      stripResultControlCharacters(result),
-      this.#options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
-    );
-    const images = limitToolImages(limited.result);
-    result = images.result;
+    // One budget for text and images (src/context/tool-output-budget.ts).
+    const limited = await applyToolOutputBudget(stripResultControlCharacters(result), {
+      maxTextBytes: this.#options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
+      ...(this.#options.toolOutputFolder === undefined ? {} : { saveFolder: this.#options.toolOutputFolder }),
+    });
+    result = limited.result;
     const cancelled = isAborted(signal);
     let withheld: string | undefined;
     if (!cancelled && this.#options.hooks?.has('PostToolUse') === true) {
@@ -198,7 +196,7 @@ export class GuardedToolHost implements ToolHost {
       isError: result.isError,
       resultBytes: limited.textBytes,
       ...(limited.cutBytes === 0 ? {} : { cutBytes: limited.cutBytes }),
-      ...(images.droppedImages === 0 ? {} : { droppedImages: images.droppedImages }),
+      ...(limited.droppedImages === 0 ? {} : { droppedImages: limited.droppedImages }),
       ...(withheld === undefined ? {} : { resultWithheld: true }),
     });
     return result;

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   loadConfig,
   parseConfig,
@@ -15,6 +15,7 @@ import { createProvider } from '../../providers/index.js';
 import { ServerError } from '../errors.js';
 import { McpPool, type PoolLogEntry, type ServerStatus } from '../mcp/pool.js';
 import { optional } from '../optional.js';
+import type { ContextOptions } from '../context/context-budget.js';
 import { Runner, type RunnerOptions } from '../runner.js';
 import type { ApprovalHandler } from '../safety/approval.js';
 import { assembleSafety } from '../safety/assemble.js';
@@ -64,6 +65,13 @@ export interface CreateRunnerOptions {
   readonly servers?: Readonly<Record<string, ServerDefinition>>;
   /** A conversation to continue (a loaded session). */
   readonly history?: readonly Message[];
+  /** The context window and compaction; each field overrides the config's (see docs/long-conversations.md). */
+  readonly context?: ContextOptions;
+  /**
+   * Where the whole text of a tool result over the budget is saved. Default: `tool-output` in the
+   * state folder (`$XDG_STATE_HOME/mcphost`, else `~/.local/state/mcphost`); `null` saves nothing.
+   */
+  readonly toolOutputFolder?: string | null;
   /** Called, and awaited, after every change of the history (see {@link RunnerOptions}). */
   readonly onHistoryChange?: RunnerOptions['onHistoryChange'];
   /**
@@ -236,6 +244,7 @@ function assembleAroundPool(
     ...optional('hooks', config.hooks),
     ...optional('audit', audit),
     ...optional('maxToolResultBytes', config.maxToolResultBytes),
+    ...optional('toolOutputFolder', toolOutputFolderFor(options, env)),
     ...optional('onApproval', options.onApproval ?? options.questions?.approveToolCall),
     ...optional('approveAll', options.approveAll),
     hookContext: {
@@ -262,8 +271,24 @@ function assembleAroundPool(
     ...optional('maxSteps', maxSteps),
     ...optional('history', options.history),
     ...optional('onHistoryChange', options.onHistoryChange),
+    context: { ...config.context, ...options.context },
   });
   return { runner, config, modelString };
+}
+
+/** The folder for whole tool results over the budget (see {@link CreateRunnerOptions.toolOutputFolder}). */
+function toolOutputFolderFor(
+  options: CreateRunnerOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (options.toolOutputFolder === null) return undefined;
+  if (options.toolOutputFolder !== undefined) return options.toolOutputFolder;
+  const stateHome = env.XDG_STATE_HOME?.trim();
+  const base =
+    stateHome !== undefined && stateHome !== ''
+      ? stateHome
+      : join(options.homeDir ?? homedir(), '.local', 'state');
+  return join(base, 'mcphost', 'tool-output');
 }
 
 /** Creates a Runner for a model with the tools of every configured MCP server. */

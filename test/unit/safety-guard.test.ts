@@ -320,8 +320,9 @@ describe('GuardedToolHost: results', () => {
   it('cuts an oversized result for the model and records the cut', async () => {
     const { guard, audit } = guarded([], { maxResultBytes: 1000 });
     const result = await guard.call(call('big__dump'));
+    // Head (600 bytes) and tail (400), with the note between (no folder given: nothing saved).
     expect(text(result)).toMatch(
-      /^x{1000}\n\n\[mcphost: this result was cut to its first 1000 of 5000 bytes \(4000 bytes left out\)/,
+      /^x{600}\n\n\[mcphost: this result is 5,000 bytes, over the budget of 1,000; 4,000 bytes from the middle are left out\. Ask the tool for a smaller part if you need the rest\.\]\n\nx{400}$/,
     );
     expect(audit.entries[0]).toMatchObject({ resultBytes: 5000, cutBytes: 4000 });
   });
