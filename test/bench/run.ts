@@ -5,12 +5,20 @@
  *   1. 8 servers start in about the time of one: one-shot wall time with 8 ≤ 1.3 × with 1.
  *   2. Host cost per tool round (fake model answering at once, everything__echo) ≤ 10 ms.
  *   3. `mcphost --help` ≤ 3 × `node -e 0` (vendor SDKs are imported only when used).
+ *   4. Long conversations: the host cost of a tool round at 0, 1k and 10k messages of history,
+ *      without saving and with saving (`-s`, the append-only journal): at 10k, saving ≤ 1.3× not
+ *      saving. Loading a 10k-message saved conversation: ≤ 300 ms.
  */
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { ConversationJournal } from '../../src/conversation-journal.js';
+import { loadSavedConversation, saveConversation } from '../../src/saved-conversation.js';
 import { createRunner } from '../../src/setup/create-runner.js';
+import type { Message } from '../../src/types.js';
 import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { CLI, REPOSITORY, temporaryHome, EVERYTHING_SERVER, npmServerConfig } from '../support/cli.js';
 
@@ -133,8 +141,130 @@ async function helpStartup(): Promise<void> {
   );
 }
 
+/** A history of `count` messages: turns of a prompt, a tool call, its result and an answer. */
+function longHistory(count: number): Message[] {
+  const messages: Message[] = [];
+  for (let turn = 0; messages.length < count; turn++) {
+    const id = `call_${turn}`;
+    messages.push(
+      { role: 'user', content: [{ type: 'text', text: `question ${turn}: ${'words '.repeat(30)}` }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', id, name: 'everything__echo', input: { message: `m${turn}` } }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: id,
+            toolName: 'everything__echo',
+            content: [{ type: 'text', text: `Echo: m${turn} ${'data '.repeat(40)}` }],
+            isError: false,
+          },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: `answer ${turn}: ${'more words '.repeat(20)}` }] },
+    );
+  }
+  return messages.slice(0, count);
+}
+
+/** Host time of one tool round after `size` messages of history, saving to a journal or not. */
+async function roundAt(size: number, saving: boolean, folder: string): Promise<number> {
+  const rounds = 30;
+  let toolCallsLeft = 0;
+  const ollama = await startFakeOllama([], {
+    fallback: () =>
+      toolCallsLeft-- > 0 ? toolCallReply(['everything__echo', { message: 'x' }]) : textReply('done'),
+  });
+  const history = longHistory(size);
+  let journal: ConversationJournal | undefined;
+  if (saving) {
+    const path = join(folder, `bench-${size}.jsonl`);
+    await saveConversation(path, {
+      model: 'ollama:mistral-small',
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+      messages: history,
+    });
+    const loaded = await loadSavedConversation(path);
+    journal = await ConversationJournal.open(path, { continues: loaded });
+    history.splice(0, history.length, ...loaded.messages);
+  }
+  const runner = await createRunner({
+    model: 'ollama:mistral-small',
+    providerUrl: ollama.url,
+    maxSteps: rounds + 2,
+    mcpServers: { everything: EVERYTHING_SERVER },
+    history,
+    // Measuring the host: no compaction (the fake's window would call for one at 10k messages).
+    context: { autoCompact: false },
+    ...(journal === undefined
+      ? {}
+      : {
+          onHistoryChange: (messages: readonly Message[]) =>
+            journal.record({ model: 'ollama:mistral-small', messages }),
+        }),
+  });
+  try {
+    toolCallsLeft = 1;
+    await runner.run('warm up: one round');
+    toolCallsLeft = rounds;
+    const started = performance.now();
+    const result = await runner.run('echo many times');
+    return (performance.now() - started) / result.toolCalls.length;
+  } finally {
+    await runner.close();
+    await ollama.close();
+  }
+}
+
+async function longConversations(): Promise<void> {
+  const folder = await mkdtemp(join(tmpdir(), 'mcphost-bench-'));
+  try {
+    const figures: string[] = [];
+    let atTenThousand = { plain: 0, saving: 0 };
+    for (const size of [0, 1_000, 10_000]) {
+      const plain = await roundAt(size, false, folder);
+      const saving = await roundAt(size, true, folder);
+      figures.push(
+        `${String(size).padStart(6)} messages: ${plain.toFixed(2)} ms without saving, ${saving.toFixed(2)} ms with -s`,
+      );
+      if (size === 10_000) atTenThousand = { plain, saving };
+    }
+    report(
+      '4a. host cost per tool round by history size (fake Ollama + everything__echo; the request is rebuilt and serialized each round)',
+      figures.join('\n  '),
+      atTenThousand.saving / atTenThousand.plain,
+      1.3,
+    );
+    const path = join(folder, 'load-10k.jsonl');
+    await saveConversation(path, {
+      model: 'ollama:mistral-small',
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+      messages: longHistory(10_000),
+    });
+    const load = await medianOf(REPEATS, async () => {
+      const started = performance.now();
+      const loaded = await loadSavedConversation(path);
+      if (loaded.messages.length !== 10_000) throw new Error(`loaded ${loaded.messages.length} messages`);
+      return performance.now() - started;
+    });
+    report('4b. loading a 10,000-message saved conversation', `${load.toFixed(0)} ms`, load, 300, ' ms');
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
 console.log(`mcphost benchmarks (median of ${REPEATS} runs each; ${process.version})\n`);
-await helpStartup();
-await serverStartup('servers that wait 500 ms before they are ready', SLOW_START);
-await serverStartup(`server-memory from npm: CPU-bound, ${availableParallelism()} cores`, MEMORY);
-await toolRound();
+// BENCH_ONLY=4 (or 1,2,3, comma-separated) runs only those sections.
+const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4').split(',').map((part) => part.trim()));
+if (only.has('3')) await helpStartup();
+if (only.has('1')) {
+  await serverStartup('servers that wait 500 ms before they are ready', SLOW_START);
+  await serverStartup(`server-memory from npm: CPU-bound, ${availableParallelism()} cores`, MEMORY);
+}
+if (only.has('2')) await toolRound();
+if (only.has('4')) await longConversations();
