@@ -257,10 +257,13 @@ describe('output limits and --debug', () => {
     ollama = await modelCalling('everything__echo', { message: 'x'.repeat(200) });
     const run = await cli(['-p', 'echo']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('told: Echo: xxxxxxxxxxxxxx');
+    // Head (12 bytes) and tail (8), the note between naming the file with the whole text.
     expect(run.stdout).toContain(
-      '[mcphost: this result was cut to its first 20 of 206 bytes (186 bytes left out)',
+      'told: Echo: xxxxxx\n\n[mcphost: this result is 206 bytes, over the budget of 20; 186 bytes from the middle are left out. The whole result is saved in ',
     );
+    const saved = /saved in (\S+\.txt):/.exec(run.stdout)?.[1] ?? '';
+    expect(saved.startsWith(join(home.path, '.local', 'state', 'mcphost', 'tool-output'))).toBe(true);
+    expect(await readFile(saved, 'utf8')).toBe(`Echo: ${'x'.repeat(200)}`);
   });
 
   it('redacts secrets and strips escape sequences in server lines shown by --debug', async () => {

@@ -240,55 +240,59 @@ describe('sessions', () => {
 
 /** Message k of what append-loop.mjs writes. */
 function loopMessage(index: number): Message {
-  return { role: 'user', content: [{ type: 'text', text: `message ${index} ${'x'.repeat(1_000_000)}` }] };
+  return { role: 'user', content: [{ type: 'text', text: `message ${index} ${'x'.repeat(600_000)}` }] };
 }
 
 const ROUNDS = 20;
 
 describe('a conversation journal killed mid-append', () => {
-  it('loads every whole entry, drops a torn last line with a note, and goes on from there', async () => {
-    const appender = join(REPOSITORY, 'test/fixtures/scripts/append-loop.mjs');
-    const module = join(REPOSITORY, 'dist/src/conversation-journal.js');
-    let tornLines = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      const target = join(home.path, `killed-${round}.jsonl`);
-      const child = spawn(process.execPath, [appender, module, target], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let reported = -1;
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        reported = Number(chunk.toString().trim().split('\n').at(-1));
-      });
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-        child.on('close', (_code, signal) => resolve(signal)),
-      );
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.once('data', () => resolve());
-        child.on('close', () => reject(new Error(`the appender ended on its own:\n${stderr}`)));
-      });
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 60));
-      child.kill('SIGKILL');
-      expect(await exited).toBe('SIGKILL');
+  it(
+    'loads every whole entry, drops a torn last line with a note, and goes on from there',
+    { timeout: 120_000 },
+    async () => {
+      const appender = join(REPOSITORY, 'test/fixtures/scripts/append-loop.mjs');
+      const module = join(REPOSITORY, 'dist/src/conversation-journal.js');
+      let tornLines = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        const target = join(home.path, `killed-${round}.jsonl`);
+        const child = spawn(process.execPath, [appender, module, target], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let reported = -1;
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          reported = Number(chunk.toString().trim().split('\n').at(-1));
+        });
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+          child.on('close', (_code, signal) => resolve(signal)),
+        );
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.once('data', () => resolve());
+          child.on('close', () => reject(new Error(`the appender ended on its own:\n${stderr}`)));
+        });
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 60));
+        child.kill('SIGKILL');
+        expect(await exited).toBe('SIGKILL');
 
-      const loaded = await loadSavedConversation(target);
-      // Every message it holds is whole and in order, and none it reported saved is missing.
-      expect(loaded.messages.length).toBeGreaterThanOrEqual(reported);
-      loaded.messages.forEach((message, index) => expect(message).toEqual(loopMessage(index)));
-      if (loaded.notes.length > 0) {
-        tornLines += 1;
-        expect(loaded.notes[0]).toMatch(/was cut short .* and is left out$/);
+        const loaded = await loadSavedConversation(target);
+        // Every message it holds is whole and in order, and none it reported saved is missing.
+        expect(loaded.messages.length).toBeGreaterThanOrEqual(reported);
+        loaded.messages.forEach((message, index) => expect(message).toEqual(loopMessage(index)));
+        if (loaded.notes.length > 0) {
+          tornLines += 1;
+          expect(loaded.notes[0]).toMatch(/was cut short .* and is left out$/);
+        }
+        // Going on from the killed journal: the torn line is cut off and the next entry is whole.
+        const opened = await openConversationFiles({ both: target });
+        const next = [...opened.loaded!.messages, loopMessage(loaded.messages.length)];
+        await opened.journal!.record({ model: 'ollama:test', messages: next });
+        const continued = await loadSavedConversation(target);
+        expect(continued.notes).toEqual([]);
+        expect(continued.messages).toEqual(next);
       }
-      // Going on from the killed journal: the torn line is cut off and the next entry is whole.
-      const opened = await openConversationFiles({ both: target });
-      const next = [...opened.loaded!.messages, loopMessage(loaded.messages.length)];
-      await opened.journal!.record({ model: 'ollama:test', messages: next });
-      const continued = await loadSavedConversation(target);
-      expect(continued.notes).toEqual([]);
-      expect(continued.messages).toEqual(next);
-    }
-    // The kills are random; say how many landed mid-line (usually most of them).
-    console.log(`${tornLines} of ${ROUNDS} kills left a torn last line`);
-  });
+      // The kills are random; say how many landed mid-line (usually most of them).
+      console.log(`${tornLines} of ${ROUNDS} kills left a torn last line`);
+    },
+  );
 });

@@ -26,6 +26,7 @@ import {
   EVERYTHING_SERVER,
 } from '../support/cli.js';
 import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { loadSavedConversation } from '../../src/saved-conversation.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the terminal tests (apt-get install tmux)');
@@ -248,7 +249,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
       chat.type(`/save ${file}`);
       chat.keys('Enter');
       await chat.waitFor(`Saved the conversation (2 messages) to ${file}.`);
-      expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+      expect(await loadSavedConversation(file)).toMatchObject({
         model: 'ollama:mistral-small',
         messages: [{ role: 'user' }, { role: 'assistant' }],
       });

@@ -118,7 +118,9 @@ describe('the chat on plain pipes', () => {
     chat.type('hello\n/servers\n/bogus\nand again\n/quit\n');
     expect(await chat.finished).toBe(0);
     const output = chat.out();
-    expect(output).toContain('scripted:test › hello\n# Hi\n\n**there**\n10 tokens in · 5 out\n');
+    expect(output).toContain(
+      'scripted:test › hello\n# Hi\n\n**there**\n10 tokens in · 5 out · 0% of 8.2k context\n',
+    );
     expect(output).toContain('scripted:test › /servers\nNo MCP servers are configured');
     expect(chat.err()).toContain('Unknown command /bogus (/help lists them; nothing was sent to the model)');
     expect(output).toContain('scripted:test › and again\nAgain.\n');
