@@ -3,7 +3,7 @@
  * loopback fake Ollama and real MCP servers; keys go in with send-keys, the screen comes back
  * with capture-pane. Skipped, saying why, only when tmux is not installed.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
