@@ -16,7 +16,9 @@ import {
   ProtocolError,
   SdkError,
   SdkErrorCode,
+  type Client,
   type FetchLike,
+  type OAuthClientProvider,
   type Tool,
 } from '@modelcontextprotocol/client';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,12 +27,13 @@ import type { ServerDefinition } from './definition.js';
 import type { ParentEnvironment } from './environment.js';
 import { describeError, describeExit } from './describe.js';
 import {
-  closeSession,
-  openSession,
-  SessionStartError,
+  closeServerSession,
+  openServerSession,
+  ServerSessionStartError,
   type ClientIdentity,
-  type Session,
-} from './session.js';
+  type ConfigureClient,
+  type ServerSession,
+} from './server-session.js';
 import { MAX_CONSECUTIVE_FAILURES, restartDelay } from './restart-policy.js';
 import type { PoolLog, ServerState, ServerStatus } from './status.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
@@ -50,6 +53,10 @@ export interface ServerConnectionOptions {
   readonly maxToolTimeoutMs: number;
   readonly killGraceMs?: number;
   readonly fetch?: FetchLike;
+  /** Sets up each fresh SDK client of this server (capabilities, request handlers). */
+  readonly configureClient?: ConfigureClient;
+  /** OAuth for a remote server. */
+  readonly authProvider?: OAuthClientProvider;
   readonly now: () => number;
   readonly log: PoolLog;
   /** The set of offered tools may have changed (list changed, server given up). */
@@ -61,7 +68,7 @@ export class ServerConnection {
   readonly name: string;
   private readonly options: ServerConnectionOptions;
   private state: ServerState = 'starting';
-  private session: Session | undefined;
+  private session: ServerSession | undefined;
   private starting: Promise<void> | undefined;
   /** A process whose handshake is in progress: it must die with us too. */
   private pendingProcess: StdioProcessTransport | undefined;
@@ -137,6 +144,11 @@ export class ServerConnection {
     }
   }
 
+  /** The live SDK client, while the server is ready (for resources, prompts and the like). */
+  client(): Client | undefined {
+    return this.state === 'ready' ? this.session?.client : undefined;
+  }
+
   /** A snapshot for `/servers`. */
   status(): ServerStatus {
     const serverProcess = this.session?.process;
@@ -161,7 +173,7 @@ export class ServerConnection {
     this.session = undefined;
     if (session !== undefined) {
       this.lastStderrTail = session.process?.stderrTail() ?? [];
-      await closeSession(session);
+      await closeServerSession(session);
     }
     // An abandoned start closes what it opened before it settles.
     await this.starting;
@@ -173,7 +185,7 @@ export class ServerConnection {
     this.pendingProcess?.killSync();
   }
 
-  private async usableSession(signal: AbortSignal | undefined): Promise<Session | string> {
+  private async usableSession(signal: AbortSignal | undefined): Promise<ServerSession | string> {
     for (;;) {
       const state = this.currentState();
       switch (state) {
@@ -232,10 +244,13 @@ export class ServerConnection {
   }
 
   private async openAndAdopt(isRestart: boolean): Promise<void> {
-    let session: Session;
+    let session: ServerSession;
     try {
-      session = await openSession({
+      session = await openServerSession({
+        serverName: this.name,
         definition: this.options.definition,
+        ...(this.options.configureClient ? { configureClient: this.options.configureClient } : {}),
+        ...(this.options.authProvider ? { authProvider: this.options.authProvider } : {}),
         parentEnv: this.options.parentEnv,
         clientInfo: this.options.clientInfo,
         initTimeoutMs: this.options.initTimeoutMs,
@@ -261,7 +276,7 @@ export class ServerConnection {
     } catch (error) {
       this.pendingProcess = undefined;
       const reason = messageOf(error);
-      this.lastStderrTail = error instanceof SessionStartError ? error.stderrTail : [];
+      this.lastStderrTail = error instanceof ServerSessionStartError ? error.stderrTail : [];
       if (this.state === 'closed') return;
       this.recordFailure(
         isRestart ? `could not be ${this.restartVerb()}: ${reason}` : `failed to start: ${reason}`,
@@ -271,7 +286,7 @@ export class ServerConnection {
     }
     this.pendingProcess = undefined;
     if (this.state === 'closed') {
-      await closeSession(session);
+      await closeServerSession(session);
       return;
     }
     this.session = session;
@@ -289,7 +304,7 @@ export class ServerConnection {
   }
 
   /** The session ended without us closing it. `reason` says why when the transport cannot. */
-  private handleClosed(client: Session['client'], reason?: string): void {
+  private handleClosed(client: ServerSession['client'], reason?: string): void {
     const session = this.session;
     if (session?.client !== client || this.state === 'closed') return;
     this.session = undefined;
@@ -298,7 +313,7 @@ export class ServerConnection {
     const how = reason ?? (exit === undefined ? 'the connection closed' : describeExit(exit));
     this.recordFailure(`stopped unexpectedly (${how})`, false);
     // Its process group may still hold children: make sure they go too.
-    void closeSession(session);
+    void closeServerSession(session);
   }
 
   /** Counts a failure, sets the state, and tells the user once. */
@@ -358,7 +373,7 @@ export class ServerConnection {
 
   private describeCallFailure(
     error: unknown,
-    session: Session,
+    session: ServerSession,
     tool: string,
     signal: AbortSignal | undefined,
     elapsedMs: number,

@@ -84,6 +84,15 @@ export class StdioProcessTransport implements Transport {
     this.stderrSplitter = new LineSplitter(maxBytes);
   }
 
+  /**
+   * Always null: stderr is read here (tail + `--debug`), never handed out. The property exists
+   * because the SDK recognises a stdio transport by its `stderr` and `pid` members, and on stdio a
+   * `server/discover` probe that times out means "legacy server", where over HTTP it means "down".
+   */
+  get stderr(): null {
+    return null;
+  }
+
   /** The server process id, once started. */
   get pid(): number | undefined {
     return this.child?.pid;
