@@ -55,10 +55,12 @@ export interface RemoteConnectOptions {
 /** The server answered 401/403 and no sign-in could satisfy it. */
 export class SignInRequiredError extends Error {
   readonly status: number;
+  readonly serverName: string;
   constructor(serverName: string, status: number, options?: ErrorOptions) {
-    super(`server "${serverName}" needs sign-in (HTTP ${status})`, options);
+    super(`needs sign-in (HTTP ${status})`, options);
     this.name = 'SignInRequiredError';
     this.status = status;
+    this.serverName = serverName;
   }
 }
 

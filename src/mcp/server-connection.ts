@@ -83,6 +83,7 @@ export class ServerConnection {
   private lastError: string | undefined;
   private lastStderrTail: readonly string[] = [];
   private kind: ServerStatus['transport'];
+  private protocolVersion: string | undefined;
 
   constructor(options: ServerConnectionOptions) {
     this.name = options.name;
@@ -161,6 +162,7 @@ export class ServerConnection {
       ...(this.lastError === undefined ? {} : { lastError: this.lastError }),
       stderrTail: serverProcess?.stderrTail() ?? this.lastStderrTail,
       ...(running && serverProcess.pid !== undefined ? { pid: serverProcess.pid } : {}),
+      ...(this.protocolVersion === undefined ? {} : { protocolVersion: this.protocolVersion }),
       restarts: this.restarts,
     };
   }
@@ -291,6 +293,7 @@ export class ServerConnection {
     }
     this.session = session;
     this.kind = session.kind;
+    this.protocolVersion = session.protocolVersion;
     this.offered = this.filter(session.tools);
     this.toolsStale = false;
     this.state = 'ready';

@@ -24,7 +24,7 @@ import {
 import type { ServerDefinition } from './definition.js';
 import { describeError, describeExit } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
-import { connectRemote, terminateRemote } from './remote-transport.js';
+import { connectRemote, SignInRequiredError, terminateRemote } from './remote-transport.js';
 import { StdioProcessTransport, type ProcessExit } from './stdio-transport.js';
 
 /**
@@ -272,6 +272,8 @@ function describeStartFailure(
   initTimeoutMs: number,
 ): string {
   if (exit !== undefined) return `${describeExit(exit)} before answering "${stage}"`;
+  // Said as is: the SDK's wording of the same 401 would only repeat it.
+  if (error instanceof SignInRequiredError) return error.message;
   if (deadlinePassed || (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)) {
     return `did not answer "${stage}" within ${initTimeoutMs} ms`;
   }
