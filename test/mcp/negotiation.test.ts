@@ -79,10 +79,15 @@ async function serveModernSdk(): Promise<string> {
           ...(body === undefined ? {} : { body }),
         }),
       );
-      response.writeHead(answer.status, Object.fromEntries(answer.headers));
+      const responseHeaders: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        responseHeaders[name] = value;
+      });
+      response.writeHead(answer.status, responseHeaders);
       // Streamed: a `subscriptions/listen` answer stays open for as long as the client listens.
-      if (answer.body !== null) {
-        for await (const chunk of answer.body) response.write(chunk);
+      const reader = answer.body?.getReader();
+      for (let part = await reader?.read(); part !== undefined && !part.done; part = await reader?.read()) {
+        response.write(part.value);
       }
       response.end();
     })();
