@@ -121,7 +121,6 @@ export class ServerConnection {
     if (typeof session === 'string') return errorBody(session);
     if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`);
     const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
-    const started = performance.now();
     try {
       const result = await session.client.callTool(
         { name: tool, arguments: { ...input } },
@@ -141,7 +140,7 @@ export class ServerConnection {
       this.failures = 0;
       return toToolResultBody(result);
     } catch (error) {
-      return errorBody(this.describeCallFailure(error, session, tool, signal, performance.now() - started));
+      return errorBody(this.describeCallFailure(error, session, tool, signal));
     }
   }
 
@@ -313,7 +312,13 @@ export class ServerConnection {
     this.session = undefined;
     const exit = session.process?.exit;
     this.lastStderrTail = session.process?.stderrTail() ?? [];
-    const how = reason ?? (exit === undefined ? 'the connection closed' : describeExit(exit));
+    const how =
+      reason ??
+      (session.process?.closedStdoutWhileRunning === true
+        ? 'it closed its stdout while still running'
+        : exit === undefined
+          ? 'the connection closed'
+          : describeExit(exit));
     this.recordFailure(`stopped unexpectedly (${how})`, false);
     // Its process group may still hold children: make sure they go too.
     void closeServerSession(session);
@@ -379,13 +384,17 @@ export class ServerConnection {
     session: ServerSession,
     tool: string,
     signal: AbortSignal | undefined,
-    elapsedMs: number,
   ): string {
     if (signal?.aborted) return `the call to "${tool}" was cancelled`;
     if (this.state === 'closed') return `the MCP servers were shut down during the call to "${tool}"`;
     if (this.session !== session || session.process?.exit !== undefined) {
       const exit = session.process?.exit;
-      const how = exit === undefined ? 'the connection closed' : `the server ${describeExit(exit)}`;
+      const how =
+        session.process?.closedStdoutWhileRunning === true
+          ? 'it closed its stdout while still running'
+          : exit === undefined
+            ? 'the connection closed'
+            : `the server ${describeExit(exit)}`;
       const tail = (session.process?.stderrTail() ?? []).slice(-STDERR_LINES_FOR_MODEL);
       const stderr = tail.length === 0 ? '' : `\nLast stderr lines:\n${tail.join('\n')}`;
       const next =
@@ -396,10 +405,10 @@ export class ServerConnection {
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
-      // Progress notifications extend a call past toolTimeoutMs, up to the maximum: the time it ran
-      // says which limit ended it.
+      // Progress notifications extend a call past toolTimeoutMs, up to the maximum. The SDK says
+      // which limit ended it: the total cap's error carries `maxTotalTimeout` in its data.
       const maximum = Math.max(maxToolTimeoutMs, toolTimeoutMs);
-      const limit = elapsedMs >= maximum ? `the maximum of ${maximum} ms` : `${toolTimeoutMs} ms`;
+      const limit = hitTotalTimeout(error) ? `the maximum of ${maximum} ms` : `${toolTimeoutMs} ms`;
       return `"${tool}" on server "${this.name}" did not finish within ${limit}; the call was cancelled`;
     }
     if (error instanceof ProtocolError)
@@ -431,6 +440,12 @@ export class ServerConnection {
       tail.length === 0 ? '' : `\n  last stderr lines:\n${tail.map((line) => `    ${line}`).join('\n')}`;
     this.options.log({ server: this.name, level: 'warn', message: `${message}${stderr}` });
   }
+}
+
+/** The SDK's timeout error for the total cap (not the per-progress one) carries `maxTotalTimeout`. */
+function hitTotalTimeout(error: SdkError): boolean {
+  const data: unknown = error.data;
+  return typeof data === 'object' && data !== null && 'maxTotalTimeout' in data;
 }
 
 function errorBody(message: string): ToolResultBody {
