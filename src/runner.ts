@@ -5,6 +5,7 @@
 import { AbortedError, MaxStepsError } from './errors.js';
 import type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
 import { callModel } from './model-call.js';
+import { checkToolCalls, toolCallIdsIn } from './model-output.js';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryPolicy, type Sleep } from './retry.js';
 import { runToolCalls } from './tool-execution.js';
 import type {
@@ -214,10 +215,12 @@ export class Runner {
           finishReason: reply.finishReason,
           ...(reply.usage === undefined ? {} : { usage: reply.usage }),
         });
-        if (reply.content.length > 0) await this.#append({ role: 'assistant', content: reply.content });
-        if (reply.toolCalls.length === 0) {
+        // Before anything runs or joins the history: ids every vendor accepts, names and arguments checked.
+        const checked = checkToolCalls(reply.content, toolCallIdsIn(this.#messages));
+        if (checked.content.length > 0) await this.#append({ role: 'assistant', content: checked.content });
+        if (checked.toolCalls.length === 0) {
           const result: RunResult = {
-            text: reply.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+            text: checked.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
             steps: step,
             toolCalls,
             usage,
@@ -227,8 +230,9 @@ export class Runner {
           emit({ type: 'done', result });
           return result;
         }
-        const records = await runToolCalls(reply.toolCalls, {
+        const records = await runToolCalls(checked.toolCalls, {
           host: this.#options.tools,
+          refused: checked.refused,
           offered: new Set(tools.map((tool) => tool.name)),
           signal,
           emit,
