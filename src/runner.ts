@@ -6,6 +6,7 @@ import { AbortedError, MaxStepsError } from './errors.js';
 import type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
 import { callModel } from './model-call.js';
 import { checkToolCalls, toolCallIdsIn } from './model-output.js';
+import { markToolMessages } from './safety/untrusted-content.js';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryPolicy, type Sleep } from './retry.js';
 import { runToolCalls } from './tool-execution.js';
 import type {
@@ -30,6 +31,11 @@ export interface RunnerOptions {
   readonly tools?: ToolHost;
   /** Sent with every model call. */
   readonly systemPrompt?: string;
+  /**
+   * Send tool results to the model inside an `<untrusted-tool-output>` envelope (createRunner turns
+   * it on; see `safety/untrusted-content.ts`). The history keeps the plain text. Default false.
+   */
+  readonly markToolOutput?: boolean;
   /** Model calls per run; default {@link DEFAULT_MAX_STEPS}. */
   readonly maxSteps?: number;
   /** Sampling settings for every model call. */
@@ -196,7 +202,8 @@ export class Runner {
           this.#provider,
           {
             ...(this.#options.systemPrompt === undefined ? {} : { system: this.#options.systemPrompt }),
-            messages: this.#messages,
+            messages:
+              this.#options.markToolOutput === true ? markToolMessages(this.#messages) : this.#messages,
             tools,
             settings: this.#options.settings ?? {},
             ...(signal === undefined ? {} : { signal }),

@@ -141,6 +141,7 @@ export class ServerConnection {
   status(): ServerStatus {
     const serverProcess = this.session?.process;
     const running = serverProcess !== undefined && serverProcess.exit === undefined;
+    const implementation = this.session?.client.getServerVersion();
     return {
       name: this.name,
       transport: this.kind,
@@ -150,6 +151,9 @@ export class ServerConnection {
       stderrTail: serverProcess?.stderrTail() ?? this.lastStderrTail,
       ...(running && serverProcess.pid !== undefined ? { pid: serverProcess.pid } : {}),
       restarts: this.restarts,
+      ...(implementation === undefined
+        ? {}
+        : { implementation: { name: implementation.name, version: implementation.version } }),
     };
   }
 

@@ -10,7 +10,6 @@ import {
   type AuditEntry,
 } from '../../src/safety/audit-log.js';
 import { GuardedToolHost } from '../../src/safety/guarded-tool-host.js';
-import { ApprovalPolicy } from '../../src/safety/policy.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 
 let folder: string;
@@ -109,7 +108,7 @@ describe('openAuditLog', () => {
       host,
       audit,
       locate: async (name) => ({ server: 'files', tool: name.slice('files__'.length) }),
-      policy: new ApprovalPolicy([{ source: 'cfg', rules: [{ tool: 'files__delete', decision: 'deny' }] }]),
+      safety: { approval: [{ source: 'cfg', rules: [{ tool: 'files__delete', decision: 'deny' }] }] },
       now: () => (clock += 5),
     });
     await guard.call({
@@ -136,6 +135,7 @@ describe('openAuditLog', () => {
         durationMs: 5,
         isError: false,
         resultBytes: 7,
+        resultDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       },
       expect.objectContaining({
         callId: 'b',
