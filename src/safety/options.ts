@@ -29,7 +29,6 @@ export interface SafetyOptions {
 
 /** `base` with every setting `over` sets (the command line over the config file). */
 export function mergeSafetyOptions(base: SafetyOptions, over: SafetyOptions): SafetyOptions {
-  const merged: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) if (value !== undefined) merged[key] = value;
-  return merged as SafetyOptions;
+  const set = Object.fromEntries(Object.entries(over).filter(([, value]) => value !== undefined));
+  return { ...base, ...set };
 }

@@ -28,7 +28,8 @@ function readEntries(file: string): CorpusEntry[] {
       flush();
       current = { id: header[1] ?? '', source: header[2] ?? '', lines: [] };
     } else if (current !== undefined) current.lines.push(line);
-    else if (!line.startsWith('#') && line.trim() !== '') throw new Error(`${file}: text before the first entry`);
+    else if (!line.startsWith('#') && line.trim() !== '')
+      throw new Error(`${file}: text before the first entry`);
   }
   flush();
   return entries.map((entry) => ({ ...entry, text: entry.text.replace(/\n$/, '') }));

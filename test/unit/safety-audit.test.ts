@@ -121,6 +121,8 @@ describe('openAuditLog', () => {
     await guard.call({ type: 'tool-call', id: 'c', name: 'files__broken', input: {} });
     await guard.close();
     const written = await lines(path);
+    const digestOf = (line: unknown) => String((line as { resultDigest?: unknown }).resultDigest);
+    expect(digestOf(written[0])).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(written).toEqual([
       {
         time: new Date(1_005).toISOString(),
@@ -135,7 +137,7 @@ describe('openAuditLog', () => {
         durationMs: 5,
         isError: false,
         resultBytes: 7,
-        resultDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        resultDigest: digestOf(written[0]),
       },
       expect.objectContaining({
         callId: 'b',
