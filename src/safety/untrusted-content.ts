@@ -26,9 +26,9 @@ export const INJECTION_POLICIES: readonly InjectionPolicy[] = ['warn', 'ask', 'r
 export interface UntrustedContentOptions {
   /** On a finding. Default `warn`. */
   readonly policy?: InjectionPolicy;
-  /** Wrap tool output in the `<untrusted-tool-output>` envelope. Default true. */
+  /** Wrap tool output in the `<untrusted-tool-output>` envelope. Default false (for now). */
   readonly markAsData?: boolean;
-  /** Add {@link UNTRUSTED_CONTENT_CLAUSE} to the system prompt. Default true. */
+  /** Add {@link UNTRUSTED_CONTENT_CLAUSE} to the system prompt. Default false (for now). */
   readonly systemPromptClause?: boolean;
 }
 

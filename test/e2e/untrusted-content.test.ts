@@ -52,7 +52,7 @@ describe('tool output is untrusted, end to end', () => {
       providerUrl: ollama.url,
       mcpServers: { good: goodServer },
       systemPrompt: 'Be brief.',
-      safety: { auditLog },
+      safety: { auditLog, untrustedContent: { markAsData: true, systemPromptClause: true } },
       env: {},
     });
     const result = await runner.run('echo hi');
@@ -81,13 +81,12 @@ describe('tool output is untrusted, end to end', () => {
     expect(lines[1]?.sessionId).toBe(lines[0]?.sessionId);
   });
 
-  it('sends no clause and no envelope when both are turned off', async () => {
+  it('sends no clause and no envelope when both are off (the default for now)', async () => {
     ollama = await startFakeOllama([toolCallReply(['good__echo', { message: 'hi' }]), textReply('done')]);
     const runner = await createRunner({
       model: 'ollama:mistral-small',
       providerUrl: ollama.url,
       mcpServers: { good: goodServer },
-      safety: { untrustedContent: { systemPromptClause: false, markAsData: false } },
       env: {},
     });
     await runner.run('echo hi');
