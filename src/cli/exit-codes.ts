@@ -1,4 +1,5 @@
 /** Exit codes, documented in docs/scripting.md. Each says whose fault the failure was. */
+import { oneLine } from './chat/sanitize.js';
 import {
   AbortedError,
   ConfigError,
@@ -53,7 +54,8 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
 
 /** An error's message on one line. */
 export function oneLineMessage(error: unknown): string {
-  return messageOf(error).replace(/\s*\n\s*/g, ' ');
+  // Messages quote models, vendors and servers: control and bidi characters go with the line breaks.
+  return oneLine(messageOf(error));
 }
 
 /**

@@ -142,6 +142,10 @@ async function run(
     // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
     onServerLog: (entry) => reportServerLog(entry, io, options.debug, prompter),
     onWarning: (message) => reporter.note(`warning: ${message}`),
+    onContentFlagged: ({ source, flag }) =>
+      reporter.note(
+        `possible prompt injection in the result of ${source} (${flag.action}): ${flag.findings.join('; ')}`,
+      ),
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
     interactive: chatFollows,
     ...optional(

@@ -19,7 +19,10 @@ import { Runner, type RunnerOptions } from '../runner.js';
 import type { ApprovalHandler } from '../safety/approval.js';
 import { assembleSafety } from '../safety/assemble.js';
 import { openAuditLog } from '../safety/audit-log.js';
-import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
+import type { GuardedToolHost, GuardedToolHostOptions } from '../safety/guarded-tool-host.js';
+import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
+import { UNTRUSTED_CONTENT_CLAUSE } from '../safety/untrusted-content.js';
+import type { ServerIdentity } from '../safety/audit-log.js';
 import { packageVersion } from '../version.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
@@ -77,10 +80,13 @@ export interface CreateRunnerOptions {
    * given, wins over `questions.approveToolCall`.
    */
   readonly questions?: UserQuestions;
-  /** Run `ask` calls without asking (`--approve-all`). Deny rules and hooks still apply. */
-  readonly approveAll?: boolean;
-  /** Append one JSON line per tool call to this file; overrides the config's `auditLog`. */
-  readonly auditLog?: string;
+  /**
+   * Safety settings (`approveAll`, `auditLog`, `untrustedContent`, `budgets`…); each one set here
+   * overrides the config file's. The merged object goes unchanged to the tool guard.
+   */
+  readonly safety?: SafetyOptions;
+  /** Told when the untrusted-content detector flags a tool result (the chat shows it). */
+  readonly onContentFlagged?: GuardedToolHostOptions['onFlagged'];
   /** Told to hooks (`interactive`): true for a chat. Default false. */
   readonly interactive?: boolean;
   /**
@@ -166,7 +172,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       : '--model';
   const provider = await createModel(modelString, options, config, env, modelSource);
   // Everything that can be wrong with the input is found before a server starts.
-  const systemPrompt =
+  const safety = mergeSafetyOptions(configSafety(config), options.safety ?? {});
+  const userSystemPrompt =
     options.systemPrompt ??
     (await readSystemPrompt(
       config.systemPrompt,
@@ -174,10 +181,14 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       config.systemPromptDirectory ?? process.cwd(),
       `${config.path ?? 'config'}: systemPrompt`,
     ));
+  const systemPrompt = withUntrustedContentClause(userSystemPrompt, safety);
   // Opened before any server starts: an unwritable log fails the run before anything happens.
-  const auditLogPath = options.auditLog ?? config.auditLog;
   const audit =
-    auditLogPath === undefined ? undefined : await openAuditLog(resolve(auditLogPath), options.onWarning);
+    safety.auditLog === undefined
+      ? undefined
+      : await openAuditLog(resolve(safety.auditLog), options.onWarning, {
+          ...optional('maxBytes', safety.auditLogMaxBytes),
+        });
   const pool = await McpPool.start({
     servers: config.servers,
     env,
@@ -197,6 +208,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       systemPrompt,
       audit,
       projectDir,
+      safety,
     });
   } catch (error) {
     // Whatever failed after the servers started, they must not outlive it.
@@ -217,9 +229,20 @@ function assembleAroundPool(
     readonly systemPrompt: string | undefined;
     readonly audit: Awaited<ReturnType<typeof openAuditLog>> | undefined;
     readonly projectDir: string;
+    readonly safety: SafetyOptions;
   },
 ): Assembly {
-  const { options, config, env, provider, modelString, systemPrompt, audit, projectDir } = context;
+  const {
+    options,
+    config,
+    env,
+    provider,
+    modelString,
+    systemPrompt,
+    audit,
+    projectDir,
+    safety: settings,
+  } = context;
   const started = pool.status();
   if (
     options.requireServers === true &&
@@ -231,13 +254,13 @@ function assembleAroundPool(
   const maxSteps = options.maxSteps ?? config.maxSteps;
   const safety = assembleSafety({
     host: pool,
+    safety: settings,
     locate: (name) => pool.locate(name),
-    ...optional('approval', config.approval),
-    ...optional('hooks', config.hooks),
+    identify: (server) => serverIdentity(pool, config.servers[server], server),
     ...optional('audit', audit),
-    ...optional('maxToolResultBytes', config.maxToolResultBytes),
     ...optional('onApproval', options.onApproval ?? options.questions?.approveToolCall),
-    ...optional('approveAll', options.approveAll),
+    ...optional('questions', options.questions),
+    ...optional('onFlagged', options.onContentFlagged),
     hookContext: {
       sessionId: randomUUID(),
       model: modelString,
@@ -258,6 +281,8 @@ function assembleAroundPool(
     },
     ...safety.runnerOptions,
     settings: { ...config.generation, ...options.settings },
+    // Off by default for now: see DEFAULT_MARK_TOOL_OUTPUT.
+    markToolOutput: settings.untrustedContent?.markAsData ?? DEFAULT_MARK_TOOL_OUTPUT,
     ...optional('systemPrompt', systemPrompt),
     ...optional('maxSteps', maxSteps),
     ...optional('history', options.history),
@@ -290,4 +315,49 @@ export function createModel(
     },
     source,
   );
+}
+
+/**
+ * The envelope and the clause are built and tested, but off unless the config turns them on: on by
+ * default they change what every end-to-end test asserts about the model's view, and those tests
+ * are to be updated together with the switch (see docs/untrusted-content.md).
+ */
+export const DEFAULT_MARK_TOOL_OUTPUT = false;
+export const DEFAULT_SYSTEM_PROMPT_CLAUSE = false;
+
+/** The config file's safety settings, as the one object the guard takes. */
+function configSafety(config: LoadedConfig): SafetyOptions {
+  return {
+    ...optional('approval', config.approval),
+    ...optional('hooks', config.hooks),
+    ...optional('auditLog', config.auditLog),
+    ...optional('auditLogMaxBytes', config.auditLogMaxBytes),
+    ...optional('maxToolResultBytes', config.maxToolResultBytes),
+    ...optional('untrustedContent', config.untrustedContent),
+    ...optional('budgets', config.budgets),
+  };
+}
+
+/** The system prompt with the untrusted-content clause, unless it is turned off (or already there). */
+function withUntrustedContentClause(prompt: string | undefined, safety: SafetyOptions): string | undefined {
+  if (!(safety.untrustedContent?.systemPromptClause ?? DEFAULT_SYSTEM_PROMPT_CLAUSE)) return prompt;
+  if (prompt === undefined || prompt.trim() === '') return UNTRUSTED_CONTENT_CLAUSE;
+  if (prompt.includes(UNTRUSTED_CONTENT_CLAUSE)) return prompt;
+  return `${prompt}\n\n${UNTRUSTED_CONTENT_CLAUSE}`;
+}
+
+/** Who a server is: its own name and version, and the command or URL it was started with. */
+function serverIdentity(
+  pool: McpPool,
+  definition: ServerDefinition | undefined,
+  server: string,
+): ServerIdentity | undefined {
+  const implementation = pool.status().find((status) => status.name === server)?.implementation;
+  const started =
+    definition === undefined
+      ? {}
+      : definition.transport === 'stdio'
+        ? { command: [definition.command, ...definition.args].join(' ') }
+        : { url: definition.url };
+  return { ...(implementation ?? {}), ...started };
 }
