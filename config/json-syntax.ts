@@ -6,7 +6,7 @@
  * jsonc-parser (the parser behind VS Code's settings editor, also used here to edit config files
  * in place) in strict mode, and turn its first error code and token into one sentence.
  */
-import { parse, ParseErrorCode, type ParseError } from 'jsonc-parser';
+import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 
 /** The first syntax error in a JSON text. `line` and `column` start at 1; columns count characters. */
 export interface JsonSyntaxProblem {
@@ -57,6 +57,9 @@ function commaBefore(text: string, offset: number): number | undefined {
   return text[index] === ',' ? index : undefined;
 }
 
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f]/;
+
 function quoted(token: string): string {
   return token.includes('"') ? `'${token}'` : `"${token}"`;
 }
@@ -83,14 +86,15 @@ function describe(
       ? { offset: comma, reason: `trailing comma before "${closer}"` }
       : undefined;
   };
-  switch (error.error) {
-    case ParseErrorCode.ValueExpected:
+  // Its codes are an ambient const enum, which isolated modules cannot read: switch on their names.
+  switch (printParseErrorCode(error.error)) {
+    case 'ValueExpected':
       return trailingComma() ?? unexpected('a value');
-    case ParseErrorCode.PropertyNameExpected:
+    case 'PropertyNameExpected':
       return trailingComma() ?? unexpected('a property name in double quotes');
-    case ParseErrorCode.ColonExpected:
+    case 'ColonExpected':
       return unexpected('":" after the property name');
-    case ParseErrorCode.CommaExpected:
+    case 'CommaExpected':
       // `01`: jsonc-parser reads 0, then stops at 1.
       if (/[0-9]/.test(text[offset] ?? '') && /[-0-9]/.test(text[offset - 1] ?? '')) {
         return { offset: offset - 1, reason: 'invalid number' };
@@ -98,40 +102,40 @@ function describe(
       return unexpected(
         text.lastIndexOf('[', offset) > text.lastIndexOf('{', offset) ? '"," or "]"' : '"," or "}"',
       );
-    case ParseErrorCode.CloseBraceExpected:
+    case 'CloseBraceExpected':
       return unexpected('"," or "}"');
-    case ParseErrorCode.CloseBracketExpected:
+    case 'CloseBracketExpected':
       return unexpected('"," or "]"');
-    case ParseErrorCode.EndOfFileExpected:
+    case 'EndOfFileExpected':
       return { offset, reason: `unexpected ${quoted(token)} after the end of the JSON value` };
-    case ParseErrorCode.InvalidCommentToken:
-    case ParseErrorCode.UnexpectedEndOfComment:
+    case 'InvalidCommentToken':
+    case 'UnexpectedEndOfComment':
       return { offset, reason: 'comments are not allowed in JSON' };
-    case ParseErrorCode.UnexpectedEndOfString: {
+    case 'UnexpectedEndOfString': {
       const lineBreak = text.slice(offset, offset + error.length + 1).search(/[\r\n]/);
       return lineBreak >= 0
         ? { offset: offset + lineBreak, reason: 'line break inside a string (write it as \\n)' }
         : { offset, reason: 'unterminated string' };
     }
-    case ParseErrorCode.InvalidCharacter: {
-      const control = text.slice(offset, offset + error.length).search(/[\u0000-\u001f]/);
+    case 'InvalidCharacter': {
+      const control = text.slice(offset, offset + error.length).search(CONTROL_CHARACTER);
       return {
         offset: offset + Math.max(control, 0),
         reason: 'control character inside a string (escape it)',
       };
     }
-    case ParseErrorCode.InvalidEscapeCharacter:
-    case ParseErrorCode.InvalidUnicode: {
+    case 'InvalidEscapeCharacter':
+    case 'InvalidUnicode': {
       const escape = text.indexOf('\\', offset);
       const at = escape < 0 ? offset : escape;
       return { offset: at, reason: `invalid escape "${text.slice(at, at + 2)}" in a string` };
     }
-    case ParseErrorCode.InvalidNumberFormat:
-    case ParseErrorCode.UnexpectedEndOfNumber:
+    case 'InvalidNumberFormat':
+    case 'UnexpectedEndOfNumber':
       return { offset, reason: 'invalid number' };
-    case ParseErrorCode.InvalidSymbol:
+    case 'InvalidSymbol':
       return describeSymbol(text, offset, token, next);
-    default:
+    case '<unknown ParseErrorCode>':
       return { offset, reason: 'invalid JSON' };
   }
 }
@@ -145,19 +149,18 @@ function describeSymbol(
 ): { offset: number; reason: string } {
   if (token === '-' || /^-?\.?[0-9]/.test(token)) return { offset, reason: 'invalid number' };
   const word = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(token);
-  switch (next?.error) {
-    case ParseErrorCode.PropertyNameExpected:
-    case ParseErrorCode.ColonExpected:
-      return { offset, reason: `unexpected ${quoted(token)} (expected a property name in double quotes)` };
-    case ParseErrorCode.ValueExpected:
-      return {
-        offset,
-        reason: `unexpected ${quoted(token)} (expected a value${word ? '; text needs double quotes' : ''})`,
-      };
-    default:
-      // Nothing more went wrong after it: the JSON value had already ended.
-      return next === undefined && text.slice(0, offset).trim() !== ''
-        ? { offset, reason: `unexpected ${quoted(token)} after the end of the JSON value` }
-        : { offset, reason: `unexpected ${quoted(token)} (expected a value)` };
+  const expected = next === undefined ? undefined : printParseErrorCode(next.error);
+  if (expected === 'PropertyNameExpected' || expected === 'ColonExpected') {
+    return { offset, reason: `unexpected ${quoted(token)} (expected a property name in double quotes)` };
   }
+  if (expected === 'ValueExpected') {
+    return {
+      offset,
+      reason: `unexpected ${quoted(token)} (expected a value${word ? '; text needs double quotes' : ''})`,
+    };
+  }
+  // Nothing more went wrong after it: the JSON value had already ended.
+  return next === undefined && text.slice(0, offset).trim() !== ''
+    ? { offset, reason: `unexpected ${quoted(token)} after the end of the JSON value` }
+    : { offset, reason: `unexpected ${quoted(token)} (expected a value)` };
 }
