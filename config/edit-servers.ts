@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../src/atomic-file.js';
 import { ConfigError, messageOf } from '../src/errors.js';
 import { findJsonSyntaxProblem } from './json-syntax.js';
 import { CONFIG_FILE_NAMES, findConfigFile } from './load.js';
-import { parseConfig } from './parse.js';
+import { parseConfig, type ConfigEnvironment } from './parse.js';
 import { isPlainObject } from './server-form.js';
 
 /** `user`: the config file in the home folder; `project`: `.mcp.json` in the project folder. */
@@ -87,10 +87,11 @@ function serversOf(text: string): Record<string, unknown> {
 export async function addServerToFile(
   path: string,
   name: string,
-  entry: Record<string, unknown>,
+  entry: Readonly<Record<string, unknown>>,
+  env: ConfigEnvironment,
 ): Promise<void> {
   // The same checks as at start-up, so `mcp add` cannot write a server mcphost would then refuse.
-  parseConfig({ mcpServers: { [name]: entry } }, `server "${name}"`, {});
+  parseConfig({ mcpServers: { [name]: entry } }, `server "${name}"`, env);
   const text = await editableText(path);
   if (Object.hasOwn(serversOf(text), name)) {
     throw new ConfigError(
