@@ -10,7 +10,7 @@ import type { Message } from '../types.js';
 import type { CliOptions, ScriptCommand } from './args.js';
 import { AbortedError } from '../errors.js';
 import { signalExitCode, type ExitCodeValue } from './exit-codes.js';
-import { pathIn, type CliIO } from './io.js';
+import type { CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 import type { LoadedConfig } from '../../config/index.js';
@@ -26,6 +26,8 @@ import { createApprovalPrompt } from './approval-prompt.js';
 import { terminalTrustPrompt } from './trust.js';
 import { composePrompt } from './stdin.js';
 import { runInteractive } from './interactive.js';
+import { resolveSessionChoice } from './session-choice.js';
+import { continuingNotice } from './saved-conversations.js';
 
 export { createReporter } from './output/reporter.js';
 
@@ -158,11 +160,11 @@ async function readInputs(
           note,
           signal,
         });
-  const session = await openSession({
-    ...optional('load', pathIn(io, options.loadSession)),
-    ...optional('save', pathIn(io, options.saveSession)),
-    ...optional('both', pathIn(io, options.session)),
-  });
+  const { choice, continuing } = await resolveSessionChoice(options, io);
+  const session = await openSession(choice);
+  if (continuing !== undefined && session.loaded !== undefined) {
+    note(continuingNotice(continuing, session.loaded.messages, (io.stderr as { columns?: number }).columns));
+  }
   const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
   return { options, script, prompt, session, systemPrompt };
 }
