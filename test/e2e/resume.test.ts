@@ -65,8 +65,8 @@ describe('saved conversations', () => {
     const listing = await run(['--resume', '-p', 'x']);
     expect(listing.code).toBe(2);
     expect(listing.stderr).toMatch(/--resume: give the ID of one of these \(mcphost --resume ID\):\n/);
-    expect(listing.stderr).toMatch(/\n   1\. \d{4}-\d\d-\d\d \d\d:\d\d +2 messages, \d+ B +about dogs\n/);
-    expect(listing.stderr).toMatch(/\n   2\. .*about cats\n/);
+    expect(listing.stderr).toMatch(/\n {3}1\. \d{4}-\d\d-\d\d \d\d:\d\d +2 messages, \d+ B +about dogs\n/);
+    expect(listing.stderr).toMatch(/\n {3}2\. .*about cats\n/);
 
     const id = older?.replace(/\.json$/, '') ?? '';
     const resumed = await run(['--resume', id.slice(0, -2), '-p', 'more']);
