@@ -9,6 +9,7 @@ import { optional } from '../optional.js';
 import type { Message } from '../types.js';
 import type { CliOptions, ScriptCommand } from './args.js';
 import { AbortedError } from '../errors.js';
+import { inChatAdvice } from './model-switch-advice.js';
 import { signalExitCode, type ExitCodeValue } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
@@ -200,7 +201,9 @@ async function chat(
         },
         sameProvider ? config : {},
         io.env,
-      ),
+      ).catch((error: unknown) => {
+        throw inChatAdvice(error);
+      }),
   });
 }
 

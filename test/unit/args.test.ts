@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -159,6 +159,14 @@ describe('--system-prompt', () => {
       );
       await expect(readSystemPrompt('notes.txt', folder, '/c.json: systemPrompt')).rejects.toThrow(
         '/c.json: systemPrompt: no such file',
+      );
+      await mkdir(join(folder, 'prompts'));
+      await expect(readSystemPrompt('prompts', folder)).rejects.toThrow(
+        `--system-prompt: ${join(folder, 'prompts')} is a directory, not a file`,
+      );
+      await writeFile(join(folder, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+      await expect(readSystemPrompt('latin1.txt', folder)).rejects.toThrow(
+        `--system-prompt: ${join(folder, 'latin1.txt')} is not UTF-8 text`,
       );
     } finally {
       await rm(folder, { recursive: true, force: true });
