@@ -11,6 +11,7 @@ import type { CliOptions, ScriptCommand } from './args.js';
 import { AbortedError } from '../errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
 import { signalExitCode, type ExitCodeValue } from './exit-codes.js';
+import { captureLibraryConsole } from './library-console.js';
 import type { CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
@@ -46,6 +47,11 @@ export async function runWithSignals(
   signals: SignalSource,
   reporter: Reporter,
 ): Promise<ExitCodeValue> {
+  // A library's console output would land in the answer on stdout: it goes to the --debug log.
+  const restoreConsole = captureLibraryConsole((message) => {
+    if (!options.debug) return;
+    io.stderr.write(`[library] ${stripControlCharacters(redactText(message))}\n`);
+  });
   const controller = new AbortController();
   let received: NodeJS.Signals | undefined;
   const listeners = HANDLED_SIGNALS.map((signal) => {
@@ -68,6 +74,7 @@ export async function runWithSignals(
     throw error;
   } finally {
     for (const [signal, listener] of listeners) signals.off(signal, listener);
+    restoreConsole();
   }
 }
 
