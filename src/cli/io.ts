@@ -25,7 +25,17 @@ export function noticeLine(message: string): string {
   return oneLine(message);
 }
 
-/** A path given on the command line, made absolute from the working directory. */
+/**
+ * A path the user typed, made absolute from the working directory. `~` and `~/…` are the home
+ * folder: the shell expands them in most places, but not in `--flag=~/x` nor inside the chat.
+ */
+export function userPath(io: Pick<CliIO, 'cwd' | 'homeDir'>, path: string): string {
+  if (path === '~') return resolve(io.homeDir);
+  if (path.startsWith('~/')) return resolve(io.homeDir, path.slice(2));
+  return resolve(io.cwd, path);
+}
+
+/** {@link userPath}, passing `undefined` through. */
 export function pathIn(io: CliIO, path: string | undefined): string | undefined {
-  return path === undefined ? undefined : resolve(io.cwd, path);
+  return path === undefined ? undefined : userPath(io, path);
 }
