@@ -11,7 +11,7 @@ import {
   type LoadedConfig,
   type ProjectConfigCandidate,
 } from '../../config/index.js';
-import { createProvider } from '../../providers/index.js';
+import { createProvider, parseModelString } from '../../providers/index.js';
 import { ServerError } from '../errors.js';
 import { McpPool, type PoolLogEntry, type ServerStatus } from '../mcp/pool.js';
 import { optional } from '../optional.js';
@@ -140,7 +140,10 @@ export interface Assembly {
   readonly modelString: string;
 }
 
-/** Reads the config, creates the provider (failing fast on a missing key), starts the servers. */
+/**
+ * Reads the config, starts the servers and, while they start, creates the provider (a missing key
+ * ends the servers again and rejects), reads the system prompt and opens the audit log.
+ */
 export async function assembleRunner(options: CreateRunnerOptions): Promise<Assembly> {
   const env = options.env ?? process.env;
   const homeDir = options.homeDir ?? homedir();
@@ -164,29 +167,53 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     options.model === undefined && config.model !== undefined
       ? `${config.path ?? 'config'}: model`
       : '--model';
-  const provider = await createModel(modelString, options, config, env, modelSource);
-  // Everything that can be wrong with the input is found before a server starts.
-  const systemPrompt =
-    options.systemPrompt ??
-    (await readSystemPrompt(
-      config.systemPrompt,
-      // Set whenever a config file sets systemPrompt: relative paths are the file's.
-      config.systemPromptDirectory ?? process.cwd(),
-      `${config.path ?? 'config'}: systemPrompt`,
-    ));
-  // Opened before any server starts: an unwritable log fails the run before anything happens.
-  const auditLogPath = options.auditLog ?? config.auditLog;
-  const audit =
-    auditLogPath === undefined ? undefined : await openAuditLog(resolve(auditLogPath), options.onWarning);
-  const pool = await McpPool.start({
+  // Cheap checks of the input come before any server starts: a bad model string fails at once.
+  parseModelString(modelString, modelSource);
+  // The servers start first, and the host's own set-up (the provider's SDK, the system prompt, the
+  // audit log) runs while they do: a server behind `npx` may take seconds to answer, and nothing
+  // here needs it. A set-up failure (a missing API key, an unreadable prompt file) cancels the start.
+  const setUpFailed = new AbortController();
+  const poolStart = McpPool.start({
     servers: config.servers,
     env,
     clientInfo: { name: 'mcphost', version: packageVersion() },
     ...optional('initTimeoutMs', config.initTimeoutMs),
     ...optional('toolTimeoutMs', config.toolTimeoutMs),
     ...optional('log', options.onServerLog),
-    ...optional('signal', options.signal),
+    signal:
+      options.signal === undefined
+        ? setUpFailed.signal
+        : AbortSignal.any([options.signal, setUpFailed.signal]),
   });
+  // Settled later (awaited below); until then a cancelled start must not count as unhandled.
+  poolStart.catch(() => undefined);
+  const auditLogPath = options.auditLog ?? config.auditLog;
+  const setUp = Promise.all([
+    createModel(modelString, options, config, env, modelSource),
+    options.systemPrompt ??
+      readSystemPrompt(
+        config.systemPrompt,
+        // Set whenever a config file sets systemPrompt: relative paths are the file's.
+        config.systemPromptDirectory ?? process.cwd(),
+        `${config.path ?? 'config'}: systemPrompt`,
+      ),
+    auditLogPath === undefined ? undefined : openAuditLog(resolve(auditLogPath), options.onWarning),
+  ]);
+  let provider: Provider;
+  let systemPrompt: string | undefined;
+  let audit: Awaited<ReturnType<typeof openAuditLog>> | undefined;
+  try {
+    [provider, systemPrompt, audit] = await setUp;
+  } catch (error) {
+    setUpFailed.abort();
+    // The start ends every server it began before it settles; its own outcome says nothing new.
+    await poolStart.then(
+      (pool) => pool.close(),
+      () => undefined,
+    );
+    throw error;
+  }
+  const pool = await poolStart;
   try {
     return assembleAroundPool(pool, {
       options,
