@@ -75,20 +75,31 @@ function ratioLine(name: string, value: number, floor: number, target: number): 
   );
 }
 
-/** The host's own peak RSS in MB over one one-shot run (median of the runs). */
-async function peakRss(home: TemporaryHome, ollamaUrl: string): Promise<number> {
-  const file = join(home.path, 'peak-rss');
+/** What one process used, by its own count (getrusage RUSAGE_SELF): children excluded. */
+interface OwnUsage {
+  /** Peak resident memory, MB (ru_maxrss, the same as /proc's VmHWM). */
+  readonly peakRssMb: number;
+  /** User + system CPU time, ms: unlike wall time, barely moved by other load on the machine. */
+  readonly cpuMs: number;
+}
+
+/** A process's own usage over several runs of `node --import peak-rss.mjs ...args` (medians). */
+async function ownUsage(home: TemporaryHome, args: readonly string[]): Promise<OwnUsage> {
+  const file = join(home.path, 'own-usage.json');
   const peaks: number[] = [];
+  const cpu: number[] = [];
   for (let round = 0; round < Math.max(3, Math.ceil(REPEATS / 2)); round++) {
-    await timeCommand(['--import', PEAK_RSS_PRELOAD, CLI, '-p', 'hi', '--provider-url', ollamaUrl], {
+    await timeCommand(['--import', PEAK_RSS_PRELOAD, ...args], {
       PATH: process.env.PATH,
       HOME: home.path,
       PEAK_RSS_FILE: file,
     });
-    peaks.push(Number(await readFile(file, 'utf8')) / 1024);
+    const usage = JSON.parse(await readFile(file, 'utf8')) as { maxRss: number; cpu: number };
+    peaks.push(usage.maxRss / 1024);
+    cpu.push(usage.cpu / 1000);
     await rm(file);
   }
-  return median(peaks);
+  return { peakRssMb: median(peaks), cpuMs: median(cpu) };
 }
 
 export async function coldPath(): Promise<void> {
@@ -106,7 +117,8 @@ export async function coldPath(): Promise<void> {
     ]);
     ratioLine('a. mcphost --help', help!, node!, 2.5);
     ratioLine('b. one-shot -p with no server', noServer!, node!, 3);
-    const rssNone = await peakRss(home, ollama.url);
+    const nodeAlone = await ownUsage(home, ['-e', '0']);
+    const none = await ownUsage(home, oneShot);
 
     const servers = eightSlowServers();
     await home.writeConfig({ mcpServers: servers });
@@ -117,14 +129,16 @@ export async function coldPath(): Promise<void> {
     const over = eight! - floor!;
     console.log(
       `c. one-shot with 8 servers that wait 500 ms\n  ${eight!.toFixed(0)} ms vs floor ` +
-        `${floor!.toFixed(0)} ms (8 bare SDK clients): +${over.toFixed(0)} ms ` +
+        `${floor!.toFixed(0)} ms (8 bare SDK clients): ${over >= 0 ? '+' : ''}${over.toFixed(0)} ms ` +
         `(target ≤ floor + 100 ms: ${verdict(over <= 100)})\n`,
     );
-    const rssEight = await peakRss(home, ollama.url);
+    const eightUsage = await ownUsage(home, oneShot);
     console.log(
       `d. host peak RSS (ru_maxrss = VmHWM of the mcphost process, servers excluded)\n` +
-        `  0 servers ${rssNone.toFixed(1)} MB, 8 servers ${rssEight.toFixed(1)} MB ` +
-        `(target ≤ 75 MB with 8: ${verdict(rssEight <= 75)})\n`,
+        `  0 servers ${none.peakRssMb.toFixed(1)} MB, 8 servers ${eightUsage.peakRssMb.toFixed(1)} MB ` +
+        `(target ≤ 75 MB with 8: ${verdict(eightUsage.peakRssMb <= 75)}; node -e 0 ${nodeAlone.peakRssMb.toFixed(1)} MB)\n` +
+        `  host CPU time (user + system) 0 servers ${none.cpuMs.toFixed(0)} ms, ` +
+        `8 servers ${eightUsage.cpuMs.toFixed(0)} ms, node -e 0 ${nodeAlone.cpuMs.toFixed(0)} ms\n`,
     );
   } finally {
     await home.remove();
