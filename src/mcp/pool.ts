@@ -15,7 +15,7 @@ import type { ServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 import type { ParentEnvironment } from './environment.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
-import { ServerConnection } from './server-connection.js';
+import type { ServerConnection } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
 import type { ClientIdentity } from './session.js';
 
@@ -56,6 +56,8 @@ export interface McpPoolOptions {
   readonly signal?: AbortSignal;
 }
 
+type ConnectionClass = typeof ServerConnection;
+
 /** One line of a `/tools` listing. */
 export interface ToolDescription {
   /** The name the model sees. */
@@ -78,28 +80,28 @@ export class McpPool implements ToolHost {
     this.killSync();
   };
 
-  private constructor(options: McpPoolOptions) {
+  private constructor(options: McpPoolOptions, connectionClass: ConnectionClass | undefined) {
     const log: PoolLog = options.log ?? (() => undefined);
     const now = options.now ?? Date.now;
-    const connections = Object.entries(options.servers).map(
-      ([name, definition]) =>
-        new ServerConnection({
-          name,
-          definition,
-          parentEnv: options.env,
-          clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-          initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
-          toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-          maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
-          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-          ...(options.fetch ? { fetch: options.fetch } : {}),
-          now,
-          log,
-          onToolsChanged: () => {
-            this.table = undefined;
-          },
-        }),
-    );
+    const connections = Object.entries(options.servers).map(([name, definition]) => {
+      if (connectionClass === undefined) throw new Error(`McpPool: no connection class for "${name}"`);
+      return new connectionClass({
+        name,
+        definition,
+        parentEnv: options.env,
+        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+        initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
+        toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+        maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
+        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        now,
+        log,
+        onToolsChanged: () => {
+          this.table = undefined;
+        },
+      });
+    });
     this.connections = new Map(connections.map((connection) => [connection.name, connection]));
     // If our process exits without close() (process.exit on a signal, an uncaught error), the
     // servers' process groups must not outlive it. An exit handler can only do synchronous work.
@@ -114,7 +116,13 @@ export class McpPool implements ToolHost {
   static async start(options: McpPoolOptions): Promise<McpPool> {
     const { signal } = options;
     signal?.throwIfAborted();
-    const pool = new McpPool(options);
+    // The MCP SDK (and zod's and ajv's schemas it builds as it loads: ~80 ms and ~13 MB) is loaded
+    // only when there is a server to talk to.
+    const connectionClass =
+      Object.keys(options.servers).length === 0
+        ? undefined
+        : (await import('./server-connection.js')).ServerConnection;
+    const pool = new McpPool(options, connectionClass);
     const started = Promise.all([...pool.connections.values()].map((connection) => connection.start()));
     if ((await untilAborted(started, signal)) === CANCELLED) {
       await pool.close();
