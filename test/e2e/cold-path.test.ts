@@ -47,7 +47,7 @@ async function loadedBy(args: readonly string[]): Promise<Set<string>> {
 }
 
 describe('the cold path', () => {
-  it('a one-shot with no server loads neither the MCP SDK, nor the other vendor SDKs, nor cosmiconfig', async () => {
+  it('a one-shot with no server loads no MCP SDK, no other vendor SDK, no chat, no cosmiconfig', async () => {
     await home.writeConfig({ mcpServers: {} });
     const loaded = await loadedBy(['-p', 'hi', '--provider-url', ollama.url]);
     expect(loaded).toContain('ollama');
@@ -58,9 +58,16 @@ describe('the cold path', () => {
       '@google/genai',
       'openai',
       'cosmiconfig',
+      'marked',
+      'marked-terminal',
+      'chalk',
+      'yocto-spinner',
     ]) {
       expect(loaded, absent).not.toContain(absent);
     }
+    // The chat's own modules, but for the sanitizer the one-shot output shares with it.
+    const chatModules = [...loaded].filter((name) => name.startsWith('src/cli/chat/'));
+    expect(chatModules).toEqual(['src/cli/chat/sanitize.js']);
   });
 
   it('a one-shot with a server loads the MCP SDK', async () => {
