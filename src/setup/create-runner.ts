@@ -15,16 +15,19 @@ import { createProvider, parseModelString } from '../../providers/index.js';
 import { ServerError } from '../errors.js';
 import { McpPool, type PoolLogEntry, type ServerStatus } from '../mcp/pool.js';
 import { optional } from '../optional.js';
-import { Runner, type RunnerOptions } from '../runner.js';
+import type { RunnerOptions } from '../runner.js';
 import type { ApprovalHandler } from '../safety/approval.js';
-import { assembleSafety } from '../safety/assemble.js';
-import { openAuditLog } from '../safety/audit-log.js';
+import type { assembleSafety } from '../safety/assemble.js';
+import type { AuditSink } from '../safety/audit-log.js';
 import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import { packageVersion } from '../version.js';
+import type { McpRunner } from './mcp-runner.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { UserQuestions } from '../questions.js';
 import type { GenerationSettings, Message, Provider } from '../types.js';
+
+export type { McpRunner } from './mcp-runner.js';
 
 /** The model used when neither the caller nor the config names one. */
 export const DEFAULT_MODEL = 'ollama:mistral-small';
@@ -100,39 +103,6 @@ export interface CreateRunnerOptions {
   readonly signal?: AbortSignal;
 }
 
-/** A Runner whose tools come from the MCP servers of a config. */
-export class McpRunner extends Runner {
-  readonly #pool: McpPool;
-
-  readonly #systemPrompt: string | undefined;
-
-  constructor(options: ConstructorParameters<typeof Runner>[0] & { readonly pool: McpPool }) {
-    // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
-    super({
-      ...options,
-      tools: options.tools ?? options.pool,
-      onClose: options.onClose ?? (() => options.pool.close()),
-    });
-    this.#pool = options.pool;
-    this.#systemPrompt = options.systemPrompt;
-  }
-
-  /** The system prompt sent with every model call (a saved session records it). */
-  get systemPrompt(): string | undefined {
-    return this.#systemPrompt;
-  }
-
-  /** Each configured server: state, tool count, last error. */
-  get servers(): readonly ServerStatus[] {
-    return this.#pool.status();
-  }
-
-  /** The MCP pool, for listings (`/tools`) and status. */
-  get pool(): McpPool {
-    return this.#pool;
-  }
-}
-
 /** What {@link assembleRunner} found on the way, for the CLI to report. */
 export interface Assembly {
   readonly runner: McpRunner;
@@ -197,13 +167,20 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
         config.systemPromptDirectory ?? process.cwd(),
         `${config.path ?? 'config'}: systemPrompt`,
       ),
-    auditLogPath === undefined ? undefined : openAuditLog(resolve(auditLogPath), options.onWarning),
+    auditLogPath === undefined
+      ? undefined
+      : import('../safety/audit-log.js').then(({ openAuditLog }) =>
+          openAuditLog(resolve(auditLogPath), options.onWarning),
+        ),
+    // Loaded here rather than with this module, so that they load while the servers start.
+    loadAssemblyParts(),
   ]);
   let provider: Provider;
   let systemPrompt: string | undefined;
-  let audit: Awaited<ReturnType<typeof openAuditLog>> | undefined;
+  let audit: AuditSink | undefined;
+  let parts: AssemblyParts;
   try {
-    [provider, systemPrompt, audit] = await setUp;
+    [provider, systemPrompt, audit, parts] = await setUp;
   } catch (error) {
     setUpFailed.abort();
     // The start ends every server it began before it settles; its own outcome says nothing new.
@@ -215,7 +192,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   }
   const pool = await poolStart;
   try {
-    return assembleAroundPool(pool, {
+    return assembleAroundPool(pool, parts, {
       options,
       config,
       env,
@@ -232,9 +209,21 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   }
 }
 
+/** The modules that build the runner around the pool. */
+interface AssemblyParts {
+  readonly assembleSafety: typeof assembleSafety;
+  readonly McpRunner: typeof McpRunner;
+}
+
+async function loadAssemblyParts(): Promise<AssemblyParts> {
+  const [safety, runner] = await Promise.all([import('../safety/assemble.js'), import('./mcp-runner.js')]);
+  return { assembleSafety: safety.assembleSafety, McpRunner: runner.McpRunner };
+}
+
 /** The part of {@link assembleRunner} that runs once the servers are up (and may still throw). */
 function assembleAroundPool(
   pool: McpPool,
+  { assembleSafety, McpRunner }: AssemblyParts,
   context: {
     readonly options: CreateRunnerOptions;
     readonly config: LoadedConfig;
@@ -242,7 +231,7 @@ function assembleAroundPool(
     readonly provider: Provider;
     readonly modelString: string;
     readonly systemPrompt: string | undefined;
-    readonly audit: Awaited<ReturnType<typeof openAuditLog>> | undefined;
+    readonly audit: AuditSink | undefined;
     readonly projectDir: string;
   },
 ): Assembly {
