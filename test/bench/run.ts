@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRunner } from '../../src/setup/create-runner.js';
 import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { coldPath } from './cold-path.js';
 import { CLI, REPOSITORY, temporaryHome, EVERYTHING_SERVER, npmServerConfig } from '../support/cli.js';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
@@ -138,3 +139,4 @@ await helpStartup();
 await serverStartup('servers that wait 500 ms before they are ready', SLOW_START);
 await serverStartup(`server-memory from npm: CPU-bound, ${availableParallelism()} cores`, MEMORY);
 await toolRound();
+await coldPath();
