@@ -2,6 +2,8 @@
  * From plain data (a parsed file, or `mcpServers` a program passes in) to a checked, typed config.
  * Pure: the environment is a parameter, and nothing is read or started here.
  */
+import type { BudgetOptions } from '../src/safety/budgets.js';
+import type { UntrustedContentOptions } from '../src/safety/untrusted-content.js';
 import type { ServerDefinition } from '../src/mcp/definition.js';
 import type { HooksConfig } from '../src/safety/hooks.js';
 import type { ApprovalRuleSet } from '../src/safety/policy.js';
@@ -56,6 +58,12 @@ export interface ParsedConfig {
     readonly compactAt?: number;
     readonly autoCompact?: boolean;
   };
+  /** Rotate the audit log past this size. */
+  readonly auditLogMaxBytes?: number;
+  /** How tool output is screened and marked. */
+  readonly untrustedContent?: UntrustedContentOptions;
+  /** Limits on tool calls. */
+  readonly budgets?: BudgetOptions;
 }
 
 /**
@@ -162,6 +170,9 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     ...(settings.auditLog === undefined ? {} : { auditLog: settings.auditLog }),
     ...(settings.maxToolResultBytes === undefined ? {} : { maxToolResultBytes: settings.maxToolResultBytes }),
     ...contextSettings(settings),
+    ...(settings.auditLogMaxBytes === undefined ? {} : { auditLogMaxBytes: settings.auditLogMaxBytes }),
+    ...(settings.untrustedContent === undefined ? {} : { untrustedContent: settings.untrustedContent }),
+    ...(settings.budgets === undefined ? {} : { budgets: settings.budgets }),
   };
 }
 

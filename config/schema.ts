@@ -11,7 +11,13 @@
  * alias, validation and error messages come with it.
  */
 import { z } from 'zod';
-import { approvalSchema, hooksSchema, permissionsSchema } from './safety-schema.js';
+import {
+  approvalSchema,
+  budgetsSchema,
+  hooksSchema,
+  permissionsSchema,
+  untrustedContentSchema,
+} from './safety-schema.js';
 
 /** A count or a duration in milliseconds: a whole number above zero. */
 export const positiveInteger = z.number().int().positive();
@@ -58,6 +64,12 @@ export const settingsShape = {
   compactAt: z.number().gt(0).lte(1),
   /** False: never compact on its own (`/compact` still works). */
   autoCompact: z.boolean(),
+  /** Rotate the audit log before it grows past this many bytes. */
+  auditLogMaxBytes: positiveInteger,
+  /** How tool output is screened for injection and marked as data. */
+  untrustedContent: untrustedContentSchema,
+  /** Limits on tool calls per session, server and tool. */
+  budgets: budgetsSchema,
 } as const;
 
 /** The name of a top-level setting. */

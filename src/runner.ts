@@ -12,6 +12,8 @@ import {
 import { AbortedError, MaxStepsError, ProviderError } from './errors.js';
 import type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
 import { callModel } from './model-call.js';
+import { checkToolCalls, toolCallIdsIn } from './model-output.js';
+import { markToolMessages } from './safety/untrusted-content.js';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryOptions, type RetryPolicy, type Sleep } from './retry.js';
 import { runToolCalls } from './tool-execution.js';
 import type {
@@ -38,6 +40,11 @@ export interface RunnerOptions {
   readonly tools?: ToolHost;
   /** Sent with every model call. */
   readonly systemPrompt?: string;
+  /**
+   * Send tool results to the model inside an `<untrusted-tool-output>` envelope (createRunner turns
+   * it on; see `safety/untrusted-content.ts`). The history keeps the plain text. Default false.
+   */
+  readonly markToolOutput?: boolean;
   /** Model calls per run; default {@link DEFAULT_MAX_STEPS}. */
   readonly maxSteps?: number;
   /** Sampling settings for every model call. */
@@ -254,10 +261,12 @@ export class Runner {
           finishReason: reply.finishReason,
           ...(reply.usage === undefined ? {} : { usage: reply.usage }),
         });
-        if (reply.content.length > 0) await this.#append({ role: 'assistant', content: reply.content });
-        if (reply.toolCalls.length === 0) {
+        // Before anything runs or joins the history: ids every vendor accepts, names and arguments checked.
+        const checked = checkToolCalls(reply.content, toolCallIdsIn(this.#messages));
+        if (checked.content.length > 0) await this.#append({ role: 'assistant', content: checked.content });
+        if (checked.toolCalls.length === 0) {
           const result: RunResult = {
-            text: reply.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+            text: checked.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
             steps: step,
             toolCalls,
             usage,
@@ -267,8 +276,9 @@ export class Runner {
           emit({ type: 'done', result });
           return result;
         }
-        const records = await runToolCalls(reply.toolCalls, {
+        const records = await runToolCalls(checked.toolCalls, {
           host: this.#options.tools,
+          refused: checked.refused,
           offered: new Set(tools.map((tool) => tool.name)),
           signal,
           emit,
@@ -314,19 +324,29 @@ export class Runner {
     let sent = request();
     let reply;
     try {
-      reply = await callModel(this.#provider, sent, emit, this.#retryOptions());
+      reply = await callModel(this.#provider, this.#marked(sent), emit, this.#retryOptions());
     } catch (error) {
       if (!(error instanceof ProviderError && error.contextLength && this.#context.autoCompact)) throw error;
       // The window figure was too generous: what was refused is the new upper bound.
       await this.#context.windowBelow(this.#provider, this.#context.meter.lastMeasure);
       if ((await this.#compact('context-length', emit, signal)) === undefined) throw error;
       sent = request();
-      reply = await callModel(this.#provider, sent, emit, this.#retryOptions());
+      reply = await callModel(this.#provider, this.#marked(sent), emit, this.#retryOptions());
     }
     if (reply.usage !== undefined) {
       this.#context.observe(sent.messages, reply.usage.inputTokens, reply.usage.outputTokens);
     }
     return reply;
+  }
+
+  /**
+   * The request as sent: tool output marked as data when asked (issue 16). Only the copy sent is
+   * marked, so the history and the token meter keep the same message objects from call to call.
+   */
+  #marked(request: ChatRequest): ChatRequest {
+    return this.#options.markToolOutput === true
+      ? { ...request, messages: markToolMessages(request.messages) }
+      : request;
   }
 
   #retryOptions(): Omit<RetryOptions, 'signal' | 'onRetry'> {

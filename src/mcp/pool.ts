@@ -8,18 +8,19 @@
  */
 import { CANCELLED, untilAborted } from '../abort.js';
 import { AbortedError } from '../errors.js';
-import type { FetchLike, Tool } from '@modelcontextprotocol/client';
+import type { Client, FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
 import type { ToolResultBody } from './content.js';
 import type { ServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 import type { ParentEnvironment } from './environment.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
-import { ServerConnection } from './server-connection.js';
+import type { ServerConnection } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
-import type { ClientIdentity } from './session.js';
+import type { ClientIdentity, ConfigureClient } from './server-session.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
+export type { ConfigureClient } from './server-session.js';
 
 /** How long a server may take to start and list its tools, unless configured otherwise. */
 export const DEFAULT_INIT_TIMEOUT_MS = 30_000;
@@ -48,6 +49,13 @@ export interface McpPoolOptions {
   readonly clientInfo?: ClientIdentity;
   /** For remote servers. Default: the global `fetch`. */
   readonly fetch?: FetchLike;
+  /**
+   * Sets up every SDK client the pool makes (capabilities via `client.registerCapabilities`,
+   * handlers via `client.setRequestHandler`), before it connects — again on every restart.
+   */
+  readonly configureClient?: ConfigureClient;
+  /** OAuth per remote server: the provider for a server name, or undefined for none. */
+  readonly authProviderFor?: (serverName: string) => OAuthClientProvider | undefined;
   /** The clock for restart backoff. Default `Date.now`. */
   readonly now?: () => number;
   /** Between SIGTERM and SIGKILL when ending a server's process group. Default 1.5 s. */
@@ -55,6 +63,8 @@ export interface McpPoolOptions {
   /** Cancels the start: every server begun is ended, and {@link McpPool.start} rejects with AbortedError. */
   readonly signal?: AbortSignal;
 }
+
+type ConnectionClass = typeof ServerConnection;
 
 /** One line of a `/tools` listing. */
 export interface ToolDescription {
@@ -78,28 +88,31 @@ export class McpPool implements ToolHost {
     this.killSync();
   };
 
-  private constructor(options: McpPoolOptions) {
+  private constructor(options: McpPoolOptions, connectionClass: ConnectionClass | undefined) {
     const log: PoolLog = options.log ?? (() => undefined);
     const now = options.now ?? Date.now;
-    const connections = Object.entries(options.servers).map(
-      ([name, definition]) =>
-        new ServerConnection({
-          name,
-          definition,
-          parentEnv: options.env,
-          clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-          initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
-          toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-          maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
-          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-          ...(options.fetch ? { fetch: options.fetch } : {}),
-          now,
-          log,
-          onToolsChanged: () => {
-            this.table = undefined;
-          },
-        }),
-    );
+    const connections = Object.entries(options.servers).map(([name, definition]) => {
+      if (connectionClass === undefined) throw new Error(`McpPool: no connection class for "${name}"`);
+      const authProvider = definition.transport === 'stdio' ? undefined : options.authProviderFor?.(name);
+      return new connectionClass({
+        name,
+        definition,
+        parentEnv: options.env,
+        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+        initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
+        toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+        maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
+        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.configureClient ? { configureClient: options.configureClient } : {}),
+        ...(authProvider ? { authProvider } : {}),
+        now,
+        log,
+        onToolsChanged: () => {
+          this.table = undefined;
+        },
+      });
+    });
     this.connections = new Map(connections.map((connection) => [connection.name, connection]));
     // If our process exits without close() (process.exit on a signal, an uncaught error), the
     // servers' process groups must not outlive it. An exit handler can only do synchronous work.
@@ -114,7 +127,13 @@ export class McpPool implements ToolHost {
   static async start(options: McpPoolOptions): Promise<McpPool> {
     const { signal } = options;
     signal?.throwIfAborted();
-    const pool = new McpPool(options);
+    // The MCP SDK (and zod's and ajv's schemas it builds as it loads: ~80 ms and ~13 MB) is loaded
+    // only when there is a server to talk to.
+    const connectionClass =
+      Object.keys(options.servers).length === 0
+        ? undefined
+        : (await import('./server-connection.js')).ServerConnection;
+    const pool = new McpPool(options, connectionClass);
     const started = Promise.all([...pool.connections.values()].map((connection) => connection.start()));
     if ((await untilAborted(started, signal)) === CANCELLED) {
       await pool.close();
@@ -201,6 +220,11 @@ export class McpPool implements ToolHost {
       content: body.content,
       isError: body.isError,
     };
+  }
+
+  /** A ready server's live SDK client (undefined while it is starting, down, failed or unknown). */
+  client(serverName: string): Client | undefined {
+    return this.connections.get(serverName)?.client();
   }
 
   /** Each server's state, tool count, last error and stderr tail, in configuration order. */

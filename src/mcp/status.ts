@@ -22,8 +22,12 @@ export interface ServerStatus {
   readonly stderrTail: readonly string[];
   /** The server process id while it runs (stdio servers). */
   readonly pid?: number;
+  /** The MCP revision agreed with it (`2026-07-28`, `2025-11-25`, …), once it has started. */
+  readonly protocolVersion?: string;
   /** How many times it was restarted after a crash. */
   readonly restarts: number;
+  /** The server's own name and version (`serverInfo` of its initialize answer), once connected. */
+  readonly implementation?: { readonly name: string; readonly version: string };
 }
 
 /** One diagnostic from the pool. `warn` is for the user; `debug` for `--debug`. */
