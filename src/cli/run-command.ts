@@ -20,15 +20,12 @@ import type { LoadedConfig } from '../../config/index.js';
 import { openConversationFiles, type OpenedConversation } from '../conversation-journal.js';
 import { assembleRunner, createModel, type McpRunner } from '../setup/create-runner.js';
 import { readSystemPrompt } from '../setup/system-prompt.js';
-import { PrompterSlot } from './chat/prompter.js';
+import type { PrompterSlot } from './chat/prompter.js';
 import type { Reporter } from './output/reporter.js';
 import { applyScript, loadScript, type ScriptFile } from './script.js';
 import { runnerOptionsFor } from './runner-options.js';
 import { modelNameOf, runOneShot } from './one-shot.js';
-import { createApprovalPrompt } from './approval-prompt.js';
-import { terminalTrustPrompt } from './trust.js';
 import { composePrompt } from './stdin.js';
-import { runInteractive } from './interactive.js';
 import { resolveSessionChoice } from './session-choice.js';
 import { continuingNotice } from './saved-conversations.js';
 
@@ -100,7 +97,8 @@ async function run(
   // The chat answers approval questions on its own terminal; until it runs (the -p part of
   // --no-exit) the slot is empty, and a question is answered "deny".
   const chatFollows = prompt === undefined || options.noExit;
-  const prompter = chatFollows ? new PrompterSlot() : undefined;
+  // The chat's modules are imported only when a chat follows: a -p run loads no terminal UI.
+  const prompter = chatFollows ? new (await import('./chat/prompter.js')).PrompterSlot() : undefined;
   const askToTrust =
     prompt === undefined && inputs.script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true;
   const journal = inputs.session.journal;
@@ -131,8 +129,14 @@ async function run(
       ),
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
     interactive: chatFollows,
-    ...optional('onApproval', prompter && createApprovalPrompt(prompter)),
-    ...optional('trustProject', askToTrust ? terminalTrustPrompt(io.stdin, io.stdout) : undefined),
+    ...optional(
+      'onApproval',
+      prompter && (await import('./approval-prompt.js')).createApprovalPrompt(prompter),
+    ),
+    ...optional(
+      'trustProject',
+      askToTrust ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout) : undefined,
+    ),
   });
   try {
     if (config.path === undefined && inputs.script?.servers === undefined) {
@@ -202,6 +206,7 @@ async function chat(
   },
 ): Promise<ExitCodeValue> {
   const { io, options, config } = context;
+  const { runInteractive } = await import('./interactive.js');
   return runInteractive(runner, io, {
     modelString: context.modelString,
     debug: options.debug,
