@@ -188,6 +188,8 @@ export function helpText(): string {
   return [
     'Usage: mcphost [options]                chat, or one answer with -p',
     '       mcphost script FILE [options]    run a script file (--args:NAME VALUE fills its variables)',
+    '       mcphost auth login|logout SERVER  sign in to a remote server, or forget the sign-in',
+    '       mcphost auth status              which remote servers are signed in (never a token)',
     '',
     'Chat with a model that can use the tools of your MCP servers.',
     '',

@@ -35,6 +35,7 @@ export async function main(
 ): Promise<ExitCodeValue> {
   let debug = argv.includes('--debug');
   let reporter: Reporter | undefined;
+  if (argv[0] === 'auth') return runAuth(argv.slice(1), io, signals);
   try {
     const parsed = parseArguments(argv, version);
     if (parsed.kind === 'print') {
@@ -54,6 +55,21 @@ export async function main(
     reporter ??= createReporter({ format: outputFormatOfArgv(argv), quiet: false, debug }, io);
     reporter.fail(error, code);
     return code;
+  }
+}
+
+/** `mcphost auth …`, with Ctrl-C stopping a sign-in that waits for the browser. */
+async function runAuth(argv: readonly string[], io: CliIO, signals: SignalSource): Promise<ExitCodeValue> {
+  const controller = new AbortController();
+  const stop = (): void => {
+    controller.abort();
+  };
+  for (const name of HANDLED_SIGNALS) signals.on(name, stop);
+  try {
+    const { runAuthCommand } = await import('./auth-commands.js');
+    return await runAuthCommand(argv, io, controller.signal);
+  } finally {
+    for (const name of HANDLED_SIGNALS) signals.off(name, stop);
   }
 }
 
@@ -140,6 +156,11 @@ async function run(
     ...optional(
       'onApproval',
       prompter && (await import('./approval-prompt.js')).createApprovalPrompt(prompter),
+    ),
+    // The chat offers the sign-in page of a server that asks for one; -p reports it in one line.
+    ...optional(
+      'questions',
+      chatFollows ? { signIn: (await import('./sign-in-prompt.js')).browserSignIn(io) } : undefined,
     ),
     ...optional(
       'trustProject',

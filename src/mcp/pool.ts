@@ -18,6 +18,10 @@ import { buildToolNameTable, type ToolNameTable } from './naming.js';
 import { ServerConnection } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
 import type { ClientIdentity } from './session.js';
+import { McpOAuthProvider } from './auth/provider.js';
+import { signIn as runSignIn } from './auth/sign-in.js';
+import type { SignInStore } from './auth/token-store.js';
+import type { QuestionQueue, UserQuestions } from '../questions.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
 
@@ -52,8 +56,44 @@ export interface McpPoolOptions {
   readonly now?: () => number;
   /** Between SIGTERM and SIGKILL when ending a server's process group. Default 1.5 s. */
   readonly killGraceMs?: number;
+  /**
+   * Signing in to remote servers that ask for it (OAuth). Absent: no sign-in (only static headers
+   * are sent). With `questions.signIn`, a server that needs sign-in asks the person during its
+   * start; without, it is reported as needing `mcphost auth login` and left out.
+   */
+  readonly signIn?: PoolSignIn;
   /** Cancels the start: every server begun is ended, and {@link McpPool.start} rejects with AbortedError. */
   readonly signal?: AbortSignal;
+}
+
+/** How the pool signs in to remote servers. */
+export interface PoolSignIn {
+  /** Where tokens and registrations are kept. */
+  readonly store: SignInStore;
+  /** Asks the person (`signIn`); absent or without `signIn`, no one is asked. */
+  readonly questions?: UserQuestions;
+  readonly queue?: QuestionQueue;
+}
+
+/** The OAuth provider of a remote server, unless sign-in is off for it or it sends its own Authorization. */
+function authProviderFor(
+  name: string,
+  definition: ServerDefinition,
+  options: McpPoolOptions,
+): McpOAuthProvider | undefined {
+  const { signIn } = options;
+  if (signIn === undefined || definition.transport === 'stdio' || definition.oauth === false)
+    return undefined;
+  if (Object.keys(definition.headers).some((header) => header.toLowerCase() === 'authorization'))
+    return undefined;
+  return new McpOAuthProvider({
+    server: name,
+    serverUrl: definition.url,
+    settings: definition.oauth ?? { grant: 'authorization_code' },
+    store: signIn.store,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
 }
 
 /** One line of a `/tools` listing. */
@@ -81,25 +121,39 @@ export class McpPool implements ToolHost {
   private constructor(options: McpPoolOptions) {
     const log: PoolLog = options.log ?? (() => undefined);
     const now = options.now ?? Date.now;
-    const connections = Object.entries(options.servers).map(
-      ([name, definition]) =>
-        new ServerConnection({
-          name,
-          definition,
-          parentEnv: options.env,
-          clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-          initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
-          toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-          maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
-          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-          ...(options.fetch ? { fetch: options.fetch } : {}),
-          now,
-          log,
-          onToolsChanged: () => {
-            this.table = undefined;
-          },
-        }),
-    );
+    const { signIn } = options;
+    const interactiveSignIn =
+      signIn?.questions?.signIn === undefined
+        ? undefined
+        : (provider: McpOAuthProvider, signal: AbortSignal) =>
+            runSignIn({
+              provider,
+              questions: signIn.questions,
+              ...(signIn.queue ? { queue: signIn.queue } : {}),
+              ...(options.fetch ? { fetch: options.fetch } : {}),
+              signal,
+            }).then(() => undefined);
+    const connections = Object.entries(options.servers).map(([name, definition]) => {
+      const authProvider = authProviderFor(name, definition, options);
+      return new ServerConnection({
+        name,
+        definition,
+        parentEnv: options.env,
+        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+        initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
+        toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+        maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
+        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(authProvider ? { authProvider } : {}),
+        ...(authProvider && interactiveSignIn ? { signIn: interactiveSignIn } : {}),
+        now,
+        log,
+        onToolsChanged: () => {
+          this.table = undefined;
+        },
+      });
+    });
     this.connections = new Map(connections.map((connection) => [connection.name, connection]));
     // If our process exits without close() (process.exit on a signal, an uncaught error), the
     // servers' process groups must not outlive it. An exit handler can only do synchronous work.

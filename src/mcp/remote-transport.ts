@@ -11,8 +11,10 @@ import {
   StreamableHTTPClientTransport,
   type Client,
   type FetchLike,
+  type OAuthClientProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { SignInRequiredError } from './auth/errors.js';
 import type { RemoteServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 
@@ -37,7 +39,18 @@ export interface RemoteConnectOptions {
   /** The per-request timeout for `initialize`. */
   readonly timeoutMs: number;
   readonly fetch?: FetchLike;
+  /** Signs requests in (OAuth); absent, only the static headers are sent. */
+  readonly authProvider?: OAuthClientProvider;
   readonly onDebug: (message: string) => void;
+}
+
+/** The sign-in error in an error's cause chain: a server that wants sign-in is not an old SSE server. */
+export function signInRequiredIn(error: unknown): SignInRequiredError | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; depth++) {
+    if (current instanceof SignInRequiredError) return current;
+    current = current.cause;
+  }
+  return undefined;
 }
 
 /**
@@ -51,6 +64,8 @@ export async function connectRemote(options: RemoteConnectOptions): Promise<Remo
     return await attempt(options, 'http');
   } catch (streamableError) {
     if (options.signal.aborted) throw streamableError;
+    const signInRequired = signInRequiredIn(streamableError);
+    if (signInRequired !== undefined) throw signInRequired;
     options.onDebug(`Streamable HTTP failed (${describeError(streamableError)}); trying SSE`);
     try {
       return await attempt(options, 'sse');
@@ -81,15 +96,17 @@ export async function terminateRemote(transport: Transport): Promise<void> {
 async function attempt(options: RemoteConnectOptions, kind: 'http' | 'sse'): Promise<RemoteConnection> {
   const url = new URL(options.definition.url);
   const requestInit: RequestInit = { headers: { ...options.definition.headers } };
+  const shared = {
+    requestInit,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+  };
   const transport: Transport =
     kind === 'http'
-      ? new StreamableHTTPClientTransport(url, {
-          requestInit,
-          ...(options.fetch ? { fetch: options.fetch } : {}),
-        })
+      ? new StreamableHTTPClientTransport(url, shared)
       : // SSE is deprecated in favour of Streamable HTTP (tried first); it is the fallback for old servers.
         // eslint-disable-next-line @typescript-eslint/no-deprecated
-        new SSEClientTransport(url, { requestInit, ...(options.fetch ? { fetch: options.fetch } : {}) });
+        new SSEClientTransport(url, shared);
   const client = options.makeClient();
   try {
     await client.connect(transport, { signal: options.signal, timeout: options.timeoutMs });

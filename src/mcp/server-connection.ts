@@ -35,6 +35,9 @@ import { MAX_CONSECUTIVE_FAILURES, restartDelay } from './restart-policy.js';
 import type { PoolLog, ServerState, ServerStatus } from './status.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
 import { messageOf } from '../errors.js';
+import { SignInRequiredError } from './auth/errors.js';
+import type { McpOAuthProvider } from './auth/provider.js';
+import { signInRequiredIn } from './remote-transport.js';
 
 /** Stderr lines quoted to the model when a server dies during a call. */
 const STDERR_LINES_FOR_MODEL = 5;
@@ -50,6 +53,13 @@ export interface ServerConnectionOptions {
   readonly maxToolTimeoutMs: number;
   readonly killGraceMs?: number;
   readonly fetch?: FetchLike;
+  /** Signs a remote server's requests in (OAuth). */
+  readonly authProvider?: McpOAuthProvider;
+  /**
+   * Runs an interactive sign-in when the server needs one (the chat); absent, the server is
+   * reported as needing sign-in and left out (`-p`). Rejects when the user declines or it fails.
+   */
+  readonly signIn?: (provider: McpOAuthProvider, signal: AbortSignal) => Promise<void>;
   readonly now: () => number;
   readonly log: PoolLog;
   /** The set of offered tools may have changed (list changed, server given up). */
@@ -231,7 +241,7 @@ export class ServerConnection {
     }
   }
 
-  private async openAndAdopt(isRestart: boolean): Promise<void> {
+  private async openAndAdopt(isRestart: boolean, afterSignIn = false): Promise<void> {
     let session: Session;
     try {
       session = await openSession({
@@ -241,6 +251,7 @@ export class ServerConnection {
         initTimeoutMs: this.options.initTimeoutMs,
         ...(this.options.killGraceMs === undefined ? {} : { killGraceMs: this.options.killGraceMs }),
         ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+        ...(this.options.authProvider ? { authProvider: this.options.authProvider } : {}),
         onDebug: (message) => {
           this.debug(message);
         },
@@ -260,6 +271,11 @@ export class ServerConnection {
       });
     } catch (error) {
       this.pendingProcess = undefined;
+      const signInRequired = signInRequiredIn(error);
+      if (signInRequired !== undefined && this.state !== 'closed') {
+        await this.handleSignInRequired(signInRequired, isRestart, afterSignIn);
+        return;
+      }
       const reason = messageOf(error);
       this.lastStderrTail = error instanceof SessionStartError ? error.stderrTail : [];
       if (this.state === 'closed') return;
@@ -285,6 +301,35 @@ export class ServerConnection {
     } else {
       this.debug(`ready over ${session.kind} with ${this.offered.length} tools`);
     }
+    this.options.onToolsChanged();
+  }
+
+  /**
+   * The server wants the user to sign in. With an interactive sign-in at hand (the chat) it runs,
+   * and the start is tried once more; otherwise, or when it fails, the server is left out with
+   * one line that says what to do.
+   */
+  private async handleSignInRequired(
+    required: SignInRequiredError,
+    isRestart: boolean,
+    afterSignIn: boolean,
+  ): Promise<void> {
+    const { authProvider, signIn } = this.options;
+    let hint = required.message;
+    if (signIn !== undefined && authProvider !== undefined && !afterSignIn) {
+      try {
+        await signIn(authProvider, this.closing.signal);
+        await this.openAndAdopt(isRestart, true);
+        return;
+      } catch (error) {
+        if (!(error instanceof SignInRequiredError)) hint = `${messageOf(error)} (${required.message})`;
+      }
+    }
+    if (this.state === 'closed') return;
+    this.lastError = hint;
+    this.state = 'failed';
+    this.offered = [];
+    this.warn(hint);
     this.options.onToolsChanged();
   }
 

@@ -8,6 +8,7 @@ import {
   SdkError,
   SdkErrorCode,
   type FetchLike,
+  type OAuthClientProvider,
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
@@ -44,6 +45,8 @@ export interface OpenSessionOptions {
   readonly initTimeoutMs: number;
   readonly killGraceMs?: number;
   readonly fetch?: FetchLike;
+  /** Signs a remote server's requests in (OAuth). */
+  readonly authProvider?: OAuthClientProvider;
   readonly onDebug: (message: string) => void;
   readonly onStderrLine: (line: string) => void;
   /** The server announced `notifications/tools/list_changed`. */
@@ -119,6 +122,7 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
         signal: deadline.signal,
         timeoutMs: remaining(),
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.authProvider ? { authProvider: options.authProvider } : {}),
         onDebug: options.onDebug,
       });
       ({ client, transport, kind } = remote);

@@ -24,6 +24,7 @@ import { packageVersion } from '../version.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { UserQuestions } from '../questions.js';
+import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
 import type { GenerationSettings, Message, Provider } from '../types.js';
 
 /** The model used when neither the caller nor the config names one. */
@@ -53,6 +54,11 @@ export interface CreateRunnerOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where `~/.mcp.json` is looked for. Default: the user's home. */
   readonly homeDir?: string;
+  /**
+   * Where sign-ins to remote servers (OAuth tokens, client registrations) are kept. Default
+   * `$XDG_STATE_HOME/mcphost/oauth.json`; `false` turns sign-in off for every server.
+   */
+  readonly signInStore?: string | false;
   /** Server stderr lines, junk output (`debug`) and failures (`warn`). Default: ignored. */
   readonly onServerLog?: (entry: PoolLogEntry) => void;
   /** Notes for the user (unsupported settings…). Default: ignored. */
@@ -186,6 +192,14 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     ...optional('toolTimeoutMs', config.toolTimeoutMs),
     ...optional('log', options.onServerLog),
     ...optional('signal', options.signal),
+    ...(options.signInStore === false
+      ? {}
+      : {
+          signIn: {
+            store: new SignInStore(options.signInStore ?? defaultSignInStorePath(homeDir, env)),
+            ...optional('questions', options.questions),
+          },
+        }),
   });
   try {
     return assembleAroundPool(pool, {
