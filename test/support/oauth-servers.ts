@@ -25,7 +25,12 @@ export interface AuthorizationServer {
   close(): Promise<void>;
 }
 
-export async function startAuthorizationServer(): Promise<AuthorizationServer> {
+/** Clients registered beforehand, as an administrator would (RFC 7591 metadata). */
+export type PreRegisteredClient = Record<string, unknown> & { client_id: string };
+
+export async function startAuthorizationServer(
+  clients: readonly PreRegisteredClient[] = [],
+): Promise<AuthorizationServer> {
   let accessTokenTtl = 3600;
   // The provider needs the server's URL (its issuer), and the server needs the provider.
   const ready: { provider?: Provider } = {};
@@ -40,7 +45,8 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
     await provider.callback()(request, response);
   });
   const configuration: Configuration = {
-    clients: [],
+    clients: clients.map((client) => ({ ...client })),
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, RefreshToken: 86_400, ClientCredentials: 600 },
     scopes: ['openid', 'offline_access', 'mcp:tools'],
     features: {
       devInteractions: { enabled: false },
@@ -218,7 +224,11 @@ export async function startProtectedMcpServer(
     }
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (bearer !== undefined) tokensSeen.push(bearer);
-    const token = bearer === undefined ? undefined : await authorization.provider.AccessToken.find(bearer);
+    const { AccessToken, ClientCredentials } = authorization.provider;
+    const token =
+      bearer === undefined
+        ? undefined
+        : ((await AccessToken.find(bearer)) ?? (await ClientCredentials.find(bearer)));
     if (token === undefined || token.isExpired || token.aud !== `${base}/mcp`) {
       response.writeHead(401, {
         'www-authenticate': `Bearer resource_metadata="${base}${metadataPath}"`,

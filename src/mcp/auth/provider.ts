@@ -129,6 +129,15 @@ export class McpOAuthProvider implements OAuthClientProvider {
     };
   }
 
+  /** The client credentials grant's request; undefined leaves the authorization code default. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (this.#options.settings.grant !== 'client_credentials') return undefined;
+    return new URLSearchParams({
+      grant_type: 'client_credentials',
+      ...(scope === undefined ? {} : { scope }),
+    });
+  }
+
   state(): string {
     this.#state = randomBytes(32).toString('base64url');
     return this.#state;
