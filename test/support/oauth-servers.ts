@@ -47,7 +47,7 @@ export async function startAuthorizationServer(
   const configuration: Configuration = {
     clients: clients.map((client) => ({ ...client })),
     ttl: { Interaction: 600, Session: 3600, Grant: 3600, RefreshToken: 86_400, ClientCredentials: 600 },
-    scopes: ['openid', 'offline_access', 'mcp:tools'],
+    scopes: ['openid', 'offline_access', 'mcp:tools', 'mcp:admin'],
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
@@ -57,7 +57,7 @@ export async function startAuthorizationServer(
         enabled: true,
         useGrantedResource: () => true,
         getResourceServerInfo: (_context, resource) => ({
-          scope: 'mcp:tools',
+          scope: 'mcp:tools mcp:admin',
           audience: resource,
           accessTokenTTL: accessTokenTtl,
           accessTokenFormat: 'opaque',
@@ -201,6 +201,10 @@ export async function startProtectedMcpServer(
     server.registerTool('whoami', { inputSchema: z.object({}) }, () => ({
       content: [{ type: 'text', text: 'you are alice' }],
     }));
+    // Needs the `mcp:admin` scope, which the metadata does not name: a step-up.
+    server.registerTool('admin', { inputSchema: z.object({}) }, () => ({
+      content: [{ type: 'text', text: 'admin granted' }],
+    }));
     return server;
   });
   let base = '';
@@ -237,7 +241,17 @@ export async function startProtectedMcpServer(
       response.end(JSON.stringify({ error: 'invalid_token' }));
       return;
     }
-    await sendResponse(await handler.fetch(await requestToFetchRequest(request, base)), response);
+    const forwarded = await requestToFetchRequest(request, base);
+    const body = forwarded.method === 'POST' ? await forwarded.clone().text() : '';
+    const scopes = String(token.scope ?? '').split(' ');
+    if (body.includes('"name":"admin"') && !scopes.includes('mcp:admin')) {
+      response.writeHead(403, {
+        'www-authenticate': `Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${base}${metadataPath}"`,
+      });
+      response.end();
+      return;
+    }
+    await sendResponse(await handler.fetch(forwarded), response);
   });
   base = loopback.url;
   return { url: `${base}/mcp`, tokensSeen, lies, close: () => loopback.close() };

@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { OAuthSettings } from '../definition.js';
 import { SignInRequiredError } from './errors.js';
-import type { SignInEntry, SignInStore } from './token-store.js';
+import type { SignInEntry, SignInStore, StoredClient } from './token-store.js';
 
 /** Refresh this long before the access token expires, so that no request carries a stale one. */
 export const REFRESH_BEFORE_EXPIRY_MS = 60_000;
@@ -58,6 +58,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   #state: string | undefined;
   #discovery: OAuthDiscoveryState | undefined;
   #refreshing: Promise<void> | undefined;
+  /** The scope a sign-in in progress asks for beyond the metadata's (a step-up). */
+  #requestedScope: string | undefined;
   /** Set while a sign-in waits for the URL to show; unset, a needed person is an error. */
   #onAuthorizationUrl: ((url: URL) => void) | undefined;
 
@@ -88,14 +90,16 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   /** Starts an interactive sign-in: the listener's URL, and who gets the authorization URL. */
-  beginSignIn(redirectUrl: string, onAuthorizationUrl: (url: URL) => void): void {
+  beginSignIn(redirectUrl: string, onAuthorizationUrl: (url: URL) => void, scope?: string): void {
     this.#redirectUrl = redirectUrl;
     this.#onAuthorizationUrl = onAuthorizationUrl;
+    this.#requestedScope = scope;
   }
 
   /** Ends a sign-in: the verifier and state are single-use. */
   endSignIn(): void {
     this.#onAuthorizationUrl = undefined;
+    this.#requestedScope = undefined;
     this.#codeVerifier = undefined;
     this.#state = undefined;
   }
@@ -159,16 +163,9 @@ export class McpOAuthProvider implements OAuthClientProvider {
       throw new SignInRequiredError(this.#options.server);
     }
     if (client === undefined) return undefined;
-    // During a sign-in, a registration for another redirect (another port) is useless: register again.
-    const registered = client.redirect_uris;
-    if (
-      signingIn &&
-      registered !== undefined &&
-      this.#redirectUrl !== undefined &&
-      !registered.includes(this.#redirectUrl)
-    ) {
-      return undefined;
-    }
+    // During a sign-in, a registration for another redirect (another port), or one whose scope
+    // lacks what a step-up asks for, is useless: register again.
+    if (signingIn && !this.#registrationFits(client)) return undefined;
     return client;
   }
 
@@ -190,12 +187,33 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
     const obtainedAt = this.#now();
-    await this.#options.store.update(this.#options.serverUrl, (entry) => ({ ...entry, tokens, obtainedAt }));
+    // A person signed in: whatever scope a step-up asked for was asked for this time.
+    const signedIn = this.#onAuthorizationUrl !== undefined;
+    await this.#options.store.update(this.#options.serverUrl, (entry) => ({
+      ...entry,
+      tokens,
+      obtainedAt,
+      ...(signedIn ? { scope: undefined } : {}),
+    }));
   }
 
-  redirectToAuthorization(authorizationUrl: URL): void {
-    if (this.#onAuthorizationUrl === undefined) throw new SignInRequiredError(this.#options.server);
-    this.#onAuthorizationUrl(authorizationUrl);
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (this.#onAuthorizationUrl !== undefined) {
+      this.#onAuthorizationUrl(authorizationUrl);
+      return;
+    }
+    // No one to ask now. Remember the scope asked for (a step-up on 403 insufficient_scope asks
+    // for more than the metadata names), so that `mcphost auth login` asks for it too.
+    const scope = authorizationUrl.searchParams.get('scope');
+    if (scope !== null && (await this.#options.store.get(this.#options.serverUrl)).tokens !== undefined) {
+      await this.#options.store.update(this.#options.serverUrl, (entry) => ({ ...entry, scope }));
+    }
+    throw new SignInRequiredError(this.#options.server);
+  }
+
+  /** The scope a step-up asked for while no one could sign in, if any. */
+  async pendingScope(): Promise<string | undefined> {
+    return (await this.#options.store.get(this.#options.serverUrl)).scope;
   }
 
   saveCodeVerifier(codeVerifier: string): void {
@@ -246,6 +264,20 @@ export class McpOAuthProvider implements OAuthClientProvider {
         throw new Error(`unknown credential scope ${String(unknown)}`);
       }
     }
+  }
+
+  #registrationFits(client: StoredClient): boolean {
+    const redirects = client.redirect_uris;
+    if (
+      redirects !== undefined &&
+      this.#redirectUrl !== undefined &&
+      !redirects.includes(this.#redirectUrl)
+    ) {
+      return false;
+    }
+    const registeredScope = typeof client.scope === 'string' ? client.scope.split(' ') : undefined;
+    if (registeredScope === undefined || this.#requestedScope === undefined) return true;
+    return this.#requestedScope.split(' ').every((scope) => registeredScope.includes(scope));
   }
 
   /** Refreshes (once, however many requests wait) when the token expires within the margin. */

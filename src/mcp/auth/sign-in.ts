@@ -59,10 +59,18 @@ export async function signIn(options: SignInOptions): Promise<SignInOutcome> {
   const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
   let authorizationUrl: URL | undefined;
   try {
-    provider.beginSignIn(listener.redirectUrl, (url) => {
-      authorizationUrl = url;
-    });
-    const first = await auth(provider, authOptions(options));
+    const pendingScope = options.scope ?? (await provider.pendingScope());
+    provider.beginSignIn(
+      listener.redirectUrl,
+      (url) => {
+        authorizationUrl = url;
+      },
+      pendingScope,
+    );
+    const first = await auth(
+      provider,
+      authOptions({ ...options, ...(pendingScope ? { scope: pendingScope } : {}) }),
+    );
     if (first === 'AUTHORIZED' || authorizationUrl === undefined) return { kind: 'refreshed' };
     // Wait before asking: a fast browser may come back before the question's promise settles.
     const callback = listener.wait(() => provider.expectedState, signal);

@@ -34,6 +34,8 @@ const entrySchema = z.object({
   tokens: tokensSchema.optional(),
   /** When the tokens were obtained (ms since the epoch): with `expires_in`, when they expire. */
   obtainedAt: z.number().optional(),
+  /** The scope a server asked for (step-up) when no one could sign in: the next sign-in asks for it. */
+  scope: z.string().optional(),
   /** A client we registered dynamically (a configured client id is never stored). */
   client: clientSchema.optional(),
 });

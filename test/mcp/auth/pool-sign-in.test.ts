@@ -119,7 +119,7 @@ describe('pool sign-in', () => {
       },
     });
     expect(asked).toEqual(['protected']);
-    expect(pool.status()).toMatchObject([{ name: 'protected', state: 'ready', toolCount: 1 }]);
+    expect(pool.status()).toMatchObject([{ name: 'protected', state: 'ready', toolCount: 2 }]);
     expect(firstText(await pool.call(toolCall('protected__whoami')))).toBe('you are alice');
     const seen = JSON.stringify({ logs: logs.entries, status: pool.status() });
     for (const secret of await secrets()) expect(seen).not.toContain(secret);
@@ -146,5 +146,43 @@ describe('pool sign-in', () => {
     });
     expect(logs.warnings()).toHaveLength(1);
     expect(logs.warnings()[0]).not.toContain('needs sign-in');
+  });
+});
+
+describe('step-up on 403 insufficient_scope', () => {
+  it('a call that needs more scope says to sign in, and the next sign-in asks for that scope', async () => {
+    const provider = new McpOAuthProvider({
+      server: 'protected',
+      serverUrl: mcp.url,
+      settings: { grant: 'authorization_code' },
+      store,
+    });
+    await signIn({ provider, questions: browsing });
+    const pool = await startPool({
+      servers: { protected: { transport: 'http', url: mcp.url, headers: {} } },
+      env: testEnvironment(),
+      signIn: { store },
+    });
+    const denied = await pool.call(toolCall('protected__admin'));
+    expect(denied.isError).toBe(true);
+    expect(firstText(denied)).toContain('server protected needs sign-in: run `mcphost auth login protected`');
+    expect(firstText(await pool.call(toolCall('protected__whoami')))).toBe('you are alice');
+
+    let asked: URL | undefined;
+    await signIn({
+      provider,
+      fresh: true,
+      questions: {
+        signIn: (request) => {
+          asked = new URL(request.url);
+          return browsing.signIn?.(request) ?? Promise.resolve({ kind: 'skip' });
+        },
+      },
+    });
+    expect(asked?.searchParams.get('scope')?.split(' ')).toEqual(
+      expect.arrayContaining(['mcp:tools', 'mcp:admin']),
+    );
+    expect((await store.get(mcp.url)).scope).toBeUndefined();
+    expect(firstText(await pool.call(toolCall('protected__admin')))).toBe('admin granted');
   });
 });
