@@ -243,7 +243,7 @@ export async function startProtectedMcpServer(
     }
     const forwarded = await requestToFetchRequest(request, base);
     const body = forwarded.method === 'POST' ? await forwarded.clone().text() : '';
-    const scopes = String(token.scope ?? '').split(' ');
+    const scopes = (token.scope ?? '').split(' ');
     if (body.includes('"name":"admin"') && !scopes.includes('mcp:admin')) {
       response.writeHead(403, {
         'www-authenticate': `Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${base}${metadataPath}"`,
