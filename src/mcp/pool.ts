@@ -8,7 +8,7 @@
  */
 import { CANCELLED, untilAborted } from '../abort.js';
 import { AbortedError } from '../errors.js';
-import type { FetchLike, Tool } from '@modelcontextprotocol/client';
+import type { Client, FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
 import type { ToolResultBody } from './content.js';
 import type { ServerDefinition } from './definition.js';
@@ -17,13 +17,14 @@ import type { ParentEnvironment } from './environment.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
 import { ServerConnection } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
-import type { ClientIdentity } from './session.js';
+import type { ClientIdentity, ConfigureClient } from './server-session.js';
 import { McpOAuthProvider } from './auth/provider.js';
 import { signIn as runSignIn } from './auth/sign-in.js';
 import type { SignInStore } from './auth/token-store.js';
 import type { QuestionQueue, UserQuestions } from '../questions.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
+export type { ConfigureClient } from './server-session.js';
 
 /** How long a server may take to start and list its tools, unless configured otherwise. */
 export const DEFAULT_INIT_TIMEOUT_MS = 30_000;
@@ -52,6 +53,17 @@ export interface McpPoolOptions {
   readonly clientInfo?: ClientIdentity;
   /** For remote servers. Default: the global `fetch`. */
   readonly fetch?: FetchLike;
+  /**
+   * Sets up every SDK client the pool makes (capabilities via `client.registerCapabilities`,
+   * handlers via `client.setRequestHandler`), before it connects — again on every restart.
+   */
+  readonly configureClient?: ConfigureClient;
+  /**
+   * OAuth per remote server: the provider for a server name, or undefined for none. Default: with
+   * {@link signIn}, mcphost's own provider ({@link McpOAuthProvider}) for every remote server
+   * whose sign-in is not off. A provider of another kind is used as it is, with no sign-in step.
+   */
+  readonly authProviderFor?: (serverName: string) => OAuthClientProvider | undefined;
   /** The clock for restart backoff. Default `Date.now`. */
   readonly now?: () => number;
   /** Between SIGTERM and SIGKILL when ending a server's process group. Default 1.5 s. */
@@ -75,8 +87,11 @@ export interface PoolSignIn {
   readonly queue?: QuestionQueue;
 }
 
-/** The OAuth provider of a remote server, unless sign-in is off for it or it sends its own Authorization. */
-function authProviderFor(
+/**
+ * The issue-13 provider factory, the default `authProviderFor`: mcphost's OAuth provider for a
+ * remote server, unless sign-in is off for it or it sends its own Authorization.
+ */
+function signInProviderFor(
   name: string,
   definition: ServerDefinition,
   options: McpPoolOptions,
@@ -125,16 +140,28 @@ export class McpPool implements ToolHost {
     const interactiveSignIn =
       signIn?.questions?.signIn === undefined
         ? undefined
-        : (provider: McpOAuthProvider, signal: AbortSignal) =>
+        : (provider: McpOAuthProvider, signal: AbortSignal, scope: string | undefined) =>
             runSignIn({
               provider,
+              ...(scope === undefined ? {} : { scope }),
               questions: signIn.questions,
               ...(signIn.queue ? { queue: signIn.queue } : {}),
               ...(options.fetch ? { fetch: options.fetch } : {}),
               signal,
             }).then(() => undefined);
+    const providerFor =
+      options.authProviderFor ??
+      ((name: string) => {
+        const definition = options.servers[name];
+        return definition === undefined ? undefined : signInProviderFor(name, definition, options);
+      });
     const connections = Object.entries(options.servers).map(([name, definition]) => {
-      const authProvider = authProviderFor(name, definition, options);
+      const authProvider = definition.transport === 'stdio' ? undefined : providerFor(name);
+      // The sign-in step (the person asked, the redirect awaited) needs mcphost's own provider.
+      const signInStep =
+        authProvider instanceof McpOAuthProvider && interactiveSignIn !== undefined
+          ? (signal: AbortSignal, scope: string | undefined) => interactiveSignIn(authProvider, signal, scope)
+          : undefined;
       return new ServerConnection({
         name,
         definition,
@@ -145,8 +172,9 @@ export class McpPool implements ToolHost {
         maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
         ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.configureClient ? { configureClient: options.configureClient } : {}),
         ...(authProvider ? { authProvider } : {}),
-        ...(authProvider && interactiveSignIn ? { signIn: interactiveSignIn } : {}),
+        ...(signInStep ? { signIn: signInStep } : {}),
         now,
         log,
         onToolsChanged: () => {
@@ -255,6 +283,11 @@ export class McpPool implements ToolHost {
       content: body.content,
       isError: body.isError,
     };
+  }
+
+  /** A ready server's live SDK client (undefined while it is starting, down, failed or unknown). */
+  client(serverName: string): Client | undefined {
+    return this.connections.get(serverName)?.client();
   }
 
   /** Each server's state, tool count, last error and stderr tail, in configuration order. */

@@ -187,7 +187,12 @@ async function sendResponse(answer: Response, response: ServerResponse): Promise
     headers[name] = value;
   });
   response.writeHead(answer.status, headers);
-  response.end(Buffer.from(await answer.arrayBuffer()));
+  // Streamed: a 2026-07-28 `subscriptions/listen` answer stays open while the client listens.
+  const reader = answer.body?.getReader();
+  for (let part = await reader?.read(); part !== undefined && !part.done; part = await reader?.read()) {
+    response.write(part.value);
+  }
+  response.end();
 }
 
 /** An MCP server with one tool, `whoami`, reachable only with a token the AS issued for it. */

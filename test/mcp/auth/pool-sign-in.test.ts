@@ -136,7 +136,7 @@ describe('pool sign-in', () => {
     expect(logs.warnings()).toEqual(['server protected needs sign-in: run `mcphost auth login protected`']);
   });
 
-  it('oauth: false sends only the static headers (the 401 is a plain failure)', async () => {
+  it('oauth: false sends only the static headers (the 401 is reported, no sign-in offered)', async () => {
     const logs = logCollector();
     await startPool({
       servers: { protected: { transport: 'http', url: mcp.url, headers: {}, oauth: false } },
@@ -144,8 +144,10 @@ describe('pool sign-in', () => {
       log: logs.log,
       signIn: { store },
     });
-    expect(logs.warnings()).toHaveLength(1);
-    expect(logs.warnings()[0]).not.toContain('needs sign-in');
+    expect(logs.warnings()).toEqual([
+      'server protected refused the request (HTTP 401) and its sign-in is off ("oauth": false)',
+    ]);
+    expect(mcp.tokensSeen).toEqual([]);
   });
 });
 

@@ -1,0 +1,206 @@
+/**
+ * The client under test for the official MCP conformance suite (`npm run conformance`).
+ *
+ * The suite starts a scenario's test server, then runs this file with the server's URL as the
+ * last argument and the scenario's name in MCP_CONFORMANCE_SCENARIO. It drives mcphost's own MCP
+ * layer — the McpPool, its connections, negotiation and transports, exactly as the CLI builds
+ * them — and plays the part of the model: it lists the tools and calls the ones the scenario asks
+ * for, through the pool's exposed `server__tool` names. Anything a scenario needs beyond tools
+ * (resources, prompts) goes through the pool's live SDK client of the server.
+ *
+ * Authorization scenarios (auth/*) run mcphost's real sign-in (src/mcp/auth/): the pool's sign-in
+ * step asks the `signIn` question, and the answer here plays the person's browser — it fetches the
+ * authorization URL and follows its redirects, which end at mcphost's loopback listener. Tokens
+ * go to a sign-in store in a fresh temporary folder, so every scenario starts signed out.
+ *
+ * Exit 0 when the script ran; 1 with one line on stderr when it could not. The suite judges the
+ * wire traffic, not this exit code alone.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { McpPool, type PoolLogEntry } from '../../src/mcp/pool.js';
+import type { OAuthSettings } from '../../src/mcp/definition.js';
+import { SignInStore } from '../../src/mcp/auth/token-store.js';
+import { messageOf } from '../../src/errors.js';
+import type { SignInDecision, SignInRequest, UserQuestions } from '../../src/questions.js';
+import type { ToolCallBlock, ToolResultBlock } from '../../src/types.js';
+
+/** The one configured server's name: tools are exposed as `conformance__<tool>`. */
+const SERVER = 'conformance';
+
+interface PlannedCall {
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+}
+
+const url = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+if (url === undefined || !/^https?:\/\//.test(url)) {
+  process.stderr.write(
+    `conformance client: expected the server URL as the last argument, got ${String(url)}\n`,
+  );
+  process.exit(1);
+}
+
+const log = (entry: PoolLogEntry): void => {
+  process.stderr.write(`[${entry.level}] ${entry.server}: ${entry.message}\n`);
+};
+
+let callCount = 0;
+async function call(pool: McpPool, planned: PlannedCall): Promise<ToolResultBlock> {
+  callCount += 1;
+  const block: ToolCallBlock = {
+    type: 'tool-call',
+    id: `call-${callCount}`,
+    name: `${SERVER}__${planned.name}`,
+    input: planned.arguments,
+  };
+  const result = await pool.call(block);
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
+  process.stderr.write(`${planned.name} → ${result.isError ? 'error' : 'ok'}: ${text.slice(0, 300)}\n`);
+  return result;
+}
+
+/** What the suite hands over in MCP_CONFORMANCE_CONTEXT: tool calls, or a pre-registered client. */
+interface ScenarioContext {
+  readonly toolCalls?: PlannedCall[];
+  readonly client_id?: string;
+  readonly client_secret?: string;
+}
+
+function scenarioContext(): ScenarioContext {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (raw === undefined || raw === '') return {};
+  return JSON.parse(raw) as ScenarioContext;
+}
+
+/** Tool calls the suite hands over (`{ toolCalls: [...] }`), if any. */
+function contextCalls(): readonly PlannedCall[] | undefined {
+  return scenarioContext().toolCalls;
+}
+
+/**
+ * The client ID metadata document URL the suite's CIMD scenario expects a client to use (its
+ * authorization server accepts it without fetching it). Offered in every scenario: the SDK uses
+ * it only where the authorization server says `client_id_metadata_document_supported`.
+ */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/** mcphost's `oauth` settings for the scenario, as a user would write them in `.mcp.json`. */
+function oauthSettings(): OAuthSettings {
+  const { client_id: clientId, client_secret: clientSecret } = scenarioContext();
+  return {
+    grant: 'authorization_code',
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    // auth/pre-registration: the client registered beforehand, handed over by the suite.
+    ...(clientId === undefined ? {} : { clientId }),
+    ...(clientSecret === undefined ? {} : { clientSecret }),
+  };
+}
+
+/**
+ * The person's browser: opens the authorization page and follows every redirect. The suite's
+ * authorization server redirects straight back (no login form), to mcphost's loopback listener,
+ * which answers the final request itself. The fetch runs in the background, as a browser would;
+ * the sign-in waits for the listener, not for this.
+ */
+const followingBrowser: UserQuestions = {
+  signIn: (request: SignInRequest): Promise<SignInDecision> => {
+    process.stderr.write(`sign-in for ${request.server}: following the authorization URL\n`);
+    void fetch(request.url, { redirect: 'follow', signal: request.signal })
+      .then(async (response) => {
+        await response.arrayBuffer();
+        process.stderr.write(`sign-in: the browser ended at HTTP ${response.status}\n`);
+      })
+      .catch((error: unknown) => {
+        process.stderr.write(`sign-in: the browser failed: ${messageOf(error)}\n`);
+      });
+    return Promise.resolve({ kind: 'opened' });
+  },
+};
+
+/** The tool names the pool offers, without the server prefix. */
+async function offeredTools(pool: McpPool): Promise<readonly string[]> {
+  const described = await pool.describeTools();
+  return described.map((tool) => tool.tool);
+}
+
+async function runScenario(pool: McpPool): Promise<void> {
+  const planned = contextCalls();
+  if (planned !== undefined) {
+    for (const entry of planned) await call(pool, entry);
+    return;
+  }
+  const tools = await offeredTools(pool);
+  switch (scenario) {
+    case 'initialize':
+    case 'json-schema-ref-no-deref':
+    case 'request-metadata':
+      // Starting lists the tools: nothing else is asked of the client.
+      return;
+    case 'tools_call':
+    case 'sse-retry':
+      for (const tool of tools) await call(pool, { name: tool, arguments: { a: 2, b: 3 } });
+      return;
+    case 'json-schema-2020-12-preservation': {
+      const specs = await pool.tools();
+      const focal = specs.find((spec) => spec.name === `${SERVER}__json_schema_2020_12_tool`);
+      if (focal === undefined) throw new Error('the tool json_schema_2020_12_tool is not offered');
+      await call(pool, { name: 'json_schema_echo', arguments: { schema: focal.inputSchema } });
+      return;
+    }
+    case 'http-standard-headers':
+      await standardHeaders(pool, tools);
+      return;
+    default:
+      // Scenarios not scripted here (authorization, elicitation): call every tool once, as a
+      // model exploring the server might.
+      for (const tool of tools) await call(pool, { name: tool, arguments: {} });
+  }
+}
+
+/** Exercises every request kind that carries `Mcp-Method` / `Mcp-Name`. */
+async function standardHeaders(pool: McpPool, tools: readonly string[]): Promise<void> {
+  for (const tool of tools) await call(pool, { name: tool, arguments: {} });
+  const client = pool.client(SERVER);
+  if (client === undefined) throw new Error('the server is not ready');
+  const capabilities = client.getServerCapabilities();
+  if (capabilities?.resources !== undefined) {
+    const { resources } = await client.listResources();
+    for (const resource of resources) await client.readResource({ uri: resource.uri });
+  }
+  if (capabilities?.prompts !== undefined) {
+    const { prompts } = await client.listPrompts();
+    for (const prompt of prompts) await client.getPrompt({ name: prompt.name, arguments: {} });
+  }
+}
+
+const stateFolder = mkdtempSync(join(tmpdir(), 'mcphost-conformance-'));
+const pool = await McpPool.start({
+  servers: { [SERVER]: { transport: 'http', url, headers: {}, oauth: oauthSettings() } },
+  env: {},
+  log,
+  signIn: { store: new SignInStore(join(stateFolder, 'sign-in.json')), questions: followingBrowser },
+  clientInfo: { name: 'mcphost-conformance', version: '0.0.0' },
+  // The suite runs every scenario at once: on a small CI machine a start can take a while.
+  initTimeoutMs: 60_000,
+  toolTimeoutMs: 60_000,
+});
+let failure: unknown;
+try {
+  const status = pool.status()[0];
+  if (status?.state !== 'ready')
+    throw new Error(`the server did not start: ${status?.lastError ?? 'unknown'}`);
+  await runScenario(pool);
+} catch (error) {
+  failure = error;
+} finally {
+  await pool.close();
+  rmSync(stateFolder, { recursive: true, force: true });
+}
+if (failure !== undefined) {
+  process.stderr.write(`conformance client (${scenario}): ${messageOf(failure)}\n`);
+}
+// Exit as the CLI does once the pool is closed, rather than wait for the last idle socket.
+process.exit(failure === undefined ? 0 : 1);
