@@ -15,13 +15,10 @@ import type { ServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 import type { ParentEnvironment } from './environment.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
-import { ServerConnection } from './server-connection.js';
+import type { ServerConnection } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
-import { McpOAuthProvider } from './auth/provider.js';
-import { signIn as runSignIn } from './auth/sign-in.js';
-import type { SignInStore } from './auth/token-store.js';
-import type { QuestionQueue, UserQuestions } from '../questions.js';
+import type { PoolSignIn, serverAuthFor } from './auth/pool-sign-in.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
 export type { ConfigureClient } from './server-session.js';
@@ -60,7 +57,7 @@ export interface McpPoolOptions {
   readonly configureClient?: ConfigureClient;
   /**
    * OAuth per remote server: the provider for a server name, or undefined for none. Default: with
-   * {@link signIn}, mcphost's own provider ({@link McpOAuthProvider}) for every remote server
+   * {@link signIn}, mcphost's own provider (`McpOAuthProvider`) for every remote server
    * whose sign-in is not off. A provider of another kind is used as it is, with no sign-in step.
    */
   readonly authProviderFor?: (serverName: string) => OAuthClientProvider | undefined;
@@ -78,38 +75,9 @@ export interface McpPoolOptions {
   readonly signal?: AbortSignal;
 }
 
-/** How the pool signs in to remote servers. */
-export interface PoolSignIn {
-  /** Where tokens and registrations are kept. */
-  readonly store: SignInStore;
-  /** Asks the person (`signIn`); absent or without `signIn`, no one is asked. */
-  readonly questions?: UserQuestions;
-  readonly queue?: QuestionQueue;
-}
+export type { PoolSignIn } from './auth/pool-sign-in.js';
 
-/**
- * The issue-13 provider factory, the default `authProviderFor`: mcphost's OAuth provider for a
- * remote server, unless sign-in is off for it or it sends its own Authorization.
- */
-function signInProviderFor(
-  name: string,
-  definition: ServerDefinition,
-  options: McpPoolOptions,
-): McpOAuthProvider | undefined {
-  const { signIn } = options;
-  if (signIn === undefined || definition.transport === 'stdio' || definition.oauth === false)
-    return undefined;
-  if (Object.keys(definition.headers).some((header) => header.toLowerCase() === 'authorization'))
-    return undefined;
-  return new McpOAuthProvider({
-    server: name,
-    serverUrl: definition.url,
-    settings: definition.oauth ?? { grant: 'authorization_code' },
-    store: signIn.store,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.now ? { now: options.now } : {}),
-  });
-}
+type ConnectionClass = typeof ServerConnection;
 
 /** One line of a `/tools` listing. */
 export interface ToolDescription {
@@ -133,36 +101,17 @@ export class McpPool implements ToolHost {
     this.killSync();
   };
 
-  private constructor(options: McpPoolOptions) {
+  private constructor(
+    options: McpPoolOptions,
+    connectionClass: ConnectionClass | undefined,
+    authFor: ReturnType<typeof serverAuthFor> | undefined,
+  ) {
     const log: PoolLog = options.log ?? (() => undefined);
     const now = options.now ?? Date.now;
-    const { signIn } = options;
-    const interactiveSignIn =
-      signIn?.questions?.signIn === undefined
-        ? undefined
-        : (provider: McpOAuthProvider, signal: AbortSignal, scope: string | undefined) =>
-            runSignIn({
-              provider,
-              ...(scope === undefined ? {} : { scope }),
-              questions: signIn.questions,
-              ...(signIn.queue ? { queue: signIn.queue } : {}),
-              ...(options.fetch ? { fetch: options.fetch } : {}),
-              signal,
-            }).then(() => undefined);
-    const providerFor =
-      options.authProviderFor ??
-      ((name: string) => {
-        const definition = options.servers[name];
-        return definition === undefined ? undefined : signInProviderFor(name, definition, options);
-      });
     const connections = Object.entries(options.servers).map(([name, definition]) => {
-      const authProvider = definition.transport === 'stdio' ? undefined : providerFor(name);
-      // The sign-in step (the person asked, the redirect awaited) needs mcphost's own provider.
-      const signInStep =
-        authProvider instanceof McpOAuthProvider && interactiveSignIn !== undefined
-          ? (signal: AbortSignal, scope: string | undefined) => interactiveSignIn(authProvider, signal, scope)
-          : undefined;
-      return new ServerConnection({
+      if (connectionClass === undefined) throw new Error(`McpPool: no connection class for "${name}"`);
+      const { authProvider, signIn: signInStep } = authFor?.(name) ?? {};
+      return new connectionClass({
         name,
         definition,
         parentEnv: options.env,
@@ -196,7 +145,14 @@ export class McpPool implements ToolHost {
   static async start(options: McpPoolOptions): Promise<McpPool> {
     const { signal } = options;
     signal?.throwIfAborted();
-    const pool = new McpPool(options);
+    // The MCP SDK (and zod's and ajv's schemas it builds as it loads: ~80 ms and ~13 MB) is loaded
+    // only when there is a server to talk to.
+    const hasServers = Object.keys(options.servers).length > 0;
+    const connectionClass = hasServers
+      ? (await import('./server-connection.js')).ServerConnection
+      : undefined;
+    const authFor = hasServers ? (await import('./auth/pool-sign-in.js')).serverAuthFor(options) : undefined;
+    const pool = new McpPool(options, connectionClass, authFor);
     const started = Promise.all([...pool.connections.values()].map((connection) => connection.start()));
     if ((await untilAborted(started, signal)) === CANCELLED) {
       await pool.close();

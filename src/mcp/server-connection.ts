@@ -36,7 +36,7 @@ import {
 } from './server-session.js';
 import { MAX_CONSECUTIVE_FAILURES, restartDelay } from './restart-policy.js';
 import type { PoolLog, ServerState, ServerStatus } from './status.js';
-import type { StdioProcessTransport } from './stdio-transport.js';
+import { STDERR_GAP_PREFIX, type StdioProcessTransport } from './stdio-transport.js';
 import { messageOf } from '../errors.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { signInRequiredIn } from './remote-transport.js';
@@ -160,6 +160,7 @@ export class ServerConnection {
   status(): ServerStatus {
     const serverProcess = this.session?.process;
     const running = serverProcess !== undefined && serverProcess.exit === undefined;
+    const implementation = this.session?.client.getServerVersion();
     return {
       name: this.name,
       transport: this.kind,
@@ -170,6 +171,9 @@ export class ServerConnection {
       ...(running && serverProcess.pid !== undefined ? { pid: serverProcess.pid } : {}),
       ...(this.protocolVersion === undefined ? {} : { protocolVersion: this.protocolVersion }),
       restarts: this.restarts,
+      ...(implementation === undefined
+        ? {}
+        : { implementation: { name: implementation.name, version: implementation.version } }),
     };
   }
 
@@ -482,7 +486,9 @@ export class ServerConnection {
   private warn(message: string): void {
     const tail = this.state === 'failed' || this.state === 'down' ? this.lastStderrTail : [];
     const stderr =
-      tail.length === 0 ? '' : `\n  last stderr lines:\n${tail.map((line) => `    ${line}`).join('\n')}`;
+      tail.length === 0
+        ? ''
+        : `\n  ${tail.some((line) => line.startsWith(STDERR_GAP_PREFIX)) ? 'first and last stderr lines' : 'last stderr lines'}:\n${tail.map((line) => `    ${line}`).join('\n')}`;
     this.options.log({ server: this.name, level: 'warn', message: `${message}${stderr}` });
   }
 }
