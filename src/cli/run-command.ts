@@ -166,7 +166,7 @@ async function readInputs(
   signal: AbortSignal,
   reporter: Reporter,
 ): Promise<Inputs> {
-  const note = (message: string): void => reporter.note(message);
+  const note = (message: string | readonly string[]): void => reporter.note(message);
   // A script file fills in what the flags leave unset, and its servers replace the config's.
   const script = flags.script === undefined ? undefined : await readScript(flags.script, io);
   for (const warning of script?.warnings ?? []) note(warning);
