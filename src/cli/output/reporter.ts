@@ -36,8 +36,8 @@ export interface Reporter {
   start(context: RunContext): void;
   /** One event of the run, as it happens. */
   event(event: RunnerEvent): void;
-  /** A note for the user, on stderr (never under --quiet). */
-  note(message: string): void;
+  /** A note for the user, on stderr (never under --quiet); several lines are shown under the first. */
+  note(message: string | readonly string[]): void;
   /** The model answered. */
   succeed(result: RunResult): void;
   /** The command failed, at any point (also before `start`). */
