@@ -189,9 +189,7 @@ async function readInputs(
   const session = await openConversationFiles(choice);
   for (const message of session.loaded?.notes ?? []) note(message);
   if (continuing !== undefined && session.loaded !== undefined) {
-    // One note per line: a note is made one clean line (it quotes the model), so lines go one by one.
-    const width = (io.stderr as { columns?: number }).columns;
-    for (const line of continuingNotice(continuing, session.loaded.messages, width).split('\n')) note(line);
+    note(continuingNotice(continuing, session.loaded.messages, (io.stderr as { columns?: number }).columns));
   }
   const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
   return { options, script, prompt, session, systemPrompt };

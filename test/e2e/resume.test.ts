@@ -41,7 +41,7 @@ describe('saved conversations', () => {
     expect(continued.code).toBe(0);
     const id = files[0]?.replace(/\.jsonl?$/, '') ?? '';
     expect(continued.stderr).toContain(
-      `continuing ${id}: 2 messages\nmcphost: you: first question\nmcphost: model: an answer`,
+      `continuing ${id}: 2 messages\n  you: first question\n  model: an answer`,
     );
     // The model got the whole conversation, and it went on in the same file.
     const last = ollama.chatRequests.at(-1)?.messages.map((message) => [message.role, message.content]);
@@ -71,7 +71,7 @@ describe('saved conversations', () => {
     const id = older?.replace(/\.jsonl?$/, '') ?? '';
     const resumed = await run(['--resume', id.slice(0, -2), '-p', 'more']);
     expect(resumed.code).toBe(0);
-    expect(resumed.stderr).toContain(`continuing ${id}: 2 messages\nmcphost: you: about cats`);
+    expect(resumed.stderr).toContain(`continuing ${id}: 2 messages\n  you: about cats`);
     expect(newer).toBeDefined();
     const unknown = await run(['--resume', 'nope', '-p', 'x']);
     expect(unknown.stderr).toBe(
