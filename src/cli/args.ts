@@ -8,6 +8,7 @@ import { ConfigError, messageOf } from '../errors.js';
 import { optional } from '../optional.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './output/schema.js';
 import { splitScriptArguments } from './script-arguments.js';
+import { parseBuiltinNames, type BuiltinServerName } from '../builtin/names.js';
 
 /** What the user asked for on the command line. Unset options fall back to the config file. */
 export interface CliOptions {
@@ -43,6 +44,8 @@ export interface CliOptions {
   readonly noExit: boolean;
   /** `--no-color`: plain text in the chat (as with NO_COLOR or output that is not a terminal). */
   readonly noColor?: boolean;
+  /** `--builtin fs,todo`: built-in servers turned on for this run. */
+  readonly builtin?: readonly BuiltinServerName[];
   /** `mcphost script FILE [--args:name value …]`. */
   readonly script?: ScriptCommand;
 }
@@ -151,6 +154,12 @@ const FLAGS: readonly FlagSpec[] = [
     describe: 'stop generating at TEXT (repeat for several)',
   },
   {
+    name: 'builtin',
+    kind: 'strings',
+    value: 'NAMES',
+    describe: 'turn on built-in servers for this run: fs, bash, todo, fetch (comma-separated)',
+  },
+  {
     name: 'approve-all',
     kind: 'boolean',
     describe: 'run tool calls that need approval without asking (deny rules and hooks still apply)',
@@ -253,6 +262,7 @@ export function parseArguments(argv: readonly string[], version: string): Parsed
       ...optional('topP', numberInRange('--top-p', number('top-p'), 0, 1)),
       ...optional('topK', positiveInteger('--top-k', number('top-k'))),
       ...optional('stopSequences', values['stop-sequences'] as string[] | undefined),
+      ...optional('builtin', builtinNames(values.builtin as string[] | undefined)),
       debug: values.debug === true,
       approveAll: values['approve-all'] === true,
       ...optional('auditLog', text('audit-log')),
@@ -329,6 +339,10 @@ function scriptOf(positionals: readonly string[]): string | undefined {
     throw new ConfigError('script', 'needs a FILE: mcphost script FILE');
   if (rest.length > 0) throw new ConfigError('script', `unexpected "${rest[0] ?? ''}" after the script file`);
   return second;
+}
+
+function builtinNames(values: readonly string[] | undefined): BuiltinServerName[] | undefined {
+  return values === undefined ? undefined : parseBuiltinNames(values);
 }
 
 function outputFormat(value: string | undefined): OutputFormat {

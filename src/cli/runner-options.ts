@@ -26,6 +26,7 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
     approveAll: options.approveAll === true,
     ...optional('auditLog', pathIn(io, options.auditLog)),
     ...optional('servers', inputs.script?.servers),
+    ...optional('builtin', options.builtin),
     ...optional('history', session.loaded?.messages),
     ...optional('model', options.model ?? session.loaded?.model),
     ...optional('configPath', pathIn(io, options.configPath)),

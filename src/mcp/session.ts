@@ -30,7 +30,7 @@ export interface Session {
   /** The server process, for stdio servers. */
   readonly process: StdioProcessTransport | undefined;
   /** The transport in use (`http` may have fallen back to `sse`). */
-  readonly kind: 'stdio' | 'http' | 'sse';
+  readonly kind: 'stdio' | 'http' | 'sse' | 'builtin';
   /** Every tool the server listed (all pages), before any filtering. */
   readonly tools: readonly Tool[];
 }
@@ -112,6 +112,17 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
       client = makeClient(options);
       await client.connect(serverProcess, { signal: deadline.signal, timeout: remaining() });
       kind = 'stdio';
+    } else if (definition.transport === 'builtin') {
+      // In-process: the server's module (and the server SDK) load only when one is configured.
+      const { connectBuiltin } = await import('../builtin/connect.js');
+      transport = await connectBuiltin({
+        settings: definition.builtin,
+        parentEnv: options.parentEnv,
+        version: options.clientInfo.version,
+      });
+      client = makeClient(options);
+      await client.connect(transport, { signal: deadline.signal, timeout: remaining() });
+      kind = 'builtin';
     } else {
       const remote = await connectRemote({
         definition,

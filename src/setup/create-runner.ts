@@ -21,6 +21,7 @@ import { assembleSafety } from '../safety/assemble.js';
 import { openAuditLog } from '../safety/audit-log.js';
 import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import { packageVersion } from '../version.js';
+import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { UserQuestions } from '../questions.js';
@@ -62,6 +63,11 @@ export interface CreateRunnerOptions {
    * the config file is still read for its other settings.
    */
   readonly servers?: Readonly<Record<string, ServerDefinition>>;
+  /**
+   * Built-in servers to turn on for this run, besides the configured ones (`["fs", "todo"]`;
+   * see docs/builtin-servers.md). Each is named as its server (`fs__read_file`).
+   */
+  readonly builtin?: readonly string[];
   /** A conversation to continue (a loaded session). */
   readonly history?: readonly Message[];
   /** Called, and awaited, after every change of the history (see {@link RunnerOptions}). */
@@ -155,8 +161,12 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
           ...optional('trustProject', options.trustProject),
         })
       : { ...parseConfig({ mcpServers: options.mcpServers }, 'mcpServers option', env), path: undefined };
-  const config =
+  const chosen =
     options.servers === undefined ? loaded : { ...loaded, servers: options.servers, disabledServers: [] };
+  const config =
+    options.builtin === undefined || options.builtin.length === 0
+      ? chosen
+      : { ...chosen, servers: withBuiltinServers(chosen.servers, parseBuiltinNames(options.builtin)) };
   for (const warning of config.warnings) options.onWarning?.(warning);
   const modelString = options.model ?? config.model ?? DEFAULT_MODEL;
   // A bad model string is blamed on where it came from: the option, or the config file's `model`.
@@ -232,7 +242,7 @@ function assembleAroundPool(
   const safety = assembleSafety({
     host: pool,
     locate: (name) => pool.locate(name),
-    ...optional('approval', config.approval),
+    approval: [...builtinApprovalRules(config.servers), ...(config.approval ?? [])],
     ...optional('hooks', config.hooks),
     ...optional('audit', audit),
     ...optional('maxToolResultBytes', config.maxToolResultBytes),
