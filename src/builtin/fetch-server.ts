@@ -100,7 +100,7 @@ function markdownConverter(): TurndownService {
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',
   });
-  service.remove(['script', 'style', 'noscript', 'iframe', 'template', 'head']);
+  service.remove(['script', 'style', 'noscript', 'iframe', 'template', 'head', 'title']);
   return service;
 }
 
@@ -119,7 +119,7 @@ function bodyText(fetched: HttpGetResult, raw: boolean, converter: TurndownServi
     (mediaType === '' && !fetched.body.subarray(0, 8192).includes(0));
   if (!isText) return undefined;
   const text = decode(fetched.body, charset);
-  return isHtml && !raw ? converter.turndown(text) : text;
+  return isHtml && !raw ? converter.turndown(text).trim() : text;
 }
 
 function decode(body: Buffer, charset: string | undefined): string {
