@@ -8,7 +8,7 @@
  */
 import { CANCELLED, untilAborted } from '../abort.js';
 import { AbortedError } from '../errors.js';
-import type { FetchLike, Tool } from '@modelcontextprotocol/client';
+import type { Client, FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
 import type { ToolResultBody } from './content.js';
 import type { ServerDefinition } from './definition.js';
@@ -17,9 +17,10 @@ import type { ParentEnvironment } from './environment.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
 import { ServerConnection } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
-import type { ClientIdentity } from './session.js';
+import type { ClientIdentity, ConfigureClient } from './server-session.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
+export type { ConfigureClient } from './server-session.js';
 
 /** How long a server may take to start and list its tools, unless configured otherwise. */
 export const DEFAULT_INIT_TIMEOUT_MS = 30_000;
@@ -48,6 +49,13 @@ export interface McpPoolOptions {
   readonly clientInfo?: ClientIdentity;
   /** For remote servers. Default: the global `fetch`. */
   readonly fetch?: FetchLike;
+  /**
+   * Sets up every SDK client the pool makes (capabilities via `client.registerCapabilities`,
+   * handlers via `client.setRequestHandler`), before it connects — again on every restart.
+   */
+  readonly configureClient?: ConfigureClient;
+  /** OAuth per remote server: the provider for a server name, or undefined for none. */
+  readonly authProviderFor?: (serverName: string) => OAuthClientProvider | undefined;
   /** The clock for restart backoff. Default `Date.now`. */
   readonly now?: () => number;
   /** Between SIGTERM and SIGKILL when ending a server's process group. Default 1.5 s. */
@@ -81,25 +89,29 @@ export class McpPool implements ToolHost {
   private constructor(options: McpPoolOptions) {
     const log: PoolLog = options.log ?? (() => undefined);
     const now = options.now ?? Date.now;
-    const connections = Object.entries(options.servers).map(
-      ([name, definition]) =>
-        new ServerConnection({
-          name,
-          definition,
-          parentEnv: options.env,
-          clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-          initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
-          toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-          maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
-          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-          ...(options.fetch ? { fetch: options.fetch } : {}),
-          now,
-          log,
-          onToolsChanged: () => {
-            this.table = undefined;
-          },
-        }),
-    );
+    const connections = Object.entries(options.servers).map(([name, definition]) => {
+      // Only remote servers sign in; stdio and built-in ones have no OAuth to speak of.
+      const remote = definition.transport === 'http' || definition.transport === 'sse';
+      const authProvider = remote ? options.authProviderFor?.(name) : undefined;
+      return new ServerConnection({
+        name,
+        definition,
+        parentEnv: options.env,
+        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+        initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
+        toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+        maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
+        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.configureClient ? { configureClient: options.configureClient } : {}),
+        ...(authProvider ? { authProvider } : {}),
+        now,
+        log,
+        onToolsChanged: () => {
+          this.table = undefined;
+        },
+      });
+    });
     this.connections = new Map(connections.map((connection) => [connection.name, connection]));
     // If our process exits without close() (process.exit on a signal, an uncaught error), the
     // servers' process groups must not outlive it. An exit handler can only do synchronous work.
@@ -201,6 +213,11 @@ export class McpPool implements ToolHost {
       content: body.content,
       isError: body.isError,
     };
+  }
+
+  /** A ready server's live SDK client (undefined while it is starting, down, failed or unknown). */
+  client(serverName: string): Client | undefined {
+    return this.connections.get(serverName)?.client();
   }
 
   /** Each server's state, tool count, last error and stderr tail, in configuration order. */

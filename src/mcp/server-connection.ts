@@ -16,7 +16,9 @@ import {
   ProtocolError,
   SdkError,
   SdkErrorCode,
+  type Client,
   type FetchLike,
+  type OAuthClientProvider,
   type Tool,
 } from '@modelcontextprotocol/client';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,12 +27,13 @@ import type { ServerDefinition } from './definition.js';
 import type { ParentEnvironment } from './environment.js';
 import { describeError, describeExit } from './describe.js';
 import {
-  closeSession,
-  openSession,
-  SessionStartError,
+  closeServerSession,
+  openServerSession,
+  ServerSessionStartError,
   type ClientIdentity,
-  type Session,
-} from './session.js';
+  type ConfigureClient,
+  type ServerSession,
+} from './server-session.js';
 import { MAX_CONSECUTIVE_FAILURES, restartDelay } from './restart-policy.js';
 import type { PoolLog, ServerState, ServerStatus } from './status.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
@@ -50,6 +53,10 @@ export interface ServerConnectionOptions {
   readonly maxToolTimeoutMs: number;
   readonly killGraceMs?: number;
   readonly fetch?: FetchLike;
+  /** Sets up each fresh SDK client of this server (capabilities, request handlers). */
+  readonly configureClient?: ConfigureClient;
+  /** OAuth for a remote server. */
+  readonly authProvider?: OAuthClientProvider;
   readonly now: () => number;
   readonly log: PoolLog;
   /** The set of offered tools may have changed (list changed, server given up). */
@@ -61,7 +68,7 @@ export class ServerConnection {
   readonly name: string;
   private readonly options: ServerConnectionOptions;
   private state: ServerState = 'starting';
-  private session: Session | undefined;
+  private session: ServerSession | undefined;
   private starting: Promise<void> | undefined;
   /** A process whose handshake is in progress: it must die with us too. */
   private pendingProcess: StdioProcessTransport | undefined;
@@ -76,6 +83,7 @@ export class ServerConnection {
   private lastError: string | undefined;
   private lastStderrTail: readonly string[] = [];
   private kind: ServerStatus['transport'];
+  private protocolVersion: string | undefined;
 
   constructor(options: ServerConnectionOptions) {
     this.name = options.name;
@@ -113,7 +121,6 @@ export class ServerConnection {
     if (typeof session === 'string') return errorBody(session);
     if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`);
     const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
-    const started = performance.now();
     try {
       const result = await session.client.callTool(
         { name: tool, arguments: { ...input } },
@@ -133,8 +140,13 @@ export class ServerConnection {
       this.failures = 0;
       return toToolResultBody(result);
     } catch (error) {
-      return errorBody(this.describeCallFailure(error, session, tool, signal, performance.now() - started));
+      return errorBody(this.describeCallFailure(error, session, tool, signal));
     }
+  }
+
+  /** The live SDK client, while the server is ready (for resources, prompts and the like). */
+  client(): Client | undefined {
+    return this.state === 'ready' ? this.session?.client : undefined;
   }
 
   /** A snapshot for `/servers`. */
@@ -149,6 +161,7 @@ export class ServerConnection {
       ...(this.lastError === undefined ? {} : { lastError: this.lastError }),
       stderrTail: serverProcess?.stderrTail() ?? this.lastStderrTail,
       ...(running && serverProcess.pid !== undefined ? { pid: serverProcess.pid } : {}),
+      ...(this.protocolVersion === undefined ? {} : { protocolVersion: this.protocolVersion }),
       restarts: this.restarts,
     };
   }
@@ -161,7 +174,7 @@ export class ServerConnection {
     this.session = undefined;
     if (session !== undefined) {
       this.lastStderrTail = session.process?.stderrTail() ?? [];
-      await closeSession(session);
+      await closeServerSession(session);
     }
     // An abandoned start closes what it opened before it settles.
     await this.starting;
@@ -173,7 +186,7 @@ export class ServerConnection {
     this.pendingProcess?.killSync();
   }
 
-  private async usableSession(signal: AbortSignal | undefined): Promise<Session | string> {
+  private async usableSession(signal: AbortSignal | undefined): Promise<ServerSession | string> {
     for (;;) {
       const state = this.currentState();
       switch (state) {
@@ -232,10 +245,13 @@ export class ServerConnection {
   }
 
   private async openAndAdopt(isRestart: boolean): Promise<void> {
-    let session: Session;
+    let session: ServerSession;
     try {
-      session = await openSession({
+      session = await openServerSession({
+        serverName: this.name,
         definition: this.options.definition,
+        ...(this.options.configureClient ? { configureClient: this.options.configureClient } : {}),
+        ...(this.options.authProvider ? { authProvider: this.options.authProvider } : {}),
         parentEnv: this.options.parentEnv,
         clientInfo: this.options.clientInfo,
         initTimeoutMs: this.options.initTimeoutMs,
@@ -261,7 +277,7 @@ export class ServerConnection {
     } catch (error) {
       this.pendingProcess = undefined;
       const reason = messageOf(error);
-      this.lastStderrTail = error instanceof SessionStartError ? error.stderrTail : [];
+      this.lastStderrTail = error instanceof ServerSessionStartError ? error.stderrTail : [];
       if (this.state === 'closed') return;
       this.recordFailure(
         isRestart ? `could not be ${this.restartVerb()}: ${reason}` : `failed to start: ${reason}`,
@@ -271,11 +287,12 @@ export class ServerConnection {
     }
     this.pendingProcess = undefined;
     if (this.state === 'closed') {
-      await closeSession(session);
+      await closeServerSession(session);
       return;
     }
     this.session = session;
     this.kind = session.kind;
+    this.protocolVersion = session.protocolVersion;
     this.offered = this.filter(session.tools);
     this.toolsStale = false;
     this.state = 'ready';
@@ -289,16 +306,22 @@ export class ServerConnection {
   }
 
   /** The session ended without us closing it. `reason` says why when the transport cannot. */
-  private handleClosed(client: Session['client'], reason?: string): void {
+  private handleClosed(client: ServerSession['client'], reason?: string): void {
     const session = this.session;
     if (session?.client !== client || this.state === 'closed') return;
     this.session = undefined;
     const exit = session.process?.exit;
     this.lastStderrTail = session.process?.stderrTail() ?? [];
-    const how = reason ?? (exit === undefined ? 'the connection closed' : describeExit(exit));
+    const how =
+      reason ??
+      (session.process?.closedStdoutWhileRunning === true
+        ? 'it closed its stdout while still running'
+        : exit === undefined
+          ? 'the connection closed'
+          : describeExit(exit));
     this.recordFailure(`stopped unexpectedly (${how})`, false);
     // Its process group may still hold children: make sure they go too.
-    void closeSession(session);
+    void closeServerSession(session);
   }
 
   /** Counts a failure, sets the state, and tells the user once. */
@@ -358,16 +381,20 @@ export class ServerConnection {
 
   private describeCallFailure(
     error: unknown,
-    session: Session,
+    session: ServerSession,
     tool: string,
     signal: AbortSignal | undefined,
-    elapsedMs: number,
   ): string {
     if (signal?.aborted) return `the call to "${tool}" was cancelled`;
     if (this.state === 'closed') return `the MCP servers were shut down during the call to "${tool}"`;
     if (this.session !== session || session.process?.exit !== undefined) {
       const exit = session.process?.exit;
-      const how = exit === undefined ? 'the connection closed' : `the server ${describeExit(exit)}`;
+      const how =
+        session.process?.closedStdoutWhileRunning === true
+          ? 'it closed its stdout while still running'
+          : exit === undefined
+            ? 'the connection closed'
+            : `the server ${describeExit(exit)}`;
       const tail = (session.process?.stderrTail() ?? []).slice(-STDERR_LINES_FOR_MODEL);
       const stderr = tail.length === 0 ? '' : `\nLast stderr lines:\n${tail.join('\n')}`;
       const next =
@@ -378,10 +405,10 @@ export class ServerConnection {
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
-      // Progress notifications extend a call past toolTimeoutMs, up to the maximum: the time it ran
-      // says which limit ended it.
+      // Progress notifications extend a call past toolTimeoutMs, up to the maximum. The SDK says
+      // which limit ended it: the total cap's error carries `maxTotalTimeout` in its data.
       const maximum = Math.max(maxToolTimeoutMs, toolTimeoutMs);
-      const limit = elapsedMs >= maximum ? `the maximum of ${maximum} ms` : `${toolTimeoutMs} ms`;
+      const limit = hitTotalTimeout(error) ? `the maximum of ${maximum} ms` : `${toolTimeoutMs} ms`;
       return `"${tool}" on server "${this.name}" did not finish within ${limit}; the call was cancelled`;
     }
     if (error instanceof ProtocolError)
@@ -413,6 +440,12 @@ export class ServerConnection {
       tail.length === 0 ? '' : `\n  last stderr lines:\n${tail.map((line) => `    ${line}`).join('\n')}`;
     this.options.log({ server: this.name, level: 'warn', message: `${message}${stderr}` });
   }
+}
+
+/** The SDK's timeout error for the total cap (not the per-progress one) carries `maxTotalTimeout`. */
+function hitTotalTimeout(error: SdkError): boolean {
+  const data: unknown = error.data;
+  return typeof data === 'object' && data !== null && 'maxTotalTimeout' in data;
 }
 
 function errorBody(message: string): ToolResultBody {

@@ -33,6 +33,12 @@ export const DEFAULT_KILL_GRACE_MS = 1_500;
 export const DEFAULT_STDERR_TAIL_LINES = 20;
 /** After the process exits, how long we still wait for the rest of its stdout. */
 const STDOUT_DRAIN_MS = 250;
+/**
+ * After the server's stdout ends, how long we wait for its exit before calling it down anyway. A
+ * process that exits closes stdout first, and its exit status makes the better message; one that
+ * closed stdout and lives on can never answer again.
+ */
+const STDOUT_CLOSED_GRACE_MS = 200;
 /** How often we look whether the process group is gone while closing. */
 const GROUP_POLL_MS = 25;
 
@@ -75,6 +81,7 @@ export class StdioProcessTransport implements Transport {
   /** Set once the group has been seen gone or killed: its id may then belong to someone else. */
   private groupFinished = false;
   private closeReported = false;
+  private stdoutClosedAlive = false;
 
   constructor(options: StdioTransportOptions) {
     this.options = options;
@@ -82,6 +89,15 @@ export class StdioProcessTransport implements Transport {
     const maxBytes = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
     this.stdoutLines = new LineSplitter(maxBytes);
     this.stderrSplitter = new LineSplitter(maxBytes);
+  }
+
+  /**
+   * Always null: stderr is read here (tail + `--debug`), never handed out. The property exists
+   * because the SDK recognises a stdio transport by its `stderr` and `pid` members, and on stdio a
+   * `server/discover` probe that times out means "legacy server", where over HTTP it means "down".
+   */
+  get stderr(): null {
+    return null;
   }
 
   /** The server process id, once started. */
@@ -92,6 +108,11 @@ export class StdioProcessTransport implements Transport {
   /** How the process ended, once it has. */
   get exit(): ProcessExit | undefined {
     return this.exitInfo;
+  }
+
+  /** True when the server closed its stdout while its process still ran (it was then ended). */
+  get closedStdoutWhileRunning(): boolean {
+    return this.stdoutClosedAlive;
   }
 
   /** The last lines the server wrote to stderr, oldest first. */
@@ -131,6 +152,9 @@ export class StdioProcessTransport implements Transport {
       });
       child.stdout.on('data', (chunk: Buffer) => {
         this.handleStdout(chunk);
+      });
+      child.stdout.once('end', () => {
+        this.handleStdoutEnd();
       });
       child.stderr.on('data', (chunk: Buffer) => {
         this.handleStderr(chunk);
@@ -194,6 +218,18 @@ export class StdioProcessTransport implements Transport {
       }
       this.onmessage?.(message);
     }
+  }
+
+  private handleStdoutEnd(): void {
+    if (this.exitInfo !== undefined || this.closing !== undefined) return;
+    setTimeout(() => {
+      if (this.exitInfo !== undefined || this.closing !== undefined) return;
+      this.stdoutClosedAlive = true;
+      this.options.onDebug?.('the server closed its stdout but still runs: it is down');
+      this.reportClose();
+      // It can never answer again: end it and whatever it started.
+      void this.close();
+    }, STDOUT_CLOSED_GRACE_MS).unref();
   }
 
   private handleStderr(chunk: Buffer): void {
