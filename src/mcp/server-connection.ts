@@ -36,7 +36,7 @@ import {
 } from './server-session.js';
 import { MAX_CONSECUTIVE_FAILURES, restartDelay } from './restart-policy.js';
 import type { PoolLog, ServerState, ServerStatus } from './status.js';
-import type { StdioProcessTransport } from './stdio-transport.js';
+import { STDERR_GAP_PREFIX, type StdioProcessTransport } from './stdio-transport.js';
 import { messageOf } from '../errors.js';
 
 /** Stderr lines quoted to the model when a server dies during a call. */
@@ -437,7 +437,9 @@ export class ServerConnection {
   private warn(message: string): void {
     const tail = this.state === 'failed' || this.state === 'down' ? this.lastStderrTail : [];
     const stderr =
-      tail.length === 0 ? '' : `\n  last stderr lines:\n${tail.map((line) => `    ${line}`).join('\n')}`;
+      tail.length === 0
+        ? ''
+        : `\n  ${tail.some((line) => line.startsWith(STDERR_GAP_PREFIX)) ? 'first and last stderr lines' : 'last stderr lines'}:\n${tail.map((line) => `    ${line}`).join('\n')}`;
     this.options.log({ server: this.name, level: 'warn', message: `${message}${stderr}` });
   }
 }

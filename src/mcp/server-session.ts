@@ -84,7 +84,10 @@ export interface OpenServerSessionOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Opening failed. `stderrTail` holds the server's last stderr lines (stdio only). */
+/**
+ * Opening failed. `stderrTail` holds the server's stderr lines that best say why (stdio only): all
+ * of them when few, else the first and the last ones around a `…` line.
+ */
 export class ServerSessionStartError extends Error {
   readonly stderrTail: readonly string[];
   constructor(message: string, stderrTail: readonly string[], options?: ErrorOptions) {
@@ -213,7 +216,7 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
     );
     if (client !== undefined) await closeQuietly(client, transport);
     else await serverProcess?.close();
-    throw new ServerSessionStartError(reason, serverProcess?.stderrTail() ?? [], { cause: error });
+    throw new ServerSessionStartError(reason, serverProcess?.stderrExcerpt() ?? [], { cause: error });
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', abandon);

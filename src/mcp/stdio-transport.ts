@@ -31,6 +31,14 @@ import { messageOf } from '../errors.js';
 export const DEFAULT_KILL_GRACE_MS = 1_500;
 /** How many stderr lines are kept for error reports. */
 export const DEFAULT_STDERR_TAIL_LINES = 20;
+/**
+ * How many of the first stderr lines are kept too. A server that fails often says why first and
+ * then prints its usage (a Go kubernetes server: one error line, then forty of usage text), so the
+ * last lines alone would show the usage and hide the reason.
+ */
+const STDERR_HEAD_LINES = 5;
+/** Marks the lines left out between the first and the last stderr lines of an excerpt. */
+export const STDERR_GAP_PREFIX = '…';
 /** After the process exits, how long we still wait for the rest of its stdout. */
 const STDOUT_DRAIN_MS = 250;
 /**
@@ -81,6 +89,8 @@ export class StdioProcessTransport implements Transport {
   /** Set once the group has been seen gone or killed: its id may then belong to someone else. */
   private groupFinished = false;
   private closeReported = false;
+  private readonly stderrHead = new TailBuffer(STDERR_HEAD_LINES);
+  private stderrLineCount = 0;
   private stdoutClosedAlive = false;
 
   constructor(options: StdioTransportOptions) {
@@ -113,6 +123,21 @@ export class StdioProcessTransport implements Transport {
   /** True when the server closed its stdout while its process still ran (it was then ended). */
   get closedStdoutWhileRunning(): boolean {
     return this.stdoutClosedAlive;
+  }
+
+  /**
+   * The lines that best say why a server failed: all of its stderr when it was short, else its
+   * first lines, a `…` line saying how many were left out, and its last lines.
+   */
+  stderrExcerpt(): readonly string[] {
+    const tail = this.stderrLines.snapshot();
+    const head = this.stderrHead.snapshot();
+    const hidden = this.stderrLineCount - tail.length;
+    if (hidden <= 0) return tail;
+    const overlap = Math.max(0, head.length - hidden);
+    const skipped = hidden - (head.length - overlap);
+    const gap = skipped > 0 ? [`${STDERR_GAP_PREFIX} ${skipped} lines not shown`] : [];
+    return [...head.slice(0, head.length - overlap), ...gap, ...tail];
   }
 
   /** The last lines the server wrote to stderr, oldest first. */
@@ -244,6 +269,8 @@ export class StdioProcessTransport implements Transport {
 
   private recordStderr(line: string): void {
     this.stderrLines.add(line);
+    this.stderrLineCount += 1;
+    if (this.stderrHead.length < STDERR_HEAD_LINES) this.stderrHead.add(line);
     this.options.onStderrLine?.(line);
   }
 

@@ -1,4 +1,4 @@
-/** A server whose stdout closes while its process lives is down at once, not after the tool timeout. */
+/** Faults reported as what they are: a stdout that closes while the server lives, a start that fails before a page of usage text. */
 import { describe, expect, it } from 'vitest';
 import {
   closePoolsAfterEach,
@@ -30,5 +30,22 @@ describe('a server that closes its stdout and lives on', () => {
     );
     expect(pool.status()[0]).toMatchObject({ state: 'down' });
     expect(pool.status()[0]?.pid).toBeUndefined();
+  });
+});
+
+describe('a server that fails to start with its reason before a page of usage', () => {
+  it('is reported with its first stderr lines as well as its last', async () => {
+    const collector = logCollector();
+    const pool = await startPool({
+      servers: { kube: fixture('usage-after-error.mjs') },
+      env: testEnvironment(),
+      log: collector.log,
+    });
+    expect(pool.status()[0]).toMatchObject({ state: 'failed' });
+    const warning = collector.warnings()[0] ?? '';
+    expect(warning).toMatch(/^server "kube" failed to start: exited with code 2/);
+    expect(warning).toContain('first and last stderr lines:\n    error: unknown flag --kubeconfig-typo\n');
+    expect(warning).toContain('lines not shown');
+    expect(warning).toContain('--option-40');
   });
 });
