@@ -37,7 +37,15 @@ export interface ProjectConfigCandidate {
 }
 
 /** Settings a project file may not set (see the module comment). */
-export const PROJECT_FORBIDDEN_SETTINGS = ['providerUrl', 'providerApiKey', 'auditLog'] as const;
+export const PROJECT_FORBIDDEN_SETTINGS = [
+  'providerUrl',
+  'providerApiKey',
+  'auditLog',
+  // A repository must not be able to loosen the defences against its own content.
+  'auditLogMaxBytes',
+  'untrustedContent',
+  'budgets',
+] as const;
 
 /** What the trust question needs to know about a parsed project file. */
 export function describeProjectConfig(
@@ -93,6 +101,9 @@ export function mergeProjectConfig(
     ...(approval.length === 0 ? {} : { approval }),
     ...(hooks === undefined ? {} : { hooks }),
     ...(home.auditLog === undefined ? {} : { auditLog: home.auditLog }),
+    ...(home.auditLogMaxBytes === undefined ? {} : { auditLogMaxBytes: home.auditLogMaxBytes }),
+    ...(home.untrustedContent === undefined ? {} : { untrustedContent: home.untrustedContent }),
+    ...(home.budgets === undefined ? {} : { budgets: home.budgets }),
     ...(maxToolResultBytes === undefined ? {} : { maxToolResultBytes }),
   };
 }
