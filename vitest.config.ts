@@ -18,8 +18,11 @@ export default defineConfig({
       },
       {
         extends: true,
-        // Real MCP servers from npm and the built CLI end to end.
-        test: { name: 'integration', include: ['test/mcp/**/*.test.ts', 'test/e2e/**/*.test.ts'] },
+        // Real MCP servers (from npm and the built-in ones) and the built CLI end to end.
+        test: {
+          name: 'integration',
+          include: ['test/mcp/**/*.test.ts', 'test/builtin/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+        },
       },
     ],
   },

@@ -175,16 +175,29 @@ export const remoteServerSchema = z.object({
   ...commonServerShape,
 });
 
+/**
+ * The Go mcphost's built-in servers: `{"type": "builtin", "name": "fs", "options": {…}}`. The
+ * options are checked against the named server's own schema (src/builtin/options.ts).
+ */
+export const builtinServerSchema = z.object({
+  type: z.literal('builtin'),
+  name: z.string().min(1),
+  options: z.record(z.string(), z.unknown()).optional(),
+  ...commonServerShape,
+});
+
 export type StdioServerEntry = z.infer<typeof stdioServerSchema>;
 export type LocalServerEntry = z.infer<typeof localServerSchema>;
 export type RemoteServerEntry = z.infer<typeof remoteServerSchema>;
+export type BuiltinServerEntry = z.infer<typeof builtinServerSchema>;
 
 /** Every `type` a server entry may declare. */
-export const serverTypes = ['stdio', 'local', 'http', 'streamable-http', 'sse', 'remote'] as const;
+export const serverTypes = ['stdio', 'local', 'http', 'streamable-http', 'sse', 'remote', 'builtin'] as const;
 
 /** The keys each form knows; a key of another form is an error, any other key is ignored. */
 export const serverFormKeys = {
   stdio: Object.keys(stdioServerSchema.shape),
   local: Object.keys(localServerSchema.shape),
   remote: Object.keys(remoteServerSchema.shape),
+  builtin: Object.keys(builtinServerSchema.shape),
 } as const;

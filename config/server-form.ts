@@ -6,8 +6,9 @@
  */
 import type { ConfigPath, Problem } from './problems.js';
 import { describeKind, problemsFromError, quoteValue, renderPath } from './problems.js';
-import type { LocalServerEntry, RemoteServerEntry, StdioServerEntry } from './schema.js';
+import type { BuiltinServerEntry, LocalServerEntry, RemoteServerEntry, StdioServerEntry } from './schema.js';
 import {
+  builtinServerSchema,
   localServerSchema,
   remoteServerSchema,
   serverFormKeys,
@@ -21,19 +22,22 @@ export interface ProblemReport {
   readonly warnings: string[];
 }
 
-/** The three shapes of entry: Claude's stdio, the Go mcphost's local, and remote. */
+/** The shapes of entry: Claude's stdio, the Go mcphost's local and builtin, and remote. */
 export type ServerForm = keyof typeof serverFormKeys;
 
 const FORM_LABELS: Readonly<Record<ServerForm, string>> = {
   stdio: 'a stdio server',
   local: 'a "local" server',
   remote: 'a remote server',
+  builtin: 'a built-in server',
 };
 
 const ALL_FORM_KEYS = new Set<string>([
   ...serverFormKeys.stdio,
   ...serverFormKeys.local,
   ...serverFormKeys.remote,
+  // Not the built-in form's `name` and `options`: other tools' entries carry such keys of their
+  // own, and an unknown key there is only a warning.
 ]);
 
 /** True for `{…}` (not an array, not null). */
@@ -50,7 +54,7 @@ export function withoutNulls(entry: Record<string, unknown>): Record<string, unk
 export function chooseForm(
   entry: Record<string, unknown>,
   path: ConfigPath,
-): { form: ServerForm; transport: 'stdio' | 'http' | 'sse' } | Problem {
+): { form: ServerForm; transport: 'stdio' | 'http' | 'sse' | 'builtin' } | Problem {
   const { type } = entry;
   if (type === undefined) {
     if (entry.command !== undefined && entry.url !== undefined) {
@@ -80,7 +84,7 @@ export function chooseForm(
     case 'sse':
       return { form: 'remote', transport: 'sse' };
     case 'builtin':
-      return { path: typePath, message: 'the Go mcphost\'s "builtin" servers are not supported' };
+      return { form: 'builtin', transport: 'builtin' };
     default: {
       const accepted = serverTypes.map((name) => JSON.stringify(name)).join(', ');
       return { path: typePath, message: `expected one of ${accepted}, got ${quoteValue(type)}` };
@@ -97,6 +101,7 @@ function misplacedKeyMessage(form: ServerForm, key: string): string {
     return `not a key of ${label} (put the arguments in the "command" list)`;
   }
   if (form === 'remote') return `not a key of ${label} (it has a "url")`;
+  if (form === 'builtin') return `not a key of ${label} (it runs inside mcphost; settings go in "options")`;
   return `not a key of ${label} (it has a "command")`;
 }
 
@@ -143,7 +148,8 @@ export function commandShapeProblem(
 export type ParsedEntry =
   | { readonly form: 'stdio'; readonly entry: StdioServerEntry }
   | { readonly form: 'local'; readonly entry: LocalServerEntry }
-  | { readonly form: 'remote'; readonly entry: RemoteServerEntry };
+  | { readonly form: 'remote'; readonly entry: RemoteServerEntry }
+  | { readonly form: 'builtin'; readonly entry: BuiltinServerEntry };
 
 /** Checks an entry against the schema of its form; problems go to `report`. */
 export function parseForm(
@@ -169,6 +175,12 @@ export function parseForm(
     }
     case 'remote': {
       const result = remoteServerSchema.safeParse(entry, options);
+      if (result.success) parsed = { form, entry: result.data };
+      else report.problems.push(...problemsFromError(result.error, path));
+      break;
+    }
+    case 'builtin': {
+      const result = builtinServerSchema.safeParse(entry, options);
       if (result.success) parsed = { form, entry: result.data };
       else report.problems.push(...problemsFromError(result.error, path));
       break;

@@ -8,13 +8,14 @@
  */
 import type {
   OAuthSettings,
+  BuiltinServerDefinition,
   RemoteServerDefinition,
   ServerDefinition,
   StdioServerDefinition,
 } from '../src/mcp/definition.js';
 import type { ConfigPath, Problem } from './problems.js';
-import { describeKind, quoteValue } from './problems.js';
-import type { LocalServerEntry, RemoteServerEntry, StdioServerEntry } from './schema.js';
+import { describeKind, problemsFromError, quoteValue } from './problems.js';
+import type { BuiltinServerEntry, LocalServerEntry, RemoteServerEntry, StdioServerEntry } from './schema.js';
 import type { ParsedEntry, ProblemReport } from './server-form.js';
 import {
   checkKeys,
@@ -24,6 +25,7 @@ import {
   parseForm,
   withoutNulls,
 } from './server-form.js';
+import { BUILTIN_SERVER_NAMES, builtinServerNamed, parseBuiltinOptions } from '../src/builtin/options.js';
 import type { VariableLookup } from './variables.js';
 import { describeExpansionFailure, expandVariables } from './variables.js';
 
@@ -67,7 +69,7 @@ function expandMap(
 
 /** The settings every form shares, with the config-wide timeouts filled in. */
 function commonSettings(
-  entry: StdioServerEntry | LocalServerEntry | RemoteServerEntry,
+  entry: StdioServerEntry | LocalServerEntry | RemoteServerEntry | BuiltinServerEntry,
   context: ServerReadContext,
 ) {
   const initTimeoutMs = entry.initTimeout ?? context.defaults.initTimeoutMs;
@@ -183,6 +185,47 @@ function oauthSettings(
   };
 }
 
+/** `{"type": "builtin", "name": "fs", "options": {…}}`; `${VAR}` is expanded in the options' strings. */
+function builtinDefinition(
+  entry: BuiltinServerEntry,
+  path: ConfigPath,
+  context: ServerReadContext,
+): BuiltinServerDefinition | undefined {
+  const name = builtinServerNamed(entry.name);
+  if (name === undefined) {
+    const known = BUILTIN_SERVER_NAMES.map((known) => JSON.stringify(known)).join(', ');
+    context.problems.push({
+      path: [...path, 'name'],
+      message: `expected one of ${known}, got ${quoteValue(entry.name)}`,
+    });
+    return undefined;
+  }
+  const optionsPath = [...path, 'options'];
+  const options = Object.fromEntries(
+    Object.entries(entry.options ?? {}).map(([key, value]) => [
+      key,
+      expandOptionValue(value, [...optionsPath, key], context),
+    ]),
+  );
+  const parsed = parseBuiltinOptions(name, options);
+  if (!parsed.ok) {
+    context.problems.push(...problemsFromError(parsed.error, optionsPath));
+    return undefined;
+  }
+  return { transport: 'builtin', builtin: parsed.settings, ...commonSettings(entry, context) };
+}
+
+/** A string, or the strings of a list, with their variables expanded; anything else as it is. */
+function expandOptionValue(value: unknown, path: ConfigPath, context: ServerReadContext): unknown {
+  if (typeof value === 'string') return expand(value, path, context) ?? value;
+  if (Array.isArray(value)) {
+    return value.map((item: unknown, index) =>
+      typeof item === 'string' ? (expand(item, [...path, index], context) ?? item) : item,
+    );
+  }
+  return value;
+}
+
 function isHttpUrl(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const { protocol } = new URL(text);
@@ -222,7 +265,7 @@ export function readServerEntry(name: string, raw: unknown, context: ServerReadC
 
 function toDefinition(
   parsed: ParsedEntry,
-  transport: 'stdio' | 'http' | 'sse',
+  transport: 'stdio' | 'http' | 'sse' | 'builtin',
   path: ConfigPath,
   context: ServerReadContext,
 ): ServerDefinition | undefined {
@@ -252,6 +295,8 @@ function toDefinition(
     }
     case 'remote':
       return remoteDefinition(parsed.entry, transport === 'sse' ? 'sse' : 'http', path, context);
+    case 'builtin':
+      return builtinDefinition(parsed.entry, path, context);
     default: {
       const unexpected: never = parsed;
       return unexpected;

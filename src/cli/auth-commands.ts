@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, type LoadedConfig } from '../../config/index.js';
-import type { RemoteServerDefinition, ServerDefinition } from '../mcp/definition.js';
+import { isRemoteServer, type RemoteServerDefinition, type ServerDefinition } from '../mcp/definition.js';
 import { McpOAuthProvider } from '../mcp/auth/provider.js';
 import { signIn } from '../mcp/auth/sign-in.js';
 import { defaultSignInStorePath, SignInStore, serverKey, type SignInEntry } from '../mcp/auth/token-store.js';
@@ -45,10 +45,10 @@ function remoteServer(context: AuthCommandContext, name: string, command: string
     const known = Object.keys(context.config.servers).join(', ') || 'none';
     throw new ConfigError(`auth ${command}`, `no server named "${name}" in ${where} (servers: ${known})`);
   }
-  if (definition.transport === 'stdio') {
+  if (!isRemoteServer(definition)) {
     throw new ConfigError(
       `auth ${command}`,
-      `server "${name}" runs locally over stdio: there is nothing to sign in to`,
+      `server "${name}" runs locally (${definition.transport}): there is nothing to sign in to`,
     );
   }
   return definition;
@@ -91,7 +91,7 @@ export async function authStatus(context: AuthCommandContext): Promise<ExitCodeV
   const rows: Array<[string, string, string]> = [];
   const listed = new Set<string>();
   for (const [name, definition] of Object.entries(context.config.servers)) {
-    if (definition.transport === 'stdio') continue;
+    if (!isRemoteServer(definition)) continue;
     const key = serverKey(definition.url);
     listed.add(key);
     rows.push([name, definition.url, describeState(definition, stored.get(key), now)]);

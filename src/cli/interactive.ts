@@ -266,6 +266,10 @@ function promptFor(modelString: string, display: Display): string {
   return `${display.style.cyan(modelString)} ${display.style.bold('›')} `;
 }
 
+/** Said when the model would have no tools at all: how to give it some. */
+export const NO_SERVERS_HINT =
+  'No MCP servers are configured, so the model has no tools. Try `mcphost --builtin fs,todo` for the built-in ones, or add servers to ~/.mcp.json (see docs/builtin-servers.md).';
+
 async function banner(host: ChatHost, modelString: string, style: Display['style']): Promise<string> {
   const servers = host.servers();
   const ready = servers.filter((server) => server.state === 'ready').length;
@@ -276,7 +280,10 @@ async function banner(host: ChatHost, modelString: string, style: Display['style
     `${tools} ${tools === 1 ? 'tool' : 'tools'} from ${ready} ${ready === 1 ? 'server' : 'servers'}`,
   ];
   if (failed > 0) parts.push(style.red(`${failed} failed (see /servers)`));
-  return `${parts.join(' · ')}\n${style.dim('/help for commands · Ctrl-C stops a turn · Ctrl-D quits')}`;
+  const help = style.dim('/help for commands · Ctrl-C stops a turn · Ctrl-D quits');
+  return servers.length === 0
+    ? `${parts.join(' · ')}\n${style.yellow(NO_SERVERS_HINT)}\n${help}`
+    : `${parts.join(' · ')}\n${help}`;
 }
 
 async function toolOrigins(host: ChatHost): Promise<ReadonlyMap<string, ToolOrigin>> {

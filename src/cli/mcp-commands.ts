@@ -130,6 +130,8 @@ function target(definition: ServerDefinition): string {
     case 'http':
     case 'sse':
       return `${definition.url} (${definition.transport})`;
+    case 'builtin':
+      return `built-in ${definition.builtin.name}`;
   }
 }
 
@@ -150,6 +152,12 @@ function describeDefinition(name: string, definition: ServerDefinition): string 
       if (Object.keys(definition.headers).length > 0) {
         lines.push(`  headers: ${Object.keys(definition.headers).join(', ')}`);
       }
+      break;
+    case 'builtin':
+      lines.push(`  builtin: ${definition.builtin.name}`);
+      // The options are folders, limits and addresses, never secrets: shown whole.
+      if (Object.keys(definition.builtin.options).length > 0)
+        lines.push(`  options: ${clean(JSON.stringify(definition.builtin.options))}`);
       break;
   }
   if (definition.allowedTools !== undefined)

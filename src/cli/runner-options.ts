@@ -28,6 +28,7 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
       ...optional('auditLog', pathIn(io, options.auditLog)),
     },
     ...optional('servers', inputs.script?.servers),
+    ...optional('builtin', options.builtin),
     ...optional('history', session.loaded?.messages),
     ...optional('model', options.model ?? session.loaded?.model),
     ...optional('configPath', pathIn(io, options.configPath)),

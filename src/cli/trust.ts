@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ProjectConfigCandidate } from '../../config/index.js';
 import type { ServerDefinition } from '../mcp/definition.js';
+import type { BuiltinServerSettings } from '../builtin/options.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 import type { PromptIO } from './approval-prompt.js';
 
@@ -61,8 +62,32 @@ function describeServer(definition: ServerDefinition): string {
       const sent = headers.length === 0 ? '' : `  (sending headers ${headers.map(clean).join(', ')})`;
       return `connects to ${clean(definition.url)}${sent}`;
     }
+    case 'builtin':
+      return `mcphost's built-in "${definition.builtin.name}" server${describeBuiltinReach(definition.builtin)}`;
     default: {
       const unexpected: never = definition;
+      return JSON.stringify(unexpected);
+    }
+  }
+}
+
+/** What a built-in server can reach beyond its defaults, which is what trusting it means. */
+function describeBuiltinReach(settings: BuiltinServerSettings): string {
+  switch (settings.name) {
+    case 'fs': {
+      const directories = settings.options.allowedDirectories ?? [];
+      return directories.length === 0
+        ? ''
+        : `  (files in ${directories.map(stripControlCharacters).join(', ')})`;
+    }
+    case 'bash':
+      return settings.options.requireApproval === false ? '  (running commands without asking)' : '';
+    case 'fetch':
+      return settings.options.allowPrivateNetworks === true ? '  (reaching private networks)' : '';
+    case 'todo':
+      return '';
+    default: {
+      const unexpected: never = settings;
       return JSON.stringify(unexpected);
     }
   }

@@ -2,6 +2,7 @@
  * How to reach one MCP server, after config parsing and variable expansion. The config layer
  * produces these; the pool consumes them. (src never imports config: this is the seam.)
  */
+import type { BuiltinServerSettings } from '../builtin/options.js';
 
 /** Settings every server kind shares. */
 export interface ServerCommon {
@@ -61,5 +62,20 @@ export interface OAuthSettings {
   readonly redirectPort?: number;
 }
 
-/** How to reach one MCP server: started locally over stdio, or remote over HTTP. */
-export type ServerDefinition = StdioServerDefinition | RemoteServerDefinition;
+/**
+ * One of mcphost's own servers (`fs`, `bash`, `todo`, `fetch`), run inside this process over the
+ * SDK's in-memory transport, so that it goes through the same pool, names and safety layer.
+ */
+export interface BuiltinServerDefinition extends ServerCommon {
+  readonly transport: 'builtin';
+  /** Which built-in server, with its checked options. */
+  readonly builtin: BuiltinServerSettings;
+}
+
+/** How to reach one MCP server: started locally over stdio, remote over HTTP, or built in. */
+export type ServerDefinition = StdioServerDefinition | RemoteServerDefinition | BuiltinServerDefinition;
+
+/** A server reached over the network (the only kind that signs in). */
+export function isRemoteServer(definition: ServerDefinition): definition is RemoteServerDefinition {
+  return definition.transport === 'http' || definition.transport === 'sse';
+}

@@ -23,7 +23,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toToolResultBody, type ToolResultBody } from './content.js';
-import type { ServerDefinition } from './definition.js';
+import { isRemoteServer, type ServerDefinition } from './definition.js';
 import type { ParentEnvironment } from './environment.js';
 import { describeError, describeExit } from './describe.js';
 import {
@@ -334,7 +334,7 @@ export class ServerConnection {
     const { signIn, definition } = this.options;
     // Sign-in turned off: `mcphost auth login` would not help, so say what the server answered.
     let hint =
-      definition.transport !== 'stdio' && definition.oauth === false
+      isRemoteServer(definition) && definition.oauth === false
         ? `server ${this.name} refused the request (HTTP ${required.status ?? 401}) and its sign-in is off ("oauth": false)`
         : required.message;
     if (signIn !== undefined && !afterSignIn) {

@@ -50,8 +50,8 @@ export interface ServerSession {
   readonly transport: Transport;
   /** The server process, for stdio servers. */
   readonly process: StdioProcessTransport | undefined;
-  /** The transport in use (`http` may have fallen back to `sse`). */
-  readonly kind: 'stdio' | 'http' | 'sse';
+  /** The transport in use (`http` may have fallen back to `sse`; `builtin` is in-process). */
+  readonly kind: 'stdio' | 'http' | 'sse' | 'builtin';
   /** The protocol revision agreed with the server (`2026-07-28`, `2025-11-25`, …). */
   readonly protocolVersion: string | undefined;
   /** Every tool the server listed (all pages), before any filtering. */
@@ -163,6 +163,19 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
         await client.connect(serverProcess, { signal: deadline.signal, timeout: remaining() });
       }
       kind = 'stdio';
+    } else if (definition.transport === 'builtin') {
+      // In-process: the server's module (and the server SDK) load only when one is configured.
+      const { connectBuiltin } = await import('../builtin/connect.js');
+      transport = await connectBuiltin({
+        settings: definition.builtin,
+        parentEnv: options.parentEnv,
+        version: options.clientInfo.version,
+      });
+      // 'auto' like every server: the in-memory server answers the probe at once (today with an
+      // error, so the handshake is `initialize` on the same transport, ~1 ms).
+      client = makeClient(options, 'auto');
+      await client.connect(transport, { signal: deadline.signal, timeout: remaining() });
+      kind = 'builtin';
     } else {
       const remote = await connectRemote({
         serverName: options.serverName,

@@ -11,8 +11,8 @@ export type ServerState = 'starting' | 'ready' | 'down' | 'failed' | 'closed';
 export interface ServerStatus {
   /** The server's configured name. */
   readonly name: string;
-  /** `stdio`, or the remote transport in use (`http` may have fallen back to `sse`). */
-  readonly transport: 'stdio' | 'http' | 'sse';
+  /** `stdio`, the remote transport in use (`http` may have fallen back to `sse`), or `builtin`. */
+  readonly transport: 'stdio' | 'http' | 'sse' | 'builtin';
   readonly state: ServerState;
   /** Tools offered to the model (after `allowedTools`/`excludedTools`). */
   readonly toolCount: number;

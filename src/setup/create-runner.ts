@@ -25,6 +25,7 @@ import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
 import { UNTRUSTED_CONTENT_CLAUSE } from '../safety/untrusted-content.js';
 import type { ServerIdentity } from '../safety/audit-log.js';
 import { packageVersion } from '../version.js';
+import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
 import type { McpRunner } from './mcp-runner.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
@@ -75,6 +76,11 @@ export interface CreateRunnerOptions {
    * the config file is still read for its other settings.
    */
   readonly servers?: Readonly<Record<string, ServerDefinition>>;
+  /**
+   * Built-in servers to turn on for this run, besides the configured ones (`["fs", "todo"]`;
+   * see docs/builtin-servers.md). Each is named as its server (`fs__read_file`).
+   */
+  readonly builtin?: readonly string[];
   /** A conversation to continue (a loaded session). */
   readonly history?: readonly Message[];
   /** The context window and compaction; each field overrides the config's (see docs/long-conversations.md). */
@@ -145,8 +151,12 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
           ...optional('trustProject', options.trustProject),
         })
       : { ...parseConfig({ mcpServers: options.mcpServers }, 'mcpServers option', env), path: undefined };
-  const config =
+  const chosen =
     options.servers === undefined ? loaded : { ...loaded, servers: options.servers, disabledServers: [] };
+  const config =
+    options.builtin === undefined || options.builtin.length === 0
+      ? chosen
+      : { ...chosen, servers: withBuiltinServers(chosen.servers, parseBuiltinNames(options.builtin)) };
   for (const warning of config.warnings) options.onWarning?.(warning);
   const modelString = options.model ?? config.model ?? DEFAULT_MODEL;
   // A bad model string is blamed on where it came from: the option, or the config file's `model`.
@@ -288,7 +298,11 @@ function assembleAroundPool(
   const maxSteps = options.maxSteps ?? config.maxSteps;
   const safety = assembleSafety({
     host: pool,
-    safety: settings,
+    // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
+    safety: {
+      ...settings,
+      approval: [...builtinApprovalRules(config.servers), ...(settings.approval ?? [])],
+    },
     locate: (name) => pool.locate(name),
     identify: (server) => serverIdentity(pool, config.servers[server], server),
     ...optional('audit', audit),
@@ -409,6 +423,8 @@ function serverIdentity(
       ? {}
       : definition.transport === 'stdio'
         ? { command: [definition.command, ...definition.args].join(' ') }
-        : { url: definition.url };
+        : definition.transport === 'builtin'
+          ? {} // in-process: its serverInfo (`mcphost-fs`…) says which one
+          : { url: definition.url };
   return { ...(implementation ?? {}), ...started };
 }

@@ -70,12 +70,29 @@ describe('parseConfig errors', () => {
     [{ '': { command: 'x' } }, 'mcpServers[""]: a server needs a name'],
     [
       { files: { type: 'websocket', url: 'ws://h/' } },
-      'mcpServers.files.type: expected one of "stdio", "local", "http", "streamable-http", "sse", "remote", got "websocket"',
+      'mcpServers.files.type: expected one of "stdio", "local", "http", "streamable-http", "sse", "remote", "builtin", got "websocket"',
     ],
     [{ files: { type: 3, command: 'x' } }, 'mcpServers.files.type: expected string, got number'],
     [
-      { fs: { type: 'builtin', name: 'fs' } },
-      'mcpServers.fs.type: the Go mcphost\'s "builtin" servers are not supported',
+      { fs: { type: 'builtin', name: 'ftp' } },
+      'mcpServers.fs.name: expected one of "fs", "bash", "todo", "fetch", got "ftp"',
+    ],
+    [{ fs: { type: 'builtin' } }, 'mcpServers.fs.name: missing (expected string)'],
+    [
+      { fs: { type: 'builtin', name: 'fs', options: { allowedDirectories: 'src' } } },
+      'mcpServers.fs.options.allowedDirectories: expected array, got string',
+    ],
+    [
+      { sh: { type: 'builtin', name: 'bash', options: { timeout: 5 } } },
+      'mcpServers.sh.options: Unrecognized key: "timeout"',
+    ],
+    [
+      { sh: { type: 'builtin', name: 'bash', command: 'bash' } },
+      'mcpServers.sh.command: not a key of a built-in server (it runs inside mcphost; settings go in "options")',
+    ],
+    [
+      { web: { type: 'builtin', name: 'fetch', options: { allowPrivateNetworks: 'yes' } } },
+      'mcpServers.web.options.allowPrivateNetworks: expected boolean, got string',
     ],
     // Types inside an entry.
     [{ files: { command: 'npx', args: ['-y', 1] } }, 'mcpServers.files.args[1]: expected string, got number'],

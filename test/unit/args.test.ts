@@ -173,3 +173,20 @@ describe('--system-prompt', () => {
     }
   });
 });
+
+describe('--builtin', () => {
+  it('takes comma-separated names, repeated flags and the Go spelling http, each once', () => {
+    expect(options('--builtin', 'fs,todo')).toMatchObject({ builtin: ['fs', 'todo'] });
+    expect(options('--builtin', 'fs', '--builtin', 'http, fs')).toMatchObject({ builtin: ['fs', 'fetch'] });
+    expect(options().builtin).toBeUndefined();
+  });
+
+  it('names an unknown server and lists the known ones', () => {
+    expect(failure('--builtin', 'fs,git')).toBe(
+      '--builtin: "git" is not a built-in server (fs, bash, todo, fetch)',
+    );
+    expect(failure('--builtin', 'fs,')).toBe(
+      '--builtin: an empty name is not a built-in server (fs, bash, todo, fetch)',
+    );
+  });
+});

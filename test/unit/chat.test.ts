@@ -110,6 +110,15 @@ function userTexts(request: ChatRequest | undefined): string[] {
 }
 
 describe('the chat on plain pipes', () => {
+  it('says how to add servers when none is configured', async () => {
+    const chat = startChat({ terminal: false, replies: [] });
+    chat.type('/quit\n');
+    expect(await chat.finished).toBe(0);
+    expect(chat.out()).toContain(
+      'No MCP servers are configured, so the model has no tools. Try `mcphost --builtin fs,todo`',
+    );
+  });
+
   it('runs turns and commands with no escape sequence at all, keeping the history across turns', async () => {
     const chat = startChat({
       terminal: false,

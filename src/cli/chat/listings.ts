@@ -33,7 +33,9 @@ export function listTools(tools: readonly ToolDescription[], style: Style, colum
 
 /** Each configured server: state, tool count, process, last error. */
 export function listServers(servers: readonly ServerStatus[], style: Style, columns: number): string {
-  if (servers.length === 0) return 'No MCP servers are configured (~/.mcp.json, or --config FILE).';
+  if (servers.length === 0) {
+    return 'No MCP servers are configured (~/.mcp.json, or --config FILE). `--builtin fs,todo,bash,fetch` turns on the built-in ones.';
+  }
   const width = Math.max(...servers.map((server) => oneLine(server.name).length));
   return servers
     .map((server) => {

@@ -3,6 +3,7 @@
  * gives yargs its options and `--help` its lines, and turns what yargs parsed into {@link CliOptions},
  * with every value checked and every mistake one line naming the flag.
  */
+import { parseBuiltinNames, type BuiltinServerName } from '../../builtin/names.js';
 import { ConfigError } from '../../errors.js';
 import { optional } from '../../optional.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/schema.js';
@@ -47,6 +48,8 @@ export interface CliOptions {
   readonly noExit: boolean;
   /** `--no-color`: plain text in the chat (as with NO_COLOR or output that is not a terminal). */
   readonly noColor?: boolean;
+  /** `--builtin fs,todo`: built-in servers turned on for this run. */
+  readonly builtin?: readonly BuiltinServerName[];
   /** `mcphost script FILE [--args:name value …]`. */
   readonly script?: ScriptCommand;
 }
@@ -177,6 +180,12 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     describe: 'stop generating at TEXT (repeat for several)',
   },
   {
+    name: 'builtin',
+    kind: 'strings',
+    value: 'NAMES',
+    describe: 'turn on built-in servers for this run: fs, bash, todo, fetch (comma-separated)',
+  },
+  {
     name: 'approve-all',
     kind: 'boolean',
     describe: 'run tool calls that need approval without asking (deny rules and hooks still apply)',
@@ -261,8 +270,13 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     sessionPersistence: flag('session-persistence') !== false,
     noExit: flag('exit') === false,
     noColor: flag('color') === false,
+    ...optional('builtin', builtinNames(strings('builtin'))),
     ...optional('script', script),
   });
+}
+
+function builtinNames(values: readonly string[] | undefined): BuiltinServerName[] | undefined {
+  return values === undefined ? undefined : parseBuiltinNames(values);
 }
 
 function outputFormat(value: string | undefined): OutputFormat {

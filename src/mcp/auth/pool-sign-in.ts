@@ -6,7 +6,7 @@
  */
 import type { FetchLike, OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { QuestionQueue, UserQuestions } from '../../questions.js';
-import type { ServerDefinition } from '../definition.js';
+import { isRemoteServer, type ServerDefinition } from '../definition.js';
 import { McpOAuthProvider } from './provider.js';
 import { signIn as runSignIn } from './sign-in.js';
 import type { SignInStore } from './token-store.js';
@@ -46,8 +46,7 @@ function signInProviderFor(
   options: PoolAuthOptions,
 ): McpOAuthProvider | undefined {
   const { signIn } = options;
-  if (signIn === undefined || definition.transport === 'stdio' || definition.oauth === false)
-    return undefined;
+  if (signIn === undefined || !isRemoteServer(definition) || definition.oauth === false) return undefined;
   if (Object.keys(definition.headers).some((header) => header.toLowerCase() === 'authorization'))
     return undefined;
   return new McpOAuthProvider({
@@ -66,7 +65,8 @@ export function serverAuthFor(options: PoolAuthOptions): (name: string) => Serve
   const questions = signIn?.questions;
   return (name) => {
     const definition = options.servers[name];
-    if (definition === undefined || definition.transport === 'stdio') return {};
+    // Only remote servers sign in; stdio and built-in ones have no OAuth to speak of.
+    if (definition === undefined || !isRemoteServer(definition)) return {};
     const authProvider = options.authProviderFor
       ? options.authProviderFor(name)
       : signInProviderFor(name, definition, options);

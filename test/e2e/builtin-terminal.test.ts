@@ -1,0 +1,81 @@
+/**
+ * Built-in servers in the chat, in a real terminal (tmux, the BUILT CLI, the fake Ollama): the
+ * hint when no server is configured, and bash asking before it runs a command. Skipped, saying
+ * why, only when tmux is not installed.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { CLI, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+
+const hasTmux = tmuxAvailable();
+if (!hasTmux)
+  console.warn('tmux is not installed: skipping the built-in terminal tests (apt-get install tmux)');
+
+const QUESTION = 'Allow? [y] once  [t] always this tool  [s] always this server  [n] deny';
+
+let home: TemporaryHome;
+let work: string;
+let ollama: FakeOllama | undefined;
+let terminal: TmuxTerminal | undefined;
+
+beforeEach(async () => {
+  home = await temporaryHome();
+  work = await mkdtemp(join(tmpdir(), 'mcphost-builtin-tty-'));
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await ollama?.close();
+  ollama = undefined;
+  await home.remove();
+  await rm(work, { recursive: true, force: true });
+});
+
+async function chat(args: readonly string[]): Promise<TmuxTerminal> {
+  if (ollama === undefined) throw new Error('start the fake model first');
+  terminal = await TmuxTerminal.start({
+    command: [process.execPath, CLI, '--provider-url', ollama.url, '--no-color', ...args],
+    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+    cwd: work,
+    columns: 200,
+  });
+  await terminal.waitFor('mistral-small');
+  return terminal;
+}
+
+describe.skipIf(!hasTmux)('built-in servers in the chat', () => {
+  it('says how to add servers when none is configured', async () => {
+    ollama = await startFakeOllama([]);
+    const screen = await (await chat([])).waitFor('No MCP servers are configured');
+    expect(screen).toContain('0 tools from 0 servers');
+    expect(screen).toContain('Try `mcphost --builtin fs,todo`');
+  });
+
+  it('asks before a bash command, and runs it once allowed', async () => {
+    const marker = join(work, 'made-by-bash');
+    ollama = await startFakeOllama([], {
+      fallback: (request) => {
+        const last = request.messages.at(-1);
+        return last?.role === 'tool'
+          ? textReply(`model saw: ${last.content.replace(/\s+/g, ' ')}`)
+          : toolCallReply(['bash__run_command', { command: `touch ${marker} && echo touched` }]);
+      },
+    });
+    const tty = await chat(['--builtin', 'bash,todo']);
+    expect(tty.capture()).not.toContain('No MCP servers are configured');
+    tty.type('make the file');
+    tty.keys('Enter');
+    const asked = await tty.waitFor(QUESTION);
+    expect(asked).toContain('bash__run_command');
+    expect(existsSync(marker)).toBe(false);
+    tty.type('y');
+    tty.keys('Enter');
+    await tty.waitFor('model saw: touched [exit code 0]');
+    expect(existsSync(marker)).toBe(true);
+  });
+});
