@@ -7,19 +7,21 @@
  * call is answered as an error result the model reads.
  */
 import { CANCELLED, untilAborted } from '../abort.js';
-import { AbortedError } from '../errors.js';
-import type { FetchLike, Tool } from '@modelcontextprotocol/client';
+import { AbortedError, ServerError } from '../errors.js';
+import type { Client, FetchLike, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
 import type { ToolResultBody } from './content.js';
 import type { ServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 import type { ParentEnvironment } from './environment.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
-import { ServerConnection } from './server-connection.js';
+import type { ServerFeatures } from './client-features.js';
+import { ServerConnection, type ToolProgress } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
 import type { ClientIdentity } from './session.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
+export type { ToolProgress } from './server-connection.js';
 
 /** How long a server may take to start and list its tools, unless configured otherwise. */
 export const DEFAULT_INIT_TIMEOUT_MS = 30_000;
@@ -54,6 +56,10 @@ export interface McpPoolOptions {
   readonly killGraceMs?: number;
   /** Cancels the start: every server begun is ended, and {@link McpPool.start} rejects with AbortedError. */
   readonly signal?: AbortSignal;
+  /** Elicitation, server logs, change notifications (see {@link ServerFeatures}). Default: none declared. */
+  readonly features?: ServerFeatures;
+  /** Every tool call carries a progress token; its progress reports arrive here. */
+  readonly onProgress?: (progress: ToolProgress) => void;
 }
 
 /** One line of a `/tools` listing. */
@@ -98,6 +104,8 @@ export class McpPool implements ToolHost {
           onToolsChanged: () => {
             this.table = undefined;
           },
+          ...(options.features === undefined ? {} : { features: options.features }),
+          ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
         }),
     );
     this.connections = new Map(connections.map((connection) => [connection.name, connection]));
@@ -188,7 +196,7 @@ export class McpPool implements ToolHost {
     }
     let body: ToolResultBody;
     try {
-      body = await connection.call(address.tool, call.input, signal);
+      body = await connection.call(address.tool, call.input, signal, call.id);
     } catch (error) {
       // Unreachable by design (a connection answers every failure as data); kept so a bug here
       // costs one tool result, not the whole run.
@@ -201,6 +209,31 @@ export class McpPool implements ToolHost {
       content: body.content,
       isError: body.isError,
     };
+  }
+
+  /** The configured server names, in configuration order. */
+  serverNames(): readonly string[] {
+    return [...this.connections.keys()];
+  }
+
+  /**
+   * The live SDK client of a server, for resources, prompts and completion (a stopped server is
+   * restarted as for a tool call). Throws ServerError when there is no such server or it is unusable.
+   */
+  async clientOf(server: string, signal?: AbortSignal): Promise<Client> {
+    const connection = this.connections.get(server);
+    if (connection === undefined || this.closing !== undefined) {
+      const known = this.serverNames().join(', ') || 'none';
+      throw new ServerError(
+        server,
+        this.closing === undefined
+          ? `no MCP server is named "${server}" (configured: ${known})`
+          : 'the MCP servers have been shut down',
+      );
+    }
+    const client = await connection.client(signal);
+    if (typeof client === 'string') throw new ServerError(server, client);
+    return client;
   }
 
   /** Each server's state, tool count, last error and stderr tail, in configuration order. */

@@ -20,6 +20,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/client';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { applyLogLevel, bindFeatures, type ServerFeatures } from './client-features.js';
 import { toToolResultBody, type ToolResultBody } from './content.js';
 import type { ServerDefinition } from './definition.js';
 import type { ParentEnvironment } from './environment.js';
@@ -54,6 +55,21 @@ export interface ServerConnectionOptions {
   readonly log: PoolLog;
   /** The set of offered tools may have changed (list changed, server given up). */
   readonly onToolsChanged: () => void;
+  /** What the client offers the server besides tool calls (elicitation, logs, notifications). */
+  readonly features?: ServerFeatures;
+  /** A tool call's `notifications/progress`, with the call's own id given to {@link call}. */
+  readonly onProgress?: (progress: ToolProgress) => void;
+}
+
+/** One progress report of a running tool call. */
+export interface ToolProgress {
+  readonly server: string;
+  readonly tool: string;
+  /** The id of the model's tool call, when the caller gave one. */
+  readonly toolCallId?: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /** A server and its current session. */
@@ -108,6 +124,7 @@ export class ServerConnection {
     tool: string,
     input: Readonly<Record<string, unknown>>,
     signal?: AbortSignal,
+    toolCallId?: string,
   ): Promise<ToolResultBody> {
     const session = await this.usableSession(signal);
     if (typeof session === 'string') return errorBody(session);
@@ -127,6 +144,14 @@ export class ServerConnection {
             this.debug(
               `"${tool}" progress ${progress.progress}${progress.total === undefined ? '' : `/${progress.total}`}`,
             );
+            this.options.onProgress?.({
+              server: this.name,
+              tool,
+              ...(toolCallId === undefined ? {} : { toolCallId }),
+              progress: progress.progress,
+              ...(progress.total === undefined ? {} : { total: progress.total }),
+              ...(progress.message === undefined ? {} : { message: progress.message }),
+            });
           },
         },
       );
@@ -135,6 +160,15 @@ export class ServerConnection {
     } catch (error) {
       return errorBody(this.describeCallFailure(error, session, tool, signal, performance.now() - started));
     }
+  }
+
+  /**
+   * The live SDK client (starting or restarting the server as a tool call would), for requests
+   * other than tool calls: resources, prompts, completion. A string says why there is none.
+   */
+  async client(signal?: AbortSignal): Promise<Session['client'] | string> {
+    const session = await this.usableSession(signal);
+    return typeof session === 'string' ? session : session.client;
   }
 
   /** A snapshot for `/servers`. */
@@ -257,6 +291,9 @@ export class ServerConnection {
           this.pendingProcess = serverProcess;
         },
         signal: this.closing.signal,
+        ...(this.options.features === undefined
+          ? {}
+          : { features: bindFeatures(this.options.features, this.name) }),
       });
     } catch (error) {
       this.pendingProcess = undefined;
@@ -276,6 +313,9 @@ export class ServerConnection {
     }
     this.session = session;
     this.kind = session.kind;
+    void applyLogLevel(session.client, this.options.features, (message) => {
+      this.debug(message);
+    });
     this.offered = this.filter(session.tools);
     this.toolsStale = false;
     this.state = 'ready';

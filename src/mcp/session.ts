@@ -11,6 +11,7 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { capabilitiesOf, installFeatureHandlers, type SessionFeatures } from './client-features.js';
 import type { ServerDefinition } from './definition.js';
 import { describeError, describeExit } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
@@ -54,6 +55,8 @@ export interface OpenSessionOptions {
   readonly onSpawn?: (process: StdioProcessTransport) => void;
   /** Abandons the attempt (the pool is closing). */
   readonly signal?: AbortSignal;
+  /** Elicitation, logs, change notifications: declared as capabilities and installed as handlers. */
+  readonly features?: SessionFeatures;
 }
 
 /** Opening failed. `stderrTail` holds the server's last stderr lines (stdio only). */
@@ -161,6 +164,7 @@ function makeClient(options: OpenSessionOptions): Client {
   const client = new Client(
     { name: options.clientInfo.name, version: options.clientInfo.version },
     {
+      capabilities: capabilitiesOf(options.features),
       // No auto-refresh: the pool refreshes a changed list right before the next model call, so the
       // model never sees a list that is still being fetched.
       listChanged: {
@@ -174,6 +178,7 @@ function makeClient(options: OpenSessionOptions): Client {
       },
     },
   );
+  installFeatureHandlers(client, options.features);
   client.onclose = () => {
     options.onClosed(client);
   };

@@ -5,7 +5,7 @@
 import type { ParentEnvironment } from '../mcp/environment.js';
 import type { RunnerOptions } from '../runner.js';
 import type { ToolHost } from '../types.js';
-import type { ApprovalHandler } from './approval.js';
+import type { ApprovalHandler, QuestionQueue } from './approval.js';
 import type { AuditSink } from './audit-log.js';
 import { GuardedToolHost, type ToolLocation } from './guarded-tool-host.js';
 import { HookRunner, type HookSessionContext, type HooksConfig } from './hooks.js';
@@ -30,6 +30,8 @@ export interface SafetySettings {
   readonly env: ParentEnvironment;
   /** Hook failures that do not block. */
   readonly onWarning?: (message: string) => void;
+  /** The runner's one question queue. */
+  readonly questionQueue?: QuestionQueue;
 }
 
 /** The guarded host, and the Runner options for `UserPromptSubmit` and `Stop` hooks. */
@@ -57,6 +59,7 @@ export function assembleSafety(settings: SafetySettings): Safety {
     ...(hooks === undefined ? {} : { hooks }),
     ...(settings.audit === undefined ? {} : { audit: settings.audit }),
     ...(settings.maxToolResultBytes === undefined ? {} : { maxResultBytes: settings.maxToolResultBytes }),
+    ...(settings.questionQueue === undefined ? {} : { questionQueue: settings.questionQueue }),
   });
   return { guard, runnerOptions: hooks === undefined ? {} : promptHooks(hooks) };
 }

@@ -61,6 +61,8 @@ export interface GuardedToolHostOptions {
   readonly maxResultBytes?: number;
   /** The clock. Default `Date.now`. */
   readonly now?: () => number;
+  /** The runner's one question queue (shared with elicitation). Default: a queue of its own. */
+  readonly questionQueue?: QuestionQueue;
 }
 
 /** Whether a call may run, and who said so. */
@@ -81,7 +83,7 @@ export class GuardedToolHost implements ToolHost {
   readonly grants = new SessionGrants();
   readonly #options: GuardedToolHostOptions;
   readonly #policy: ApprovalPolicy;
-  readonly #questions = new QuestionQueue();
+  readonly #questions: QuestionQueue;
   readonly #inFlight = new Set<Promise<unknown>>();
   /** Aborted by {@link close}: questions, hooks and calls still pending end at once. */
   readonly #closing = new AbortController();
@@ -93,6 +95,7 @@ export class GuardedToolHost implements ToolHost {
     }
     this.#options = options;
     this.#policy = options.policy ?? new ApprovalPolicy();
+    this.#questions = options.questionQueue ?? new QuestionQueue();
   }
 
   tools(): Promise<readonly ToolSpec[]> {

@@ -13,7 +13,11 @@ import {
 } from '../../config/index.js';
 import { createProvider } from '../../providers/index.js';
 import { ServerError } from '../errors.js';
-import { McpPool, type PoolLogEntry, type ServerStatus } from '../mcp/pool.js';
+import { McpPool, type PoolLogEntry, type ServerStatus, type ToolProgress } from '../mcp/pool.js';
+import { describeLogData, type ServerLogLevel, type ServerLogMessage } from '../mcp/server-logs.js';
+import { createElicitationHandler, type ElicitationOutcome } from '../mcp/elicitation.js';
+import { ServerOfferings } from '../mcp/server-offerings.js';
+import { QuestionQueue } from '../questions.js';
 import { optional } from '../optional.js';
 import { Runner, type RunnerOptions } from '../runner.js';
 import type { ApprovalHandler } from '../safety/approval.js';
@@ -23,7 +27,8 @@ import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import { packageVersion } from '../version.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
-import type { UserQuestions } from '../questions.js';
+import type { ServerFeatures } from '../mcp/client-features.js';
+import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../questions.js';
 import type { GenerationSettings, Message, Provider } from '../types.js';
 
 /** The model used when neither the caller nor the config names one. */
@@ -77,6 +82,20 @@ export interface CreateRunnerOptions {
    * given, wins over `questions.approveToolCall`.
    */
   readonly questions?: UserQuestions;
+  /**
+   * Answers servers' elicitations (form and URL mode); wins over `questions.elicit`. Default: none,
+   * and every elicitation is declined. Answers to a form are checked against its schema before
+   * they are sent; a form that cannot be shown, a bad answer or a suspicious URL is declined.
+   */
+  readonly onElicitation?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
+  /** Told how each elicitation was answered (and why, when the host answered for the user). */
+  readonly onElicitationOutcome?: (outcome: ElicitationOutcome) => void;
+  /** Progress reports of running tool calls (every call carries a progress token). */
+  readonly onProgress?: (progress: ToolProgress) => void;
+  /** Servers' log messages (`notifications/message`). Also passed to `onServerLog` as `debug`. */
+  readonly onServerLogMessage?: (server: string, message: ServerLogMessage) => void;
+  /** The least severe log level servers should send (`logging/setLevel`). Default: the server's own. */
+  readonly serverLogLevel?: ServerLogLevel;
   /** Run `ask` calls without asking (`--approve-all`). Deny rules and hooks still apply. */
   readonly approveAll?: boolean;
   /** Append one JSON line per tool call to this file; overrides the config's `auditLog`. */
@@ -106,6 +125,9 @@ export class McpRunner extends Runner {
 
   readonly #systemPrompt: string | undefined;
 
+  /** Resources, templates and prompts of the servers, and `@server:uri` / `/server:prompt` expansion. */
+  readonly mcp: ServerOfferings;
+
   constructor(options: ConstructorParameters<typeof Runner>[0] & { readonly pool: McpPool }) {
     // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
     super({
@@ -115,6 +137,7 @@ export class McpRunner extends Runner {
     });
     this.#pool = options.pool;
     this.#systemPrompt = options.systemPrompt;
+    this.mcp = new ServerOfferings(options.pool);
   }
 
   /** The system prompt sent with every model call (a saved session records it). */
@@ -178,7 +201,11 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   const auditLogPath = options.auditLog ?? config.auditLog;
   const audit =
     auditLogPath === undefined ? undefined : await openAuditLog(resolve(auditLogPath), options.onWarning);
+  // One queue per runner: tool approvals and server questions are asked one at a time.
+  const questionQueue = new QuestionQueue();
   const pool = await McpPool.start({
+    features: serverFeatures(options, questionQueue),
+    ...optional('onProgress', options.onProgress),
     servers: config.servers,
     env,
     clientInfo: { name: 'mcphost', version: packageVersion() },
@@ -197,6 +224,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       systemPrompt,
       audit,
       projectDir,
+      questionQueue,
     });
   } catch (error) {
     // Whatever failed after the servers started, they must not outlive it.
@@ -217,6 +245,7 @@ function assembleAroundPool(
     readonly systemPrompt: string | undefined;
     readonly audit: Awaited<ReturnType<typeof openAuditLog>> | undefined;
     readonly projectDir: string;
+    readonly questionQueue: QuestionQueue;
   },
 ): Assembly {
   const { options, config, env, provider, modelString, systemPrompt, audit, projectDir } = context;
@@ -246,6 +275,7 @@ function assembleAroundPool(
     },
     env,
     ...optional('onWarning', options.onWarning),
+    questionQueue: context.questionQueue,
   });
   const guard: GuardedToolHost = safety.guard;
   const runner = new McpRunner({
@@ -264,6 +294,28 @@ function assembleAroundPool(
     ...optional('onHistoryChange', options.onHistoryChange),
   });
   return { runner, config, modelString };
+}
+
+/** What the pool offers servers: elicitation answered through the questions, logs passed on. */
+function serverFeatures(options: CreateRunnerOptions, queue: QuestionQueue): ServerFeatures {
+  const questions: UserQuestions = {
+    ...options.questions,
+    ...optional('elicit', options.onElicitation),
+  };
+  return {
+    elicit: createElicitationHandler({
+      questions,
+      queue,
+      ...optional('onOutcome', options.onElicitationOutcome),
+    }),
+    onLogMessage: (server, message) => {
+      const logger = message.logger === undefined ? '' : ` ${message.logger}`;
+      const data = describeLogData(message.data);
+      options.onServerLog?.({ server, level: 'debug', message: `log ${message.level}${logger}: ${data}` });
+      options.onServerLogMessage?.(server, message);
+    },
+    ...optional('logLevel', options.serverLogLevel),
+  };
 }
 
 /** Creates a Runner for a model with the tools of every configured MCP server. */
