@@ -7,6 +7,8 @@ import type { ServerStatus } from '../mcp/status.js';
 import type { Runner } from '../runner.js';
 import { describeFailure } from './exit-codes.js';
 import { listHistory, listServers, listTools, showUsage } from './chat/listings.js';
+import { OFFERINGS_COMMANDS, showPrompts, showResources } from './chat/offerings-commands.js';
+import type { ServerOfferings } from '../mcp/server-offerings.js';
 import type { Style } from './chat/style.js';
 import type { UsageTotals } from './chat/usage.js';
 
@@ -24,6 +26,7 @@ export const SLASH_COMMANDS: readonly CommandHelp[] = [
   { name: '/history', summary: 'show the conversation so far' },
   { name: '/clear', summary: 'start a new conversation (also /new)' },
   { name: '/usage', summary: 'tokens in and out this session' },
+  ...OFFERINGS_COMMANDS,
   { name: '/model', argument: 'provider:model', summary: 'switch model, keeping the conversation' },
   { name: '/save', argument: 'FILE', summary: 'save the conversation to a file' },
   { name: '/quit', summary: 'leave (also /exit, or Ctrl-D)' },
@@ -34,6 +37,7 @@ export type SlashCommand =
   | { readonly kind: 'help' | 'tools' | 'servers' | 'history' | 'clear' | 'usage' | 'quit' }
   | { readonly kind: 'model'; readonly modelString: string | undefined }
   | { readonly kind: 'save'; readonly path: string | undefined }
+  | { readonly kind: 'resources' | 'prompts'; readonly server: string | undefined }
   | { readonly kind: 'unknown'; readonly name: string; readonly suggestion: string | undefined };
 
 /**
@@ -63,6 +67,10 @@ export function parseCommand(line: string): SlashCommand | undefined {
       return { kind: 'model', modelString: argument === '' ? undefined : argument };
     case '/save':
       return { kind: 'save', path: argument === '' ? undefined : argument };
+    case '/resources':
+      return { kind: 'resources', server: argument === '' ? undefined : argument };
+    case '/prompts':
+      return { kind: 'prompts', server: argument === '' ? undefined : argument };
     case '/quit':
     case '/exit':
       return { kind: 'quit' };
@@ -91,6 +99,8 @@ export interface CommandContext {
   readonly style: Style;
   columns(): number;
   readonly debug: boolean;
+  /** Resources and prompts of the servers (absent for a chat without MCP servers behind it). */
+  readonly offerings?: ServerOfferings;
 }
 
 /** What the chat should do after a command. */
@@ -118,6 +128,16 @@ export async function runCommand(command: SlashCommand, context: CommandContext)
       return switchModel(command.modelString, context);
     case 'save':
       return save(command.path, context);
+    case 'resources':
+    case 'prompts': {
+      if (context.offerings === undefined) return error('No MCP servers in this chat.');
+      const list = command.kind === 'resources' ? showResources : showPrompts;
+      try {
+        return show(await list(context.offerings, command.server, context.style));
+      } catch (failure) {
+        return error(message(failure, context.debug));
+      }
+    }
     case 'quit':
       return { kind: 'quit' };
     case 'unknown': {

@@ -24,6 +24,10 @@ import { detectDisplay, type Display } from './chat/display.js';
 import { HistoryFile, historyFilePath, loadHistory } from './chat/input-history.js';
 import type { MarkdownRenderer } from './chat/markdown.js';
 import type { PrompterSlot } from './chat/prompter.js';
+import type { PromptArgument } from '@modelcontextprotocol/client';
+import type { PromptEntry } from '../mcp/prompts.js';
+import type { ServerOfferings } from '../mcp/server-offerings.js';
+import type { Prompt } from '../runner.js';
 import { createStatusIndicator } from './chat/status-line.js';
 import type { ToolOrigin } from './chat/tool-lines.js';
 import { TurnView } from './chat/turn-view.js';
@@ -67,6 +71,8 @@ export interface ChatHost {
   readonly systemPrompt?: string;
   describeTools(): Promise<readonly ToolDescription[]>;
   servers(): readonly ServerStatus[];
+  /** Resources and prompts: `@server:uri` and `/server:prompt` in a message, `/resources`, `/prompts`. */
+  readonly offerings?: ServerOfferings;
 }
 
 export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOptions): Promise<ExitCodeValue> {
@@ -76,6 +82,7 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
       ...optional('systemPrompt', runner.systemPrompt),
       describeTools: () => runner.pool.describeTools(),
       servers: () => runner.servers,
+      offerings: runner.mcp,
     },
     io,
     options,
@@ -181,6 +188,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     style,
     columns: () => display.columns(),
     debug: options.debug,
+    ...optional('offerings', host.offerings),
   };
 
   const runTurn = async (text: string): Promise<void> => {
@@ -199,7 +207,10 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     turn = { controller, view };
     view.start();
     try {
-      const result = await host.runner.run(text, {
+      const prompt = await expandTurn(host, text, options.prompter, controller.signal, (note) => {
+        io.stderr.write(`${style.dim(note)}\n`);
+      });
+      const result = await host.runner.run(prompt, {
         signal: controller.signal,
         onEvent: (event) => {
           view.onEvent(event);
@@ -264,6 +275,35 @@ function providerOf(modelString: string): string | undefined {
 /** `ollama:mistral-small › ` */
 function promptFor(modelString: string, display: Display): string {
   return `${display.style.cyan(modelString)} ${display.style.bold('›')} `;
+}
+
+/**
+ * `/server:prompt args` and `@server:uri` filled in through the servers; a missing required
+ * prompt argument is asked on the chat's own prompt. Plain text when there are no servers.
+ */
+async function expandTurn(
+  host: ChatHost,
+  text: string,
+  prompter: PrompterSlot | undefined,
+  signal: AbortSignal,
+  note: (line: string) => void,
+): Promise<Prompt> {
+  if (host.offerings === undefined) return text;
+  const turn = await host.offerings.expandUserTurn(text, {
+    signal,
+    ...optional(
+      'askArgument',
+      prompter &&
+        ((prompt: PromptEntry, argument: PromptArgument) => {
+          const about = argument.description === undefined ? '' : ` (${argument.description})`;
+          return prompter.ask(`/${prompt.server}:${prompt.name} needs ${argument.name}${about}: `, {
+            signal,
+          });
+        }),
+    ),
+  });
+  for (const line of turn.notes) note(line);
+  return turn.content;
 }
 
 async function banner(host: ChatHost, modelString: string, style: Display['style']): Promise<string> {

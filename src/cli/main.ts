@@ -3,6 +3,7 @@
  * failure into one line on stderr and an exit code. Nothing here calls process.exit: bin does.
  */
 import { resolve } from 'node:path';
+import type { ElicitationOutcome } from '../mcp/elicitation.js';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import { optional } from '../optional.js';
 import type { Message } from '../types.js';
@@ -97,6 +98,13 @@ interface Inputs {
   readonly systemPrompt: string | undefined;
 }
 
+/** One stderr line: which server asked what, and what was answered (and why, if the host chose). */
+function describeElicitationOutcome(outcome: ElicitationOutcome): string {
+  const reason = outcome.reason === undefined ? '' : ` (${outcome.reason})`;
+  const message = stripControlCharacters(outcome.message);
+  return `server "${outcome.server}" asked for input (${outcome.mode}): "${message}" — ${outcome.action}${reason}`;
+}
+
 async function run(
   flags: CliOptions,
   io: CliIO,
@@ -137,6 +145,14 @@ async function run(
     onWarning: (message) => reporter.note(`warning: ${message}`),
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
     interactive: chatFollows,
+    onProgress: (report) => reporter.progress?.(report),
+    onElicitationOutcome: (outcome) => {
+      reporter.note(describeElicitationOutcome(outcome));
+    },
+    ...optional(
+      'onElicitation',
+      prompter && (await import('./chat/elicitation-prompt.js')).createElicitationPrompt(prompter),
+    ),
     ...optional(
       'onApproval',
       prompter && (await import('./approval-prompt.js')).createApprovalPrompt(prompter),
