@@ -7,7 +7,13 @@ import type { ServerStatus } from '../mcp/status.js';
 import type { Runner } from '../runner.js';
 import { describeFailure } from './exit-codes.js';
 import { listHistory, listServers, listTools, showUsage } from './chat/listings.js';
-import { OFFERINGS_COMMANDS, showPrompts, showResources } from './chat/offerings-commands.js';
+import {
+  formatServerLogs,
+  OFFERINGS_COMMANDS,
+  showPrompts,
+  showResources,
+} from './chat/offerings-commands.js';
+import type { ServerLogRecord } from '../mcp/server-logs.js';
 import type { ServerOfferings } from '../mcp/server-offerings.js';
 import type { Style } from './chat/style.js';
 import type { UsageTotals } from './chat/usage.js';
@@ -37,7 +43,7 @@ export type SlashCommand =
   | { readonly kind: 'help' | 'tools' | 'servers' | 'history' | 'clear' | 'usage' | 'quit' }
   | { readonly kind: 'model'; readonly modelString: string | undefined }
   | { readonly kind: 'save'; readonly path: string | undefined }
-  | { readonly kind: 'resources' | 'prompts'; readonly server: string | undefined }
+  | { readonly kind: 'resources' | 'prompts' | 'logs'; readonly server: string | undefined }
   | { readonly kind: 'unknown'; readonly name: string; readonly suggestion: string | undefined };
 
 /**
@@ -71,6 +77,8 @@ export function parseCommand(line: string): SlashCommand | undefined {
       return { kind: 'resources', server: argument === '' ? undefined : argument };
     case '/prompts':
       return { kind: 'prompts', server: argument === '' ? undefined : argument };
+    case '/logs':
+      return { kind: 'logs', server: argument === '' ? undefined : argument };
     case '/quit':
     case '/exit':
       return { kind: 'quit' };
@@ -101,6 +109,8 @@ export interface CommandContext {
   readonly debug: boolean;
   /** Resources and prompts of the servers (absent for a chat without MCP servers behind it). */
   readonly offerings?: ServerOfferings;
+  /** The servers' kept log messages, of one server or all. */
+  serverLogs?(server?: string): readonly ServerLogRecord[];
 }
 
 /** What the chat should do after a command. */
@@ -138,6 +148,8 @@ export async function runCommand(command: SlashCommand, context: CommandContext)
         return error(message(failure, context.debug));
       }
     }
+    case 'logs':
+      return show(formatServerLogs(context.serverLogs?.(command.server) ?? [], context.style));
     case 'quit':
       return { kind: 'quit' };
     case 'unknown': {

@@ -27,6 +27,7 @@ import type { PrompterSlot } from './chat/prompter.js';
 import type { PromptArgument } from '@modelcontextprotocol/client';
 import type { PromptEntry } from '../mcp/prompts.js';
 import type { ServerOfferings } from '../mcp/server-offerings.js';
+import type { ServerLogRecord } from '../mcp/server-logs.js';
 import type { Prompt } from '../runner.js';
 import { createStatusIndicator } from './chat/status-line.js';
 import type { ToolOrigin } from './chat/tool-lines.js';
@@ -73,6 +74,8 @@ export interface ChatHost {
   servers(): readonly ServerStatus[];
   /** Resources and prompts: `@server:uri` and `/server:prompt` in a message, `/resources`, `/prompts`. */
   readonly offerings?: ServerOfferings;
+  /** The servers' kept log messages, for `/logs`. */
+  serverLogs?(server?: string): readonly ServerLogRecord[];
 }
 
 export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOptions): Promise<ExitCodeValue> {
@@ -83,6 +86,7 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
       describeTools: () => runner.pool.describeTools(),
       servers: () => runner.servers,
       offerings: runner.mcp,
+      serverLogs: (server) => runner.serverLogs.list(server),
     },
     io,
     options,
@@ -189,6 +193,9 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     columns: () => display.columns(),
     debug: options.debug,
     ...optional('offerings', host.offerings),
+    ...(host.serverLogs === undefined
+      ? {}
+      : { serverLogs: (server?: string) => host.serverLogs?.(server) ?? [] }),
   };
 
   const runTurn = async (text: string): Promise<void> => {

@@ -146,6 +146,8 @@ async function run(
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
     interactive: chatFollows,
     onProgress: (report) => reporter.progress?.(report),
+    // --debug asks servers for everything; otherwise each server keeps its own default level.
+    ...(options.debug ? { serverLogLevel: 'debug' as const } : {}),
     onElicitationOutcome: (outcome) => {
       reporter.note(describeElicitationOutcome(outcome));
     },

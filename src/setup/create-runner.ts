@@ -14,7 +14,12 @@ import {
 import { createProvider } from '../../providers/index.js';
 import { ServerError } from '../errors.js';
 import { McpPool, type PoolLogEntry, type ServerStatus, type ToolProgress } from '../mcp/pool.js';
-import { describeLogData, type ServerLogLevel, type ServerLogMessage } from '../mcp/server-logs.js';
+import {
+  describeLogData,
+  ServerLogBook,
+  type ServerLogLevel,
+  type ServerLogMessage,
+} from '../mcp/server-logs.js';
 import { createElicitationHandler, type ElicitationOutcome } from '../mcp/elicitation.js';
 import { ServerOfferings } from '../mcp/server-offerings.js';
 import { QuestionQueue } from '../questions.js';
@@ -128,7 +133,15 @@ export class McpRunner extends Runner {
   /** Resources, templates and prompts of the servers, and `@server:uri` / `/server:prompt` expansion. */
   readonly mcp: ServerOfferings;
 
-  constructor(options: ConstructorParameters<typeof Runner>[0] & { readonly pool: McpPool }) {
+  /** The servers' latest log messages (`notifications/message`), for `/logs`. */
+  readonly serverLogs: ServerLogBook;
+
+  constructor(
+    options: ConstructorParameters<typeof Runner>[0] & {
+      readonly pool: McpPool;
+      readonly serverLogs?: ServerLogBook;
+    },
+  ) {
     // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
     super({
       ...options,
@@ -138,6 +151,7 @@ export class McpRunner extends Runner {
     this.#pool = options.pool;
     this.#systemPrompt = options.systemPrompt;
     this.mcp = new ServerOfferings(options.pool);
+    this.serverLogs = options.serverLogs ?? new ServerLogBook();
   }
 
   /** The system prompt sent with every model call (a saved session records it). */
@@ -203,8 +217,9 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     auditLogPath === undefined ? undefined : await openAuditLog(resolve(auditLogPath), options.onWarning);
   // One queue per runner: tool approvals and server questions are asked one at a time.
   const questionQueue = new QuestionQueue();
+  const serverLogs = new ServerLogBook();
   const pool = await McpPool.start({
-    features: serverFeatures(options, questionQueue),
+    features: serverFeatures(options, questionQueue, serverLogs),
     ...optional('onProgress', options.onProgress),
     servers: config.servers,
     env,
@@ -225,6 +240,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       audit,
       projectDir,
       questionQueue,
+      serverLogs,
     });
   } catch (error) {
     // Whatever failed after the servers started, they must not outlive it.
@@ -246,6 +262,7 @@ function assembleAroundPool(
     readonly audit: Awaited<ReturnType<typeof openAuditLog>> | undefined;
     readonly projectDir: string;
     readonly questionQueue: QuestionQueue;
+    readonly serverLogs: ServerLogBook;
   },
 ): Assembly {
   const { options, config, env, provider, modelString, systemPrompt, audit, projectDir } = context;
@@ -281,6 +298,7 @@ function assembleAroundPool(
   const runner = new McpRunner({
     provider,
     pool,
+    serverLogs: context.serverLogs,
     tools: guard,
     onClose: async () => {
       // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
@@ -297,7 +315,11 @@ function assembleAroundPool(
 }
 
 /** What the pool offers servers: elicitation answered through the questions, logs passed on. */
-function serverFeatures(options: CreateRunnerOptions, queue: QuestionQueue): ServerFeatures {
+function serverFeatures(
+  options: CreateRunnerOptions,
+  queue: QuestionQueue,
+  serverLogs: ServerLogBook,
+): ServerFeatures {
   const questions: UserQuestions = {
     ...options.questions,
     ...optional('elicit', options.onElicitation),
@@ -309,6 +331,7 @@ function serverFeatures(options: CreateRunnerOptions, queue: QuestionQueue): Ser
       ...optional('onOutcome', options.onElicitationOutcome),
     }),
     onLogMessage: (server, message) => {
+      serverLogs.add({ ...message, server, at: Date.now() });
       const logger = message.logger === undefined ? '' : ` ${message.logger}`;
       const data = describeLogData(message.data);
       options.onServerLog?.({ server, level: 'debug', message: `log ${message.level}${logger}: ${data}` });

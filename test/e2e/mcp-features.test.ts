@@ -28,6 +28,7 @@ describe('server offerings through the library', () => {
   const elicitations: ElicitationRequest[] = [];
   const outcomes: ElicitationOutcome[] = [];
   const progress: ToolProgress[] = [];
+  const serverLog: string[] = [];
   let answerForm: (request: ElicitationRequest) => Record<string, unknown> | 'decline' = () => 'decline';
 
   beforeAll(async () => {
@@ -44,6 +45,8 @@ describe('server offerings through the library', () => {
       },
       onElicitationOutcome: (outcome) => outcomes.push(outcome),
       onProgress: (report) => progress.push(report),
+      serverLogLevel: 'debug',
+      onServerLog: (entry) => serverLog.push(entry.message),
     });
   });
 
@@ -200,5 +203,23 @@ describe('server offerings through the library', () => {
         message: `step ${step}`,
       })),
     );
+  });
+
+  it("keeps the servers' log messages, at the level asked for", async () => {
+    ollama.push(toolCallReply(['everything__toggle-simulated-logging', {}]));
+    ollama.push(textReply('on'));
+    await runner.run('log something');
+    for (let waited = 0; waited < 3000 && runner.serverLogs.list('everything').length === 0; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const [first] = runner.serverLogs.list('everything');
+    expect(first?.server).toBe('everything');
+    expect(String(first?.data)).toMatch(/-level message|level-message/);
+    expect(runner.serverLogs.list('offerings')).toEqual([]);
+    expect(serverLog.some((line) => line.startsWith(`log ${first?.level ?? '?'}`))).toBe(true);
+    // Off again, so the server stops sending.
+    ollama.push(toolCallReply(['everything__toggle-simulated-logging', {}]));
+    ollama.push(textReply('off'));
+    await runner.run('stop logging');
   });
 });

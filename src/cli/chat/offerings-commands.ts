@@ -7,6 +7,7 @@ import { describeArguments } from '../../mcp/prompts.js';
 import type { ResourceListing } from '../../mcp/resources.js';
 import type { ServerOfferings } from '../../mcp/server-offerings.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
+import { describeLogData, type ServerLogRecord } from '../../mcp/server-logs.js';
 import type { Style } from './style.js';
 
 /** These commands, for `/help` and Tab completion. */
@@ -17,6 +18,7 @@ export const OFFERINGS_COMMANDS = [
     summary: 'list resources and templates; attach one with @server:uri',
   },
   { name: '/prompts', argument: '[server]', summary: 'list prompts; run one with /server:prompt [args]' },
+  { name: '/logs', argument: '[server]', summary: "the servers' latest log messages" },
 ] as const;
 
 const clean = (text: string): string => stripControlCharacters(text);
@@ -65,4 +67,19 @@ export function formatPrompts(prompts: readonly PromptEntry[], style: Style): st
     return `  ${style.cyan(`/${prompt.server}:${prompt.name}`)}  ${clean(about)}\n      takes ${clean(describeArguments(prompt))}`;
   });
   return ['Prompts (arguments as name=value or in order):', ...lines].join('\n');
+}
+
+/** `/logs [server]`: the kept log messages, oldest first. */
+export function formatServerLogs(records: readonly ServerLogRecord[], style: Style): string {
+  if (records.length === 0) return 'No log messages from servers yet.';
+  return records
+    .map((record) => {
+      const time = new Date(record.at).toISOString().slice(11, 19);
+      const logger = record.logger === undefined ? '' : ` ${clean(record.logger)}`;
+      const level = ['error', 'critical', 'alert', 'emergency'].includes(record.level)
+        ? style.red(record.level)
+        : record.level;
+      return `  ${time} ${style.cyan(record.server)} ${level}${logger}: ${clean(describeLogData(record.data))}`;
+    })
+    .join('\n');
 }
