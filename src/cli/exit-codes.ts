@@ -1,4 +1,4 @@
-/** Exit codes, documented in the README. Each says whose fault the failure was. */
+/** Exit codes, documented in docs/scripting.md. Each says whose fault the failure was. */
 import {
   AbortedError,
   ConfigError,

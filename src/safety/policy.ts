@@ -2,7 +2,7 @@
  * The approval policy: which tool calls run without asking, which need the user's yes, which never
  * run.
  *
- * How a decision is reached (documented for users in the README):
+ * How a decision is reached (documented for users in docs/safety.md):
  *
  * - Within one rule set (one config file) the **first rule that matches wins**, in the order
  *   written, so `filesystem__read_*: allow` above `filesystem__*: deny` reads as it is meant. When

@@ -1,6 +1,6 @@
 /**
  * What `--output-format json` and `--output-format stream-json` print: the documented, stable shapes
- * (see the README). `json` prints one {@link JsonResult}; `stream-json` prints one
+ * (see docs/scripting.md). `json` prints one {@link JsonResult}; `stream-json` prints one
  * {@link StreamEvent} per line, the last of which is the same {@link JsonResult}.
  */
 import type { ServerState } from '../../mcp/status.js';
@@ -57,7 +57,7 @@ export interface JsonResult {
   readonly type: 'result';
   /** True when the model answered (exit code 0). */
   readonly ok: boolean;
-  /** The process's exit code (see the README's table). */
+  /** The process's exit code (see the table in docs/scripting.md). */
   readonly exitCode: number;
   /** The final answer (on failure: the text of the unfinished step, often empty). */
   readonly text: string;
