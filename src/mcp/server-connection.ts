@@ -391,6 +391,7 @@ export class ServerConnection {
     const { allowedTools, excludedTools } = this.options.definition;
     return tools.filter(
       (tool) =>
+        !isAppOnly(tool) &&
         (allowedTools === undefined || allowedTools.includes(tool.name)) &&
         (excludedTools === undefined || !excludedTools.includes(tool.name)),
     );
@@ -453,6 +454,17 @@ export class ServerConnection {
       tail.length === 0 ? '' : `\n  last stderr lines:\n${tail.map((line) => `    ${line}`).join('\n')}`;
     this.options.log({ server: this.name, level: 'warn', message: `${message}${stderr}` });
   }
+}
+
+/**
+ * A tool meant only for an app's UI (MCP Apps: `_meta.ui.visibility` without `"model"`), which
+ * must not be offered to the model.
+ */
+function isAppOnly(tool: Tool): boolean {
+  const ui: unknown = tool._meta?.ui;
+  if (typeof ui !== 'object' || ui === null || !('visibility' in ui)) return false;
+  const { visibility } = ui;
+  return Array.isArray(visibility) && !visibility.includes('model');
 }
 
 function errorBody(message: string): ToolResultBody {

@@ -222,4 +222,11 @@ describe('server offerings through the library', () => {
     ollama.push(textReply('off'));
     await runner.run('stop logging');
   });
+
+  it('does not offer the model tools meant only for an app', async () => {
+    const names = (await runner.pool.tools()).map((tool) => tool.name);
+    expect(names).toContain('offerings__shared');
+    expect(names).toContain('offerings__steps');
+    expect(names).not.toContain('offerings__app-refresh');
+  });
 });
