@@ -10,6 +10,7 @@ import type { Message } from '../types.js';
 import { parseArguments, type CliOptions, type ScriptCommand } from './args.js';
 import { AbortedError } from '../errors.js';
 import { ExitCode, exitCodeOf, signalExitCode, type ExitCodeValue } from './exit-codes.js';
+import { captureLibraryConsole } from './library-console.js';
 import { pathIn, type CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
@@ -64,6 +65,11 @@ async function runWithSignals(
   signals: SignalSource,
   reporter: Reporter,
 ): Promise<ExitCodeValue> {
+  // A library's console output would land in the answer on stdout: it goes to the --debug log.
+  const restoreConsole = captureLibraryConsole((message) => {
+    if (!options.debug) return;
+    io.stderr.write(`[library] ${stripControlCharacters(redactText(message))}\n`);
+  });
   const controller = new AbortController();
   let received: NodeJS.Signals | undefined;
   const listeners = HANDLED_SIGNALS.map((signal) => {
@@ -86,6 +92,7 @@ async function runWithSignals(
     throw error;
   } finally {
     for (const [signal, listener] of listeners) signals.off(signal, listener);
+    restoreConsole();
   }
 }
 

@@ -73,6 +73,11 @@ export class TailBuffer {
     if (this.lines.length > this.capacity) this.lines.shift();
   }
 
+  /** How many lines are kept now. */
+  get length(): number {
+    return this.lines.length;
+  }
+
   /** The kept lines, oldest first. */
   snapshot(): readonly string[] {
     return [...this.lines];

@@ -8,20 +8,21 @@
  */
 import { CANCELLED, untilAborted } from '../abort.js';
 import { AbortedError, ServerError } from '../errors.js';
-import type { Client, FetchLike, Tool } from '@modelcontextprotocol/client';
+import type { Client, FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
 import type { ToolResultBody } from './content.js';
 import type { ServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 import type { ParentEnvironment } from './environment.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
-import type { ServerFeatures } from './client-features.js';
 import { ServerConnection, type ToolProgress } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
-import type { ClientIdentity } from './session.js';
+import type { ServerLogLevel } from './server-logs.js';
+import type { ClientIdentity, ConfigureClient } from './server-session.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
 export type { ToolProgress } from './server-connection.js';
+export type { ConfigureClient } from './server-session.js';
 
 /** How long a server may take to start and list its tools, unless configured otherwise. */
 export const DEFAULT_INIT_TIMEOUT_MS = 30_000;
@@ -50,14 +51,24 @@ export interface McpPoolOptions {
   readonly clientInfo?: ClientIdentity;
   /** For remote servers. Default: the global `fetch`. */
   readonly fetch?: FetchLike;
+  /**
+   * Sets up every SDK client the pool makes (capabilities via `client.registerCapabilities`,
+   * handlers via `client.setRequestHandler`), before it connects — again on every restart.
+   */
+  readonly configureClient?: ConfigureClient;
+  /** OAuth per remote server: the provider for a server name, or undefined for none. */
+  readonly authProviderFor?: (serverName: string) => OAuthClientProvider | undefined;
   /** The clock for restart backoff. Default `Date.now`. */
   readonly now?: () => number;
   /** Between SIGTERM and SIGKILL when ending a server's process group. Default 1.5 s. */
   readonly killGraceMs?: number;
   /** Cancels the start: every server begun is ended, and {@link McpPool.start} rejects with AbortedError. */
   readonly signal?: AbortSignal;
-  /** Elicitation, server logs, change notifications (see {@link ServerFeatures}). Default: none declared. */
-  readonly features?: ServerFeatures;
+  /**
+   * The least severe log level servers should send (`logging/setLevel`, asked of each server that
+   * declares logging right after it connects, restarts too). Default: the server's own.
+   */
+  readonly serverLogLevel?: ServerLogLevel;
   /** Every tool call carries a progress token; its progress reports arrive here. */
   readonly onProgress?: (progress: ToolProgress) => void;
 }
@@ -87,27 +98,29 @@ export class McpPool implements ToolHost {
   private constructor(options: McpPoolOptions) {
     const log: PoolLog = options.log ?? (() => undefined);
     const now = options.now ?? Date.now;
-    const connections = Object.entries(options.servers).map(
-      ([name, definition]) =>
-        new ServerConnection({
-          name,
-          definition,
-          parentEnv: options.env,
-          clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-          initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
-          toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-          maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
-          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-          ...(options.fetch ? { fetch: options.fetch } : {}),
-          now,
-          log,
-          onToolsChanged: () => {
-            this.table = undefined;
-          },
-          ...(options.features === undefined ? {} : { features: options.features }),
-          ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
-        }),
-    );
+    const connections = Object.entries(options.servers).map(([name, definition]) => {
+      const authProvider = definition.transport === 'stdio' ? undefined : options.authProviderFor?.(name);
+      return new ServerConnection({
+        name,
+        definition,
+        parentEnv: options.env,
+        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
+        initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
+        toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+        maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
+        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.configureClient ? { configureClient: options.configureClient } : {}),
+        ...(authProvider ? { authProvider } : {}),
+        ...(options.serverLogLevel === undefined ? {} : { serverLogLevel: options.serverLogLevel }),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        now,
+        log,
+        onToolsChanged: () => {
+          this.table = undefined;
+        },
+      });
+    });
     this.connections = new Map(connections.map((connection) => [connection.name, connection]));
     // If our process exits without close() (process.exit on a signal, an uncaught error), the
     // servers' process groups must not outlive it. An exit handler can only do synchronous work.
@@ -217,22 +230,23 @@ export class McpPool implements ToolHost {
   }
 
   /**
-   * The live SDK client of a server, for resources, prompts and completion (a stopped server is
-   * restarted as for a tool call). Throws ServerError when there is no such server or it is unusable.
+   * A server's live SDK client, for requests other than tool calls (resources, prompts,
+   * completion). A stopped server is started or restarted as for a tool call. Rejects with
+   * ServerError saying why when there is no such server or it cannot be used.
    */
-  async clientOf(server: string, signal?: AbortSignal): Promise<Client> {
-    const connection = this.connections.get(server);
+  async client(serverName: string, signal?: AbortSignal): Promise<Client> {
+    const connection = this.connections.get(serverName);
     if (connection === undefined || this.closing !== undefined) {
       const known = this.serverNames().join(', ') || 'none';
       throw new ServerError(
-        server,
+        serverName,
         this.closing === undefined
-          ? `no MCP server is named "${server}" (configured: ${known})`
+          ? `no MCP server is named "${serverName}" (configured: ${known})`
           : 'the MCP servers have been shut down',
       );
     }
     const client = await connection.client(signal);
-    if (typeof client === 'string') throw new ServerError(server, client);
+    if (typeof client === 'string') throw new ServerError(serverName, client);
     return client;
   }
 

@@ -27,7 +27,7 @@ export async function listPrompts(
   const lists = await Promise.all(
     servers.map(async (name) => {
       try {
-        return await listServerPrompts(await pool.clientOf(name, signal), name, signal);
+        return await listServerPrompts(await pool.client(name, signal), name, signal);
       } catch (error) {
         if (server !== undefined) throw error;
         return [];
@@ -137,7 +137,7 @@ export async function getPrompt(
   values: Readonly<Record<string, string>>,
   signal?: AbortSignal,
 ): Promise<GetPromptResult> {
-  const client = await pool.clientOf(server, signal);
+  const client = await pool.client(server, signal);
   try {
     return await client.getPrompt({ name, arguments: { ...values } }, signal === undefined ? {} : { signal });
   } catch (error) {

@@ -1,18 +1,26 @@
 /**
  * Remote servers: Streamable HTTP, falling back to the older HTTP+SSE transport.
  *
- * The fallback follows the MCP spec's backwards-compatibility advice: a server that does not speak
- * Streamable HTTP refuses the first POST, and the client then tries the SSE endpoint at the same
- * URL. Each attempt needs a fresh `Client`, because a client that failed to connect keeps nothing
- * useful.
+ * The fallback follows the MCP spec's backwards-compatibility rule (2025-03-26 and later,
+ * "Transports"): a client POSTs first, and only when that POST fails with an HTTP 4xx status such
+ * as 404 or 405 does it try the old SSE endpoint at the same URL. So:
+ * - 401/403 is authorization, not an old server: never a fallback. With an OAuth provider the SDK
+ *   signs in; without one the start fails with one line saying the server needs sign-in.
+ * - a protocol-version error, a refused `initialize`, a network failure or silence is not an old
+ *   transport either: the Streamable HTTP failure is reported as it is.
+ * Each attempt needs a fresh `Client`, because a client that failed to connect keeps nothing useful.
  */
 import {
+  SdkHttpError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
   type Client,
   type FetchLike,
+  type OAuthClientProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { CANCELLED, untilAborted } from '../abort.js';
 import type { RemoteServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 
@@ -29,20 +37,36 @@ export interface RemoteConnection {
 
 /** What {@link connectRemote} needs. */
 export interface RemoteConnectOptions {
+  /** The configured name, for error messages. */
+  readonly serverName: string;
   readonly definition: RemoteServerDefinition;
   /** Makes a fresh client with its handlers installed. */
   readonly makeClient: () => Client;
-  /** Bounds the whole attempt (both transports). */
+  /** Bounds the whole attempt (both transports), whatever the server does. */
   readonly signal: AbortSignal;
-  /** The per-request timeout for `initialize`. */
+  /** The per-request timeout for the handshake. */
   readonly timeoutMs: number;
   readonly fetch?: FetchLike;
+  /** OAuth for this server, passed to both transports (the SDK runs the flow on a 401). */
+  readonly authProvider?: OAuthClientProvider;
   readonly onDebug: (message: string) => void;
 }
 
+/** The server answered 401/403 and no sign-in could satisfy it. */
+export class SignInRequiredError extends Error {
+  readonly status: number;
+  readonly serverName: string;
+  constructor(serverName: string, status: number, options?: ErrorOptions) {
+    super(`needs sign-in (HTTP ${status})`, options);
+    this.name = 'SignInRequiredError';
+    this.status = status;
+    this.serverName = serverName;
+  }
+}
+
 /**
- * Connects to a remote server. `http` tries Streamable HTTP, then SSE unless the deadline passed;
- * `sse` goes straight to SSE. Throws with both reasons when neither works.
+ * Connects to a remote server. `http` tries Streamable HTTP, then SSE when the POST was refused
+ * as by a server that does not speak Streamable HTTP; `sse` goes straight to SSE.
  */
 export async function connectRemote(options: RemoteConnectOptions): Promise<RemoteConnection> {
   const { definition } = options;
@@ -50,16 +74,17 @@ export async function connectRemote(options: RemoteConnectOptions): Promise<Remo
   try {
     return await attempt(options, 'http');
   } catch (streamableError) {
-    if (options.signal.aborted) throw streamableError;
-    options.onDebug(`Streamable HTTP failed (${describeError(streamableError)}); trying SSE`);
+    if (options.signal.aborted || !isOldTransportAnswer(streamableError)) throw streamableError;
+    options.onDebug(
+      `Streamable HTTP refused (${describeError(streamableError)}); trying the old SSE transport`,
+    );
     try {
       return await attempt(options, 'sse');
     } catch (sseError) {
+      if (sseError instanceof SignInRequiredError) throw sseError;
       throw new Error(
         `Streamable HTTP: ${describeError(streamableError)}; SSE fallback: ${describeError(sseError)}`,
-        {
-          cause: streamableError,
-        },
+        { cause: streamableError },
       );
     }
   }
@@ -78,24 +103,55 @@ export async function terminateRemote(transport: Transport): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The HTTP status an SDK transport error carries, if any. */
+export function httpStatusOf(error: unknown): number | undefined {
+  if (error instanceof UnauthorizedError) return 401;
+  if (error instanceof SdkHttpError) return error.status;
+  return undefined;
+}
+
+/** A 4xx other than authorization, timeout or rate limit: what a pre-2025-03-26 server answers a POST with. */
+function isOldTransportAnswer(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return status !== undefined && status >= 400 && status < 500 && ![401, 403, 408, 429].includes(status);
+}
+
 async function attempt(options: RemoteConnectOptions, kind: 'http' | 'sse'): Promise<RemoteConnection> {
   const url = new URL(options.definition.url);
-  const requestInit: RequestInit = { headers: { ...options.definition.headers } };
+  const transportOptions = {
+    requestInit: { headers: { ...options.definition.headers } },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+  };
   const transport: Transport =
     kind === 'http'
-      ? new StreamableHTTPClientTransport(url, {
-          requestInit,
-          ...(options.fetch ? { fetch: options.fetch } : {}),
-        })
+      ? new StreamableHTTPClientTransport(url, transportOptions)
       : // SSE is deprecated in favour of Streamable HTTP (tried first); it is the fallback for old servers.
         // eslint-disable-next-line @typescript-eslint/no-deprecated
-        new SSEClientTransport(url, { requestInit, ...(options.fetch ? { fetch: options.fetch } : {}) });
+        new SSEClientTransport(url, transportOptions);
   const client = options.makeClient();
-  try {
-    await client.connect(transport, { signal: options.signal, timeout: options.timeoutMs });
-  } catch (error) {
+  const closeAll = async (): Promise<void> => {
     await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+  };
+  try {
+    // The SSE transport's start waits for an `endpoint` event that a broken server never sends,
+    // whatever signal it is given: the deadline is enforced here, and the transport closed.
+    const connected = await untilAborted(
+      client.connect(transport, { signal: options.signal, timeout: options.timeoutMs }),
+      options.signal,
+    );
+    if (connected === CANCELLED) throw abortReason(options.signal);
+  } catch (error) {
+    await closeAll();
+    const status = httpStatusOf(error);
+    if (status === 401 || status === 403)
+      throw new SignInRequiredError(options.serverName, status, { cause: error });
     throw error;
   }
   return { client, transport, kind };
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the start was abandoned');
 }

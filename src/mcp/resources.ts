@@ -9,7 +9,7 @@ import type { ImageBlock, TextBlock } from '../types.js';
 /** The part of the pool these functions use (a fake in unit tests). */
 export interface ServerClients {
   serverNames(): readonly string[];
-  clientOf(server: string, signal?: AbortSignal): Promise<Client>;
+  client(serverName: string, signal?: AbortSignal): Promise<Client>;
 }
 
 /** One resource a server lists. */
@@ -57,7 +57,7 @@ export async function listResources(
   const results = await Promise.all(
     servers.map(async (name) => {
       try {
-        return { name, listing: await listServerResources(await pool.clientOf(name, signal), name, signal) };
+        return { name, listing: await listServerResources(await pool.client(name, signal), name, signal) };
       } catch (error) {
         if (server !== undefined) throw error;
         return { name, reason: messageOf(error) };
@@ -129,7 +129,7 @@ export async function readResource(
   uri: string,
   signal?: AbortSignal,
 ): Promise<ReadResourceResult> {
-  const client = await pool.clientOf(server, signal);
+  const client = await pool.client(server, signal);
   try {
     return await client.readResource({ uri }, signal === undefined ? {} : { signal });
   } catch (error) {

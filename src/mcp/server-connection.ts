@@ -16,25 +16,29 @@ import {
   ProtocolError,
   SdkError,
   SdkErrorCode,
+  type Client,
   type FetchLike,
+  type OAuthClientProvider,
   type Tool,
 } from '@modelcontextprotocol/client';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { applyLogLevel, bindFeatures, type ServerFeatures } from './client-features.js';
+import { applyLogLevel } from './client-features.js';
+import type { ServerLogLevel } from './server-logs.js';
 import { toToolResultBody, type ToolResultBody } from './content.js';
 import type { ServerDefinition } from './definition.js';
 import type { ParentEnvironment } from './environment.js';
 import { describeError, describeExit } from './describe.js';
 import {
-  closeSession,
-  openSession,
-  SessionStartError,
+  closeServerSession,
+  openServerSession,
+  ServerSessionStartError,
   type ClientIdentity,
-  type Session,
-} from './session.js';
+  type ConfigureClient,
+  type ServerSession,
+} from './server-session.js';
 import { MAX_CONSECUTIVE_FAILURES, restartDelay } from './restart-policy.js';
 import type { PoolLog, ServerState, ServerStatus } from './status.js';
-import type { StdioProcessTransport } from './stdio-transport.js';
+import { STDERR_GAP_PREFIX, type StdioProcessTransport } from './stdio-transport.js';
 import { messageOf } from '../errors.js';
 
 /** Stderr lines quoted to the model when a server dies during a call. */
@@ -51,12 +55,16 @@ export interface ServerConnectionOptions {
   readonly maxToolTimeoutMs: number;
   readonly killGraceMs?: number;
   readonly fetch?: FetchLike;
+  /** Sets up each fresh SDK client of this server (capabilities, request handlers). */
+  readonly configureClient?: ConfigureClient;
+  /** OAuth for a remote server. */
+  readonly authProvider?: OAuthClientProvider;
   readonly now: () => number;
   readonly log: PoolLog;
   /** The set of offered tools may have changed (list changed, server given up). */
   readonly onToolsChanged: () => void;
-  /** What the client offers the server besides tool calls (elicitation, logs, notifications). */
-  readonly features?: ServerFeatures;
+  /** Asked of the server right after each connect, when it declares logging. */
+  readonly serverLogLevel?: ServerLogLevel;
   /** A tool call's `notifications/progress`, with the call's own id given to {@link call}. */
   readonly onProgress?: (progress: ToolProgress) => void;
 }
@@ -77,7 +85,7 @@ export class ServerConnection {
   readonly name: string;
   private readonly options: ServerConnectionOptions;
   private state: ServerState = 'starting';
-  private session: Session | undefined;
+  private session: ServerSession | undefined;
   private starting: Promise<void> | undefined;
   /** A process whose handshake is in progress: it must die with us too. */
   private pendingProcess: StdioProcessTransport | undefined;
@@ -92,6 +100,7 @@ export class ServerConnection {
   private lastError: string | undefined;
   private lastStderrTail: readonly string[] = [];
   private kind: ServerStatus['transport'];
+  private protocolVersion: string | undefined;
 
   constructor(options: ServerConnectionOptions) {
     this.name = options.name;
@@ -130,7 +139,6 @@ export class ServerConnection {
     if (typeof session === 'string') return errorBody(session);
     if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`);
     const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
-    const started = performance.now();
     try {
       const result = await session.client.callTool(
         { name: tool, arguments: { ...input } },
@@ -158,7 +166,7 @@ export class ServerConnection {
       this.failures = 0;
       return toToolResultBody(result);
     } catch (error) {
-      return errorBody(this.describeCallFailure(error, session, tool, signal, performance.now() - started));
+      return errorBody(this.describeCallFailure(error, session, tool, signal));
     }
   }
 
@@ -166,7 +174,7 @@ export class ServerConnection {
    * The live SDK client (starting or restarting the server as a tool call would), for requests
    * other than tool calls: resources, prompts, completion. A string says why there is none.
    */
-  async client(signal?: AbortSignal): Promise<Session['client'] | string> {
+  async client(signal?: AbortSignal): Promise<Client | string> {
     const session = await this.usableSession(signal);
     return typeof session === 'string' ? session : session.client;
   }
@@ -183,6 +191,7 @@ export class ServerConnection {
       ...(this.lastError === undefined ? {} : { lastError: this.lastError }),
       stderrTail: serverProcess?.stderrTail() ?? this.lastStderrTail,
       ...(running && serverProcess.pid !== undefined ? { pid: serverProcess.pid } : {}),
+      ...(this.protocolVersion === undefined ? {} : { protocolVersion: this.protocolVersion }),
       restarts: this.restarts,
     };
   }
@@ -195,7 +204,7 @@ export class ServerConnection {
     this.session = undefined;
     if (session !== undefined) {
       this.lastStderrTail = session.process?.stderrTail() ?? [];
-      await closeSession(session);
+      await closeServerSession(session);
     }
     // An abandoned start closes what it opened before it settles.
     await this.starting;
@@ -207,7 +216,7 @@ export class ServerConnection {
     this.pendingProcess?.killSync();
   }
 
-  private async usableSession(signal: AbortSignal | undefined): Promise<Session | string> {
+  private async usableSession(signal: AbortSignal | undefined): Promise<ServerSession | string> {
     for (;;) {
       const state = this.currentState();
       switch (state) {
@@ -266,10 +275,13 @@ export class ServerConnection {
   }
 
   private async openAndAdopt(isRestart: boolean): Promise<void> {
-    let session: Session;
+    let session: ServerSession;
     try {
-      session = await openSession({
+      session = await openServerSession({
+        serverName: this.name,
         definition: this.options.definition,
+        ...(this.options.configureClient ? { configureClient: this.options.configureClient } : {}),
+        ...(this.options.authProvider ? { authProvider: this.options.authProvider } : {}),
         parentEnv: this.options.parentEnv,
         clientInfo: this.options.clientInfo,
         initTimeoutMs: this.options.initTimeoutMs,
@@ -291,14 +303,11 @@ export class ServerConnection {
           this.pendingProcess = serverProcess;
         },
         signal: this.closing.signal,
-        ...(this.options.features === undefined
-          ? {}
-          : { features: bindFeatures(this.options.features, this.name) }),
       });
     } catch (error) {
       this.pendingProcess = undefined;
       const reason = messageOf(error);
-      this.lastStderrTail = error instanceof SessionStartError ? error.stderrTail : [];
+      this.lastStderrTail = error instanceof ServerSessionStartError ? error.stderrTail : [];
       if (this.state === 'closed') return;
       this.recordFailure(
         isRestart ? `could not be ${this.restartVerb()}: ${reason}` : `failed to start: ${reason}`,
@@ -308,12 +317,13 @@ export class ServerConnection {
     }
     this.pendingProcess = undefined;
     if (this.state === 'closed') {
-      await closeSession(session);
+      await closeServerSession(session);
       return;
     }
     this.session = session;
     this.kind = session.kind;
-    void applyLogLevel(session.client, this.options.features, (message) => {
+    this.protocolVersion = session.protocolVersion;
+    void applyLogLevel(session.client, this.options.serverLogLevel, (message) => {
       this.debug(message);
     });
     this.offered = this.filter(session.tools);
@@ -329,16 +339,22 @@ export class ServerConnection {
   }
 
   /** The session ended without us closing it. `reason` says why when the transport cannot. */
-  private handleClosed(client: Session['client'], reason?: string): void {
+  private handleClosed(client: ServerSession['client'], reason?: string): void {
     const session = this.session;
     if (session?.client !== client || this.state === 'closed') return;
     this.session = undefined;
     const exit = session.process?.exit;
     this.lastStderrTail = session.process?.stderrTail() ?? [];
-    const how = reason ?? (exit === undefined ? 'the connection closed' : describeExit(exit));
+    const how =
+      reason ??
+      (session.process?.closedStdoutWhileRunning === true
+        ? 'it closed its stdout while still running'
+        : exit === undefined
+          ? 'the connection closed'
+          : describeExit(exit));
     this.recordFailure(`stopped unexpectedly (${how})`, false);
     // Its process group may still hold children: make sure they go too.
-    void closeSession(session);
+    void closeServerSession(session);
   }
 
   /** Counts a failure, sets the state, and tells the user once. */
@@ -399,16 +415,20 @@ export class ServerConnection {
 
   private describeCallFailure(
     error: unknown,
-    session: Session,
+    session: ServerSession,
     tool: string,
     signal: AbortSignal | undefined,
-    elapsedMs: number,
   ): string {
     if (signal?.aborted) return `the call to "${tool}" was cancelled`;
     if (this.state === 'closed') return `the MCP servers were shut down during the call to "${tool}"`;
     if (this.session !== session || session.process?.exit !== undefined) {
       const exit = session.process?.exit;
-      const how = exit === undefined ? 'the connection closed' : `the server ${describeExit(exit)}`;
+      const how =
+        session.process?.closedStdoutWhileRunning === true
+          ? 'it closed its stdout while still running'
+          : exit === undefined
+            ? 'the connection closed'
+            : `the server ${describeExit(exit)}`;
       const tail = (session.process?.stderrTail() ?? []).slice(-STDERR_LINES_FOR_MODEL);
       const stderr = tail.length === 0 ? '' : `\nLast stderr lines:\n${tail.join('\n')}`;
       const next =
@@ -419,10 +439,10 @@ export class ServerConnection {
     }
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
       const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
-      // Progress notifications extend a call past toolTimeoutMs, up to the maximum: the time it ran
-      // says which limit ended it.
+      // Progress notifications extend a call past toolTimeoutMs, up to the maximum. The SDK says
+      // which limit ended it: the total cap's error carries `maxTotalTimeout` in its data.
       const maximum = Math.max(maxToolTimeoutMs, toolTimeoutMs);
-      const limit = elapsedMs >= maximum ? `the maximum of ${maximum} ms` : `${toolTimeoutMs} ms`;
+      const limit = hitTotalTimeout(error) ? `the maximum of ${maximum} ms` : `${toolTimeoutMs} ms`;
       return `"${tool}" on server "${this.name}" did not finish within ${limit}; the call was cancelled`;
     }
     if (error instanceof ProtocolError)
@@ -451,7 +471,9 @@ export class ServerConnection {
   private warn(message: string): void {
     const tail = this.state === 'failed' || this.state === 'down' ? this.lastStderrTail : [];
     const stderr =
-      tail.length === 0 ? '' : `\n  last stderr lines:\n${tail.map((line) => `    ${line}`).join('\n')}`;
+      tail.length === 0
+        ? ''
+        : `\n  ${tail.some((line) => line.startsWith(STDERR_GAP_PREFIX)) ? 'first and last stderr lines' : 'last stderr lines'}:\n${tail.map((line) => `    ${line}`).join('\n')}`;
     this.options.log({ server: this.name, level: 'warn', message: `${message}${stderr}` });
   }
 }
@@ -465,6 +487,12 @@ function isAppOnly(tool: Tool): boolean {
   if (typeof ui !== 'object' || ui === null || !('visibility' in ui)) return false;
   const { visibility } = ui;
   return Array.isArray(visibility) && !visibility.includes('model');
+}
+
+/** The SDK's timeout error for the total cap (not the per-progress one) carries `maxTotalTimeout`. */
+function hitTotalTimeout(error: SdkError): boolean {
+  const data: unknown = error.data;
+  return typeof data === 'object' && data !== null && 'maxTotalTimeout' in data;
 }
 
 function errorBody(message: string): ToolResultBody {

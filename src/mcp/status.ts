@@ -22,6 +22,8 @@ export interface ServerStatus {
   readonly stderrTail: readonly string[];
   /** The server process id while it runs (stdio servers). */
   readonly pid?: number;
+  /** The MCP revision agreed with it (`2026-07-28`, `2025-11-25`, …), once it has started. */
+  readonly protocolVersion?: string;
   /** How many times it was restarted after a crash. */
   readonly restarts: number;
 }

@@ -31,8 +31,22 @@ import { messageOf } from '../errors.js';
 export const DEFAULT_KILL_GRACE_MS = 1_500;
 /** How many stderr lines are kept for error reports. */
 export const DEFAULT_STDERR_TAIL_LINES = 20;
+/**
+ * How many of the first stderr lines are kept too. A server that fails often says why first and
+ * then prints its usage (a Go kubernetes server: one error line, then forty of usage text), so the
+ * last lines alone would show the usage and hide the reason.
+ */
+const STDERR_HEAD_LINES = 5;
+/** Marks the lines left out between the first and the last stderr lines of an excerpt. */
+export const STDERR_GAP_PREFIX = '…';
 /** After the process exits, how long we still wait for the rest of its stdout. */
 const STDOUT_DRAIN_MS = 250;
+/**
+ * After the server's stdout ends, how long we wait for its exit before calling it down anyway. A
+ * process that exits closes stdout first, and its exit status makes the better message; one that
+ * closed stdout and lives on can never answer again.
+ */
+const STDOUT_CLOSED_GRACE_MS = 200;
 /** How often we look whether the process group is gone while closing. */
 const GROUP_POLL_MS = 25;
 
@@ -75,6 +89,9 @@ export class StdioProcessTransport implements Transport {
   /** Set once the group has been seen gone or killed: its id may then belong to someone else. */
   private groupFinished = false;
   private closeReported = false;
+  private readonly stderrHead = new TailBuffer(STDERR_HEAD_LINES);
+  private stderrLineCount = 0;
+  private stdoutClosedAlive = false;
 
   constructor(options: StdioTransportOptions) {
     this.options = options;
@@ -82,6 +99,15 @@ export class StdioProcessTransport implements Transport {
     const maxBytes = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
     this.stdoutLines = new LineSplitter(maxBytes);
     this.stderrSplitter = new LineSplitter(maxBytes);
+  }
+
+  /**
+   * Always null: stderr is read here (tail + `--debug`), never handed out. The property exists
+   * because the SDK recognises a stdio transport by its `stderr` and `pid` members, and on stdio a
+   * `server/discover` probe that times out means "legacy server", where over HTTP it means "down".
+   */
+  get stderr(): null {
+    return null;
   }
 
   /** The server process id, once started. */
@@ -92,6 +118,26 @@ export class StdioProcessTransport implements Transport {
   /** How the process ended, once it has. */
   get exit(): ProcessExit | undefined {
     return this.exitInfo;
+  }
+
+  /** True when the server closed its stdout while its process still ran (it was then ended). */
+  get closedStdoutWhileRunning(): boolean {
+    return this.stdoutClosedAlive;
+  }
+
+  /**
+   * The lines that best say why a server failed: all of its stderr when it was short, else its
+   * first lines, a `…` line saying how many were left out, and its last lines.
+   */
+  stderrExcerpt(): readonly string[] {
+    const tail = this.stderrLines.snapshot();
+    const head = this.stderrHead.snapshot();
+    const hidden = this.stderrLineCount - tail.length;
+    if (hidden <= 0) return tail;
+    const overlap = Math.max(0, head.length - hidden);
+    const skipped = hidden - (head.length - overlap);
+    const gap = skipped > 0 ? [`${STDERR_GAP_PREFIX} ${skipped} lines not shown`] : [];
+    return [...head.slice(0, head.length - overlap), ...gap, ...tail];
   }
 
   /** The last lines the server wrote to stderr, oldest first. */
@@ -131,6 +177,9 @@ export class StdioProcessTransport implements Transport {
       });
       child.stdout.on('data', (chunk: Buffer) => {
         this.handleStdout(chunk);
+      });
+      child.stdout.once('end', () => {
+        this.handleStdoutEnd();
       });
       child.stderr.on('data', (chunk: Buffer) => {
         this.handleStderr(chunk);
@@ -196,6 +245,18 @@ export class StdioProcessTransport implements Transport {
     }
   }
 
+  private handleStdoutEnd(): void {
+    if (this.exitInfo !== undefined || this.closing !== undefined) return;
+    setTimeout(() => {
+      if (this.exitInfo !== undefined || this.closing !== undefined) return;
+      this.stdoutClosedAlive = true;
+      this.options.onDebug?.('the server closed its stdout but still runs: it is down');
+      this.reportClose();
+      // It can never answer again: end it and whatever it started.
+      void this.close();
+    }, STDOUT_CLOSED_GRACE_MS).unref();
+  }
+
   private handleStderr(chunk: Buffer): void {
     let lines: string[];
     try {
@@ -208,6 +269,8 @@ export class StdioProcessTransport implements Transport {
 
   private recordStderr(line: string): void {
     this.stderrLines.add(line);
+    this.stderrLineCount += 1;
+    if (this.stderrHead.length < STDERR_HEAD_LINES) this.stderrHead.add(line);
     this.options.onStderrLine?.(line);
   }
 

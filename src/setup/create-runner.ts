@@ -32,7 +32,7 @@ import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import { packageVersion } from '../version.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
-import type { ServerFeatures } from '../mcp/client-features.js';
+import { configureClientFor, type ServerFeatures } from '../mcp/client-features.js';
 import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../questions.js';
 import type { GenerationSettings, Message, Provider } from '../types.js';
 
@@ -219,7 +219,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   const questionQueue = new QuestionQueue();
   const serverLogs = new ServerLogBook();
   const pool = await McpPool.start({
-    features: serverFeatures(options, questionQueue, serverLogs),
+    configureClient: configureClientFor(serverFeatures(options, questionQueue, serverLogs)),
+    ...optional('serverLogLevel', options.serverLogLevel),
     ...optional('onProgress', options.onProgress),
     servers: config.servers,
     env,
@@ -337,7 +338,6 @@ function serverFeatures(
       options.onServerLog?.({ server, level: 'debug', message: `log ${message.level}${logger}: ${data}` });
       options.onServerLogMessage?.(server, message);
     },
-    ...optional('logLevel', options.serverLogLevel),
   };
 }
 

@@ -135,7 +135,9 @@ describe('SSE', () => {
     });
     expect(pool.status()[0]).toMatchObject({ transport: 'sse', state: 'ready' });
     expect(firstText(await pool.call(toolCall('old__echo', { message: 'over sse' })))).toBe('Echo: over sse');
-    expect(collector.entries.some((entry) => entry.message.startsWith('Streamable HTTP failed'))).toBe(true);
+    expect(collector.entries.some((entry) => entry.message.startsWith('Streamable HTTP refused ('))).toBe(
+      true,
+    );
   });
 
   it('goes straight to SSE with transport "sse", sending the headers', async () => {
@@ -154,7 +156,7 @@ describe('SSE', () => {
 });
 
 describe('remote failures', () => {
-  it('reports a server nobody answers like a stdio one, and goes on', async () => {
+  it('reports a server nobody answers like a stdio one, without trying SSE, and goes on', async () => {
     const port = await unusedPort();
     const collector = logCollector();
     const pool = await startPool({
@@ -164,9 +166,9 @@ describe('remote failures', () => {
     });
     expect(pool.status()[0]).toMatchObject({ name: 'gone', state: 'failed', toolCount: 0 });
     expect(collector.warnings()).toHaveLength(1);
-    expect(collector.warnings()[0]).toMatch(
-      /^server "gone" failed to start: Streamable HTTP: .+; SSE fallback: .+/,
-    );
+    // A refused connection is no sign of an old server: the spec falls back only on a 4xx answer.
+    expect(collector.warnings()[0]).toMatch(/^server "gone" failed to start: .*ECONNREFUSED/);
+    expect(collector.warnings()[0]).not.toMatch(/SSE/);
   });
 
   it('fails calls as data when the server goes away, and reconnects when it is back', async () => {

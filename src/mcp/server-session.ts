@@ -1,44 +1,71 @@
 /**
- * One live connection to one server: an SDK `Client` on a transport, opened and handshaken within
- * a deadline, with its first tool list. A server that restarts gets a new session; nothing of a
- * dead session is reused.
+ * One live connection to one server (a "server session", not to be confused with a saved
+ * conversation): an SDK `Client` on a transport, opened and negotiated within a deadline, with its
+ * first tool list. A server that restarts gets a new session; nothing of a dead session is reused.
+ *
+ * Protocol generation (see docs/conformance.md, "Protocol"):
+ * - HTTP: the SDK's 'auto' negotiation — a `server/discover` probe, which costs one request; a
+ *   2026-07-28 server is used statelessly, anything else falls back to the `initialize` handshake.
+ * - stdio: the spec (2026-07-28 stdio, "Backward Compatibility") says a dual-era client SHOULD
+ *   probe with `server/discover` first and treat any other error or silence as legacy. It says
+ *   nothing of servers that exit on an unknown pre-`initialize` request, and some do (SDKs that
+ *   terminate on it). Our transport owns the process tree, so the SDK probes it in place; when the
+ *   probe ends the process, we start the server once more and run the legacy handshake on it.
  */
 import {
   Client,
   SdkError,
   SdkErrorCode,
   type FetchLike,
+  type OAuthClientProvider,
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { capabilitiesOf, installFeatureHandlers, type SessionFeatures } from './client-features.js';
 import type { ServerDefinition } from './definition.js';
 import { describeError, describeExit } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
-import { connectRemote, terminateRemote } from './remote-transport.js';
+import { connectRemote, SignInRequiredError, terminateRemote } from './remote-transport.js';
 import { StdioProcessTransport, type ProcessExit } from './stdio-transport.js';
 
-/** Who we say we are in `initialize`. */
+/**
+ * Installs client capabilities (`client.registerCapabilities`) and request handlers
+ * (`client.setRequestHandler`) on a server's fresh SDK `Client`, before it connects. Called for
+ * every client made, so a restarted or reconnected server gets the same setup.
+ */
+export type ConfigureClient = (client: Client, serverName: string) => void;
+
+/** How a server's protocol generation is chosen: see the file comment. */
+export type NegotiationMode = 'auto' | 'legacy';
+
+/** Who we say we are in `initialize` and in the 2026-07-28 per-request `_meta`. */
 export interface ClientIdentity {
   readonly name: string;
   readonly version: string;
 }
 
 /** A connected session. */
-export interface Session {
+export interface ServerSession {
   readonly client: Client;
   readonly transport: Transport;
   /** The server process, for stdio servers. */
   readonly process: StdioProcessTransport | undefined;
   /** The transport in use (`http` may have fallen back to `sse`). */
   readonly kind: 'stdio' | 'http' | 'sse';
+  /** The protocol revision agreed with the server (`2026-07-28`, `2025-11-25`, …). */
+  readonly protocolVersion: string | undefined;
   /** Every tool the server listed (all pages), before any filtering. */
   readonly tools: readonly Tool[];
 }
 
-/** What {@link openSession} needs. */
-export interface OpenSessionOptions {
+/** What {@link openServerSession} needs. */
+export interface OpenServerSessionOptions {
+  /** The configured name, for messages and {@link ConfigureClient}. */
+  readonly serverName: string;
   readonly definition: ServerDefinition;
+  /** Sets up each fresh client (capabilities, request handlers). */
+  readonly configureClient?: ConfigureClient;
+  /** OAuth for a remote server (HTTP and SSE). Without it a 401/403 means "needs sign-in". */
+  readonly authProvider?: OAuthClientProvider;
   readonly parentEnv: ParentEnvironment;
   readonly clientInfo: ClientIdentity;
   /** Bounds spawning, `initialize` and `tools/list` together. */
@@ -55,19 +82,23 @@ export interface OpenSessionOptions {
   readonly onSpawn?: (process: StdioProcessTransport) => void;
   /** Abandons the attempt (the pool is closing). */
   readonly signal?: AbortSignal;
-  /** Elicitation, logs, change notifications: declared as capabilities and installed as handlers. */
-  readonly features?: SessionFeatures;
 }
 
-/** Opening failed. `stderrTail` holds the server's last stderr lines (stdio only). */
-export class SessionStartError extends Error {
+/**
+ * Opening failed. `stderrTail` holds the server's stderr lines that best say why (stdio only): all
+ * of them when few, else the first and the last ones around a `…` line.
+ */
+export class ServerSessionStartError extends Error {
   readonly stderrTail: readonly string[];
   constructor(message: string, stderrTail: readonly string[], options?: ErrorOptions) {
     super(message, options);
-    this.name = 'SessionStartError';
+    this.name = 'ServerSessionStartError';
     this.stderrTail = stderrTail;
   }
 }
+
+/** The longest a `server/discover` probe may go unanswered before a stdio server counts as legacy. */
+const PROBE_TIMEOUT_MS = 10_000;
 
 /** How long a failed start waits for the server's exit status before describing the failure. */
 const EXIT_GRACE_MS = 300;
@@ -79,7 +110,7 @@ async function exitOrTimeout(serverProcess: { readonly exit: unknown }): Promise
 }
 
 /** Starts (or reaches) the server, runs the handshake and lists its tools. */
-export async function openSession(options: OpenSessionOptions): Promise<Session> {
+export async function openServerSession(options: OpenServerSessionOptions): Promise<ServerSession> {
   const { definition, initTimeoutMs } = options;
   const deadline = new AbortController();
   const timer = setTimeout(() => {
@@ -99,36 +130,64 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
   let transport: Transport | undefined;
   let serverProcess: StdioProcessTransport | undefined;
   try {
-    let kind: Session['kind'];
+    let kind: ServerSession['kind'];
     if (definition.transport === 'stdio') {
-      serverProcess = new StdioProcessTransport({
-        command: definition.command,
-        args: definition.args,
-        ...(definition.cwd === undefined ? {} : { cwd: definition.cwd }),
-        env: childEnvironment(options.parentEnv, definition),
-        onStderrLine: options.onStderrLine,
-        onDebug: options.onDebug,
-        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-      });
+      const spawnServer = (): StdioProcessTransport => {
+        const spawned = new StdioProcessTransport({
+          command: definition.command,
+          args: definition.args,
+          ...(definition.cwd === undefined ? {} : { cwd: definition.cwd }),
+          env: childEnvironment(options.parentEnv, definition),
+          onStderrLine: options.onStderrLine,
+          onDebug: options.onDebug,
+          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+        });
+        options.onSpawn?.(spawned);
+        return spawned;
+      };
+      serverProcess = spawnServer();
       transport = serverProcess;
-      options.onSpawn?.(serverProcess);
-      client = makeClient(options);
-      await client.connect(serverProcess, { signal: deadline.signal, timeout: remaining() });
+      client = makeClient(options, 'auto');
+      try {
+        await client.connect(serverProcess, { signal: deadline.signal, timeout: remaining() });
+      } catch (error) {
+        if (deadline.signal.aborted || !probeEndedTheServer(error)) throw error;
+        options.onDebug(
+          `the server/discover probe ended the server (${describeError(error)}); starting it again with "initialize"`,
+        );
+        await closeQuietly(client, serverProcess);
+        serverProcess = spawnServer();
+        transport = serverProcess;
+        client = makeClient(options, 'legacy');
+        await client.connect(serverProcess, { signal: deadline.signal, timeout: remaining() });
+      }
       kind = 'stdio';
     } else {
       const remote = await connectRemote({
+        serverName: options.serverName,
         definition,
-        makeClient: () => makeClient(options),
+        makeClient: () => makeClient(options, 'auto'),
         signal: deadline.signal,
         timeoutMs: remaining(),
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.authProvider ? { authProvider: options.authProvider } : {}),
         onDebug: options.onDebug,
       });
       ({ client, transport, kind } = remote);
     }
+    options.onDebug(
+      `speaking MCP ${client.getNegotiatedProtocolVersion() ?? 'of an unknown revision'} over ${kind}`,
+    );
     stage = 'tools/list';
     const { tools } = await client.listTools(undefined, { signal: deadline.signal, timeout: remaining() });
-    return { client, transport, process: serverProcess, kind, tools };
+    return {
+      client,
+      transport,
+      process: serverProcess,
+      kind,
+      protocolVersion: client.getNegotiatedProtocolVersion(),
+      tools,
+    };
   } catch (error) {
     // A server that exits at once makes our first write fail (EPIPE) before its exit is seen;
     // give the exit a moment to arrive, so the user reads "exited with code 3", not "write EPIPE".
@@ -144,7 +203,7 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     );
     if (client !== undefined) await closeQuietly(client, transport);
     else await serverProcess?.close();
-    throw new SessionStartError(reason, serverProcess?.stderrTail() ?? [], { cause: error });
+    throw new ServerSessionStartError(reason, serverProcess?.stderrExcerpt() ?? [], { cause: error });
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', abandon);
@@ -152,19 +211,28 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
 }
 
 /** Ends a session: politely for remote servers, and the whole process tree for stdio ones. */
-export async function closeSession(session: Session): Promise<void> {
+export async function closeServerSession(session: ServerSession): Promise<void> {
   await closeQuietly(session.client, session.transport);
 }
 
-function makeClient(options: OpenSessionOptions): Client {
-  // Version negotiation stays at the SDK default ('legacy': the 2025 `initialize` handshake), which
-  // every server in use answers, 2026-era ones included. 'auto' would first probe with
-  // `server/discover`, and on a custom stdio transport it probes in place: servers built on SDKs
-  // that exit on an unknown pre-initialize request would die of the probe.
+/**
+ * A probe answered by the process ending: the SDK reports the close during an in-place probe as a
+ * failed negotiation (on HTTP a close is an outage, so this is asked only of stdio).
+ */
+function probeEndedTheServer(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
+}
+
+function makeClient(options: OpenServerSessionOptions, mode: NegotiationMode): Client {
   const client = new Client(
     { name: options.clientInfo.name, version: options.clientInfo.version },
     {
-      capabilities: capabilitiesOf(options.features),
+      versionNegotiation: {
+        mode,
+        // A silent stdio server is a legacy one (the spec's "reasonable timeout"); an HTTP server
+        // that says nothing is down. Either way the probe must leave time for the handshake.
+        probe: { timeoutMs: Math.max(1, Math.min(PROBE_TIMEOUT_MS, Math.floor(options.initTimeoutMs / 2))) },
+      },
       // No auto-refresh: the pool refreshes a changed list right before the next model call, so the
       // model never sees a list that is still being fetched.
       listChanged: {
@@ -178,7 +246,7 @@ function makeClient(options: OpenSessionOptions): Client {
       },
     },
   );
-  installFeatureHandlers(client, options.features);
+  options.configureClient?.(client, options.serverName);
   client.onclose = () => {
     options.onClosed(client);
   };
@@ -207,6 +275,8 @@ function describeStartFailure(
   initTimeoutMs: number,
 ): string {
   if (exit !== undefined) return `${describeExit(exit)} before answering "${stage}"`;
+  // Said as is: the SDK's wording of the same 401 would only repeat it.
+  if (error instanceof SignInRequiredError) return error.message;
   if (deadlinePassed || (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)) {
     return `did not answer "${stage}" within ${initTimeoutMs} ms`;
   }

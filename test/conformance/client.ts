@@ -1,0 +1,141 @@
+/**
+ * The client under test for the official MCP conformance suite (`npm run conformance`).
+ *
+ * The suite starts a scenario's test server, then runs this file with the server's URL as the
+ * last argument and the scenario's name in MCP_CONFORMANCE_SCENARIO. It drives mcphost's own MCP
+ * layer — the McpPool, its connections, negotiation and transports, exactly as the CLI builds
+ * them — and plays the part of the model: it lists the tools and calls the ones the scenario asks
+ * for, through the pool's exposed `server__tool` names. Anything a scenario needs beyond tools
+ * (resources, prompts) goes through the pool's live SDK client of the server.
+ *
+ * Exit 0 when the script ran; 1 with one line on stderr when it could not. The suite judges the
+ * wire traffic, not this exit code alone.
+ */
+import { McpPool, type PoolLogEntry } from '../../src/mcp/pool.js';
+import { messageOf } from '../../src/errors.js';
+import type { ToolCallBlock, ToolResultBlock } from '../../src/types.js';
+
+/** The one configured server's name: tools are exposed as `conformance__<tool>`. */
+const SERVER = 'conformance';
+
+interface PlannedCall {
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+}
+
+const url = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+if (url === undefined || !/^https?:\/\//.test(url)) {
+  process.stderr.write(
+    `conformance client: expected the server URL as the last argument, got ${String(url)}\n`,
+  );
+  process.exit(1);
+}
+
+const log = (entry: PoolLogEntry): void => {
+  process.stderr.write(`[${entry.level}] ${entry.server}: ${entry.message}\n`);
+};
+
+let callCount = 0;
+async function call(pool: McpPool, planned: PlannedCall): Promise<ToolResultBlock> {
+  callCount += 1;
+  const block: ToolCallBlock = {
+    type: 'tool-call',
+    id: `call-${callCount}`,
+    name: `${SERVER}__${planned.name}`,
+    input: planned.arguments,
+  };
+  const result = await pool.call(block);
+  const text = result.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
+  process.stderr.write(`${planned.name} → ${result.isError ? 'error' : 'ok'}: ${text.slice(0, 300)}\n`);
+  return result;
+}
+
+/** Tool calls the suite hands over in MCP_CONFORMANCE_CONTEXT (`{ toolCalls: [...] }`), if any. */
+function contextCalls(): readonly PlannedCall[] | undefined {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (raw === undefined || raw === '') return undefined;
+  const parsed = JSON.parse(raw) as { toolCalls?: PlannedCall[] };
+  return parsed.toolCalls;
+}
+
+/** The tool names the pool offers, without the server prefix. */
+async function offeredTools(pool: McpPool): Promise<readonly string[]> {
+  const described = await pool.describeTools();
+  return described.map((tool) => tool.tool);
+}
+
+async function runScenario(pool: McpPool): Promise<void> {
+  const planned = contextCalls();
+  if (planned !== undefined) {
+    for (const entry of planned) await call(pool, entry);
+    return;
+  }
+  const tools = await offeredTools(pool);
+  switch (scenario) {
+    case 'initialize':
+    case 'json-schema-ref-no-deref':
+    case 'request-metadata':
+      // Starting lists the tools: nothing else is asked of the client.
+      return;
+    case 'tools_call':
+    case 'sse-retry':
+      for (const tool of tools) await call(pool, { name: tool, arguments: { a: 2, b: 3 } });
+      return;
+    case 'json-schema-2020-12-preservation': {
+      const specs = await pool.tools();
+      const focal = specs.find((spec) => spec.name === `${SERVER}__json_schema_2020_12_tool`);
+      if (focal === undefined) throw new Error('the tool json_schema_2020_12_tool is not offered');
+      await call(pool, { name: 'json_schema_echo', arguments: { schema: focal.inputSchema } });
+      return;
+    }
+    case 'http-standard-headers':
+      await standardHeaders(pool, tools);
+      return;
+    default:
+      // Scenarios not scripted here (authorization, elicitation): call every tool once, as a
+      // model exploring the server might.
+      for (const tool of tools) await call(pool, { name: tool, arguments: {} });
+  }
+}
+
+/** Exercises every request kind that carries `Mcp-Method` / `Mcp-Name`. */
+async function standardHeaders(pool: McpPool, tools: readonly string[]): Promise<void> {
+  for (const tool of tools) await call(pool, { name: tool, arguments: {} });
+  const client = await pool.client(SERVER);
+  const capabilities = client.getServerCapabilities();
+  if (capabilities?.resources !== undefined) {
+    const { resources } = await client.listResources();
+    for (const resource of resources) await client.readResource({ uri: resource.uri });
+  }
+  if (capabilities?.prompts !== undefined) {
+    const { prompts } = await client.listPrompts();
+    for (const prompt of prompts) await client.getPrompt({ name: prompt.name, arguments: {} });
+  }
+}
+
+const pool = await McpPool.start({
+  servers: { [SERVER]: { transport: 'http', url, headers: {} } },
+  env: {},
+  log,
+  clientInfo: { name: 'mcphost-conformance', version: '0.0.0' },
+  // The suite runs every scenario at once: on a small CI machine a start can take a while.
+  initTimeoutMs: 60_000,
+  toolTimeoutMs: 60_000,
+});
+let failure: unknown;
+try {
+  const status = pool.status()[0];
+  if (status?.state !== 'ready')
+    throw new Error(`the server did not start: ${status?.lastError ?? 'unknown'}`);
+  await runScenario(pool);
+} catch (error) {
+  failure = error;
+} finally {
+  await pool.close();
+}
+if (failure !== undefined) {
+  process.stderr.write(`conformance client (${scenario}): ${messageOf(failure)}\n`);
+}
+// Exit as the CLI does once the pool is closed, rather than wait for the last idle socket.
+process.exit(failure === undefined ? 0 : 1);
