@@ -50,6 +50,8 @@ export interface ParsedConfig {
   readonly auditLog?: string;
   /** The most text of one tool result the model gets, in UTF-8 bytes. */
   readonly maxToolResultBytes?: number;
+  /** How elicitations are answered when nobody can be asked (home config only). */
+  readonly elicitation?: { readonly policy: 'decline' | 'accept-defaults' };
 }
 
 /**
@@ -155,5 +157,6 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     ...(hooks === undefined ? {} : { hooks }),
     ...(settings.auditLog === undefined ? {} : { auditLog: settings.auditLog }),
     ...(settings.maxToolResultBytes === undefined ? {} : { maxToolResultBytes: settings.maxToolResultBytes }),
+    ...(settings.elicitation === undefined ? {} : { elicitation: settings.elicitation }),
   };
 }

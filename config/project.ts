@@ -10,9 +10,9 @@
  * - approval rules: both sets apply, and the stricter answer wins, so neither file loosens the other;
  * - hooks: both files' hooks run;
  * - other settings (model, maxSteps, sampling, timeouts, maxToolResultBytes): the project's win;
- * - except `providerUrl`, `providerApiKey` and `auditLog`, which a project file may not set: they
- *   would send the user's API key, or write the user's files, where the repository says. They are
- *   ignored with a warning.
+ * - except `providerUrl`, `providerApiKey`, `auditLog` and `elicitation`, which a project file may
+ *   not set: they would send the user's API key, write the user's files, or answer servers for the
+ *   user, as the repository says. They are ignored with a warning.
  */
 import type { ServerDefinition } from '../src/mcp/definition.js';
 import type { ParsedConfig } from './parse.js';
@@ -37,7 +37,13 @@ export interface ProjectConfigCandidate {
 }
 
 /** Settings a project file may not set (see the module comment). */
-export const PROJECT_FORBIDDEN_SETTINGS = ['providerUrl', 'providerApiKey', 'auditLog'] as const;
+// `elicitation`: a project must not make -p accept what servers propose on the user's behalf.
+export const PROJECT_FORBIDDEN_SETTINGS = [
+  'providerUrl',
+  'providerApiKey',
+  'auditLog',
+  'elicitation',
+] as const;
 
 /** What the trust question needs to know about a parsed project file. */
 export function describeProjectConfig(
@@ -93,6 +99,7 @@ export function mergeProjectConfig(
     ...(approval.length === 0 ? {} : { approval }),
     ...(hooks === undefined ? {} : { hooks }),
     ...(home.auditLog === undefined ? {} : { auditLog: home.auditLog }),
+    ...(home.elicitation === undefined ? {} : { elicitation: home.elicitation }),
     ...(maxToolResultBytes === undefined ? {} : { maxToolResultBytes }),
   };
 }

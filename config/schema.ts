@@ -52,6 +52,8 @@ export const settingsShape = {
   auditLog: z.string().min(1),
   /** The most text of one tool result the model gets, in UTF-8 bytes; the rest is cut. */
   maxToolResultBytes: positiveInteger,
+  /** How servers' elicitations are answered when nobody can be asked (`-p`, library). */
+  elicitation: z.strictObject({ policy: z.enum(['decline', 'accept-defaults']) }),
 } as const;
 
 /** The name of a top-level setting. */

@@ -7,7 +7,7 @@
 import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
 import { askUser, type ElicitationAnswer, type QuestionQueue, type UserQuestions } from '../questions.js';
 import type { ServerFeatures } from './client-features.js';
-import { checkAnswer, readForm } from './elicitation-schema.js';
+import { checkAnswer, defaultAnswer, readForm, type FormField } from './elicitation-schema.js';
 
 /** What happened to one elicitation, for stderr in `-p`, `/logs` in the chat, and tests. */
 export interface ElicitationOutcome {
@@ -19,9 +19,20 @@ export interface ElicitationOutcome {
   readonly reason?: string;
 }
 
+/**
+ * How an elicitation is answered when nobody can be asked (`-p`, a library runner without
+ * `questions.elicit`): `decline` (the default) declines every one; `accept-defaults` accepts a form
+ * whose required fields all have defaults (SEP-1034), with every default the schema gives, and
+ * declines the rest. URL mode is always declined: there is nobody to open the page.
+ */
+export type ElicitationPolicy = 'decline' | 'accept-defaults';
+export const ELICITATION_POLICIES: readonly ElicitationPolicy[] = ['decline', 'accept-defaults'];
+
 /** Options of {@link createElicitationHandler}. */
 export interface ElicitationHandlerOptions {
   readonly questions: UserQuestions | undefined;
+  /** When `questions.elicit` is absent. Default `decline`. */
+  readonly policy?: ElicitationPolicy;
   /** The runner's queue: one question at a time, whatever asks. */
   readonly queue: QuestionQueue;
   /** Told about every elicitation and its answer. */
@@ -79,7 +90,9 @@ async function answer(
       ...(reason === undefined ? {} : { reason }),
     },
   });
+  const nobodyToAsk = questions?.elicit === undefined;
   if (params.mode === 'url') {
+    if (nobodyToAsk) return finish({ action: 'decline' }, 'nobody can open a URL here');
     const suspicion = suspiciousUrl(params.url);
     if (suspicion !== undefined)
       return finish({ action: 'decline' }, `the URL was not offered: ${suspicion}`);
@@ -96,6 +109,7 @@ async function answer(
   const schema = params.requestedSchema as Readonly<Record<string, unknown>>;
   const form = readForm(schema);
   if (!form.ok) return finish({ action: 'decline' }, `the form cannot be shown: ${form.reason}`);
+  if (nobodyToAsk) return answerByPolicy(options.policy ?? 'decline', form.fields, schema, finish);
   const reply: ElicitationAnswer = await askUser(questions, queue, 'elicit', {
     mode: 'form',
     server,
@@ -110,4 +124,34 @@ async function answer(
     return finish({ action: 'decline' }, `the answer did not fit the requested schema (${problem})`);
   }
   return finish({ action: 'accept', content: content as ElicitResult['content'] });
+}
+
+/** A form answered by the policy, with nobody asked. */
+function answerByPolicy<T>(
+  policy: ElicitationPolicy,
+  fields: readonly FormField[],
+  schema: Readonly<Record<string, unknown>>,
+  finish: (result: ElicitResult, reason?: string) => T,
+): T {
+  switch (policy) {
+    case 'decline':
+      return finish({ action: 'decline' }, 'nobody can answer here; elicitation policy "decline"');
+    case 'accept-defaults': {
+      const content = defaultAnswer(fields);
+      if (content === undefined) {
+        return finish(
+          { action: 'decline' },
+          'a required field has no default; elicitation policy "accept-defaults"',
+        );
+      }
+      const problem = checkAnswer(schema, content);
+      if (problem !== undefined) {
+        return finish({ action: 'decline' }, `the schema's defaults do not fit it (${problem})`);
+      }
+      return finish(
+        { action: 'accept', content: content as ElicitResult['content'] },
+        "accepted with the schema's defaults",
+      );
+    }
+  }
 }

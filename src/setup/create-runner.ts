@@ -20,7 +20,11 @@ import {
   type ServerLogLevel,
   type ServerLogMessage,
 } from '../mcp/server-logs.js';
-import { createElicitationHandler, type ElicitationOutcome } from '../mcp/elicitation.js';
+import {
+  createElicitationHandler,
+  type ElicitationOutcome,
+  type ElicitationPolicy,
+} from '../mcp/elicitation.js';
 import { ServerOfferings } from '../mcp/server-offerings.js';
 import { QuestionQueue } from '../questions.js';
 import { optional } from '../optional.js';
@@ -93,6 +97,12 @@ export interface CreateRunnerOptions {
    * they are sent; a form that cannot be shown, a bad answer or a suspicious URL is declined.
    */
   readonly onElicitation?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
+  /**
+   * How elicitations are answered when there is no `onElicitation` / `questions.elicit`:
+   * `decline` every one, or `accept-defaults` (a form whose required fields all have defaults is
+   * accepted with the schema's defaults). Default: the config file's `elicitation`, else decline.
+   */
+  readonly elicitation?: { readonly policy: ElicitationPolicy };
   /** Told how each elicitation was answered (and why, when the host answered for the user). */
   readonly onElicitationOutcome?: (outcome: ElicitationOutcome) => void;
   /** Progress reports of running tool calls (every call carries a progress token). */
@@ -219,7 +229,9 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   const questionQueue = new QuestionQueue();
   const serverLogs = new ServerLogBook();
   const pool = await McpPool.start({
-    configureClient: configureClientFor(serverFeatures(options, questionQueue, serverLogs)),
+    configureClient: configureClientFor(
+      serverFeatures(options, questionQueue, serverLogs, (options.elicitation ?? config.elicitation)?.policy),
+    ),
     ...optional('serverLogLevel', options.serverLogLevel),
     ...optional('onProgress', options.onProgress),
     servers: config.servers,
@@ -320,6 +332,7 @@ function serverFeatures(
   options: CreateRunnerOptions,
   queue: QuestionQueue,
   serverLogs: ServerLogBook,
+  elicitationPolicy: ElicitationPolicy | undefined,
 ): ServerFeatures {
   const questions: UserQuestions = {
     ...options.questions,
@@ -329,6 +342,7 @@ function serverFeatures(
     elicit: createElicitationHandler({
       questions,
       queue,
+      ...optional('policy', elicitationPolicy),
       ...optional('onOutcome', options.onElicitationOutcome),
     }),
     onLogMessage: (server, message) => {

@@ -8,11 +8,18 @@
  * for, through the pool's exposed `server__tool` names. Anything a scenario needs beyond tools
  * (resources, prompts) goes through the pool's live SDK client of the server.
  *
+ * Elicitations are answered as `-p` and a library runner answer them when nobody can be asked,
+ * with the `accept-defaults` policy (the `elicitation` config option): a form whose required
+ * fields all have defaults is accepted with the schema's defaults, anything else declined.
+ *
  * Exit 0 when the script ran; 1 with one line on stderr when it could not. The suite judges the
  * wire traffic, not this exit code alone.
  */
 import { McpPool, type PoolLogEntry } from '../../src/mcp/pool.js';
 import { messageOf } from '../../src/errors.js';
+import { configureClientFor } from '../../src/mcp/client-features.js';
+import { createElicitationHandler } from '../../src/mcp/elicitation.js';
+import { QuestionQueue } from '../../src/questions.js';
 import type { ToolCallBlock, ToolResultBlock } from '../../src/types.js';
 
 /** The one configured server's name: tools are exposed as `conformance__<tool>`. */
@@ -119,6 +126,17 @@ const pool = await McpPool.start({
   env: {},
   log,
   clientInfo: { name: 'mcphost-conformance', version: '0.0.0' },
+  configureClient: configureClientFor({
+    elicit: createElicitationHandler({
+      questions: undefined,
+      queue: new QuestionQueue(),
+      policy: 'accept-defaults',
+      onOutcome: (outcome) => {
+        const reason = outcome.reason === undefined ? '' : ` (${outcome.reason})`;
+        process.stderr.write(`elicitation (${outcome.mode}) → ${outcome.action}${reason}\n`);
+      },
+    }),
+  }),
   // The suite runs every scenario at once: on a small CI machine a start can take a while.
   initTimeoutMs: 60_000,
   toolTimeoutMs: 60_000,

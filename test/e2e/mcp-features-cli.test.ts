@@ -86,6 +86,33 @@ describe('mcphost -p with server offerings', () => {
     expect(run.stdout).toContain('User declined to provide the requested information');
   });
 
+  it('accepts a form with its defaults under the home config\'s "accept-defaults" policy', async () => {
+    const accepting = await temporaryHome();
+    try {
+      await accepting.writeConfig({
+        mcpServers: { offerings: OFFERINGS },
+        elicitation: { policy: 'accept-defaults' },
+      });
+      ollama = await startFakeOllama([
+        toolCallReply(['offerings__defaults-form', {}]),
+        (request) => textReply(`tool said: ${request.messages.at(-1)?.content ?? ''}`),
+      ]);
+      const run = await runCli(
+        ['-m', 'ollama:mistral-small', '--provider-url', ollama.url, '-p', 'settings'],
+        accepting.path,
+      );
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        'server "offerings" asked for input (form): "Settings" — accept (accepted with the schema\'s defaults)',
+      );
+      expect(run.stdout).toContain(
+        'answer: {"action":"accept","content":{"name":"John Doe","age":30,"verified":true}}',
+      );
+    } finally {
+      await accepting.remove();
+    }
+  });
+
   it('reports tool progress as stream-json events with the call id', async () => {
     ollama = await startFakeOllama([toolCallReply(['offerings__steps', {}]), textReply('done')]);
     const run = await mcphost('go', '--output-format', 'stream-json');
