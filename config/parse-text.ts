@@ -2,8 +2,9 @@
  * From the text of a config file to plain data, with syntax errors as one-line ConfigErrors that
  * say where (`invalid JSON at line 3, column 5: unexpected "}" (expected a value)`).
  */
+import { createRequire } from 'node:module';
 import { extname } from 'node:path';
-import { defaultLoadersSync } from 'cosmiconfig';
+import type * as Cosmiconfig from 'cosmiconfig';
 import { z } from 'zod';
 import { ConfigError, messageOf } from '../src/errors.js';
 import { findJsonSyntaxProblem } from './json-syntax.js';
@@ -33,6 +34,15 @@ export function syntaxOfPath(path: string): ConfigSyntax | undefined {
   }
 }
 
+/**
+ * cosmiconfig (CommonJS) loaded on the first YAML file, not with the module: it and its
+ * dependencies cost about 60 ms of start-up, and most configs are JSON.
+ */
+function yamlLoader(): (typeof Cosmiconfig.defaultLoadersSync)['.yaml'] {
+  const cosmiconfig = createRequire(import.meta.url)('cosmiconfig') as typeof Cosmiconfig;
+  return cosmiconfig.defaultLoadersSync['.yaml'];
+}
+
 /** What js-yaml puts on the errors it throws: `mark` is 0-based. */
 const yamlErrorShape = z.object({
   reason: z.string(),
@@ -54,7 +64,7 @@ function parseJson(text: string, source: string): unknown {
 function parseYaml(text: string, source: string): unknown {
   // cosmiconfig's YAML loader is js-yaml 4 (YAML 1.2 core schema, no executable tags).
   try {
-    return defaultLoadersSync['.yaml'](source, text) as unknown;
+    return yamlLoader()(source, text) as unknown;
   } catch (error) {
     const shape = yamlErrorShape.safeParse(error);
     if (!shape.success) {

@@ -2,6 +2,8 @@
  * From plain data (a parsed file, or `mcpServers` a program passes in) to a checked, typed config.
  * Pure: the environment is a parameter, and nothing is read or started here.
  */
+import type { BudgetOptions } from '../src/safety/budgets.js';
+import type { UntrustedContentOptions } from '../src/safety/untrusted-content.js';
 import type { ServerDefinition } from '../src/mcp/definition.js';
 import type { HooksConfig } from '../src/safety/hooks.js';
 import type { ApprovalRuleSet } from '../src/safety/policy.js';
@@ -50,6 +52,12 @@ export interface ParsedConfig {
   readonly auditLog?: string;
   /** The most text of one tool result the model gets, in UTF-8 bytes. */
   readonly maxToolResultBytes?: number;
+  /** Rotate the audit log past this size. */
+  readonly auditLogMaxBytes?: number;
+  /** How tool output is screened and marked. */
+  readonly untrustedContent?: UntrustedContentOptions;
+  /** Limits on tool calls. */
+  readonly budgets?: BudgetOptions;
   /** How elicitations are answered when nobody can be asked (home config only). */
   readonly elicitation?: { readonly policy: 'decline' | 'accept-defaults' };
 }
@@ -157,6 +165,9 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     ...(hooks === undefined ? {} : { hooks }),
     ...(settings.auditLog === undefined ? {} : { auditLog: settings.auditLog }),
     ...(settings.maxToolResultBytes === undefined ? {} : { maxToolResultBytes: settings.maxToolResultBytes }),
+    ...(settings.auditLogMaxBytes === undefined ? {} : { auditLogMaxBytes: settings.auditLogMaxBytes }),
+    ...(settings.untrustedContent === undefined ? {} : { untrustedContent: settings.untrustedContent }),
+    ...(settings.budgets === undefined ? {} : { budgets: settings.budgets }),
     ...(settings.elicitation === undefined ? {} : { elicitation: settings.elicitation }),
   };
 }

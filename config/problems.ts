@@ -150,13 +150,20 @@ export function renderProblem(problem: Problem): string {
   return `${renderPath(problem.path)}: ${problem.message}`.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
+/** The most problems one message lists; a config with more is probably not a config at all. */
+export const MAX_LISTED_PROBLEMS = 10;
+
 /**
- * The ConfigError for a list of problems: the first one is told, later ones are counted (the author
- * fixes one thing at a time, and the message stays one line).
+ * The ConfigError for a list of problems. One problem is one line; several are a one-line
+ * summary with each problem on its own line under it (up to {@link MAX_LISTED_PROBLEMS}), so the
+ * author can fix them all in one go.
  */
 export function configErrorFor(source: string, problems: readonly [Problem, ...Problem[]]): ConfigError {
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-  return new ConfigError(source, `${renderProblem(problems[0])}${more}`);
+  if (problems.length === 1) return new ConfigError(source, renderProblem(problems[0]));
+  const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => `\n  ${renderProblem(problem)}`);
+  const rest = problems.length - MAX_LISTED_PROBLEMS;
+  const more = rest > 0 ? `\n  … and ${rest} more` : '';
+  return new ConfigError(source, `${problems.length} problems:${listed.join('')}${more}`);
 }
 
 /** Throws {@link configErrorFor} the problems, if there are any. */

@@ -37,11 +37,15 @@ export interface ProjectConfigCandidate {
 }
 
 /** Settings a project file may not set (see the module comment). */
-// `elicitation`: a project must not make -p accept what servers propose on the user's behalf.
 export const PROJECT_FORBIDDEN_SETTINGS = [
   'providerUrl',
   'providerApiKey',
   'auditLog',
+  // A repository must not be able to loosen the defences against its own content.
+  'auditLogMaxBytes',
+  'untrustedContent',
+  'budgets',
+  // A repository must not make -p answer servers' questions on the user's behalf.
   'elicitation',
 ] as const;
 
@@ -99,6 +103,9 @@ export function mergeProjectConfig(
     ...(approval.length === 0 ? {} : { approval }),
     ...(hooks === undefined ? {} : { hooks }),
     ...(home.auditLog === undefined ? {} : { auditLog: home.auditLog }),
+    ...(home.auditLogMaxBytes === undefined ? {} : { auditLogMaxBytes: home.auditLogMaxBytes }),
+    ...(home.untrustedContent === undefined ? {} : { untrustedContent: home.untrustedContent }),
+    ...(home.budgets === undefined ? {} : { budgets: home.budgets }),
     ...(home.elicitation === undefined ? {} : { elicitation: home.elicitation }),
     ...(maxToolResultBytes === undefined ? {} : { maxToolResultBytes }),
   };

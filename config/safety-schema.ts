@@ -87,3 +87,27 @@ export const hooksSchema = z.strictObject(
 export type ApprovalSettings = z.infer<typeof approvalSchema>;
 export type PermissionSettings = z.infer<typeof permissionsSchema>;
 export type HookSettings = z.infer<typeof hooksSchema>;
+
+/** `untrustedContent`: how tool output is screened and marked (see src/safety/untrusted-content.ts). */
+export const untrustedContentSchema = z.strictObject({
+  policy: z.enum(['warn', 'ask', 'redact', 'block']).optional(),
+  markAsData: z.boolean().optional(),
+  systemPromptClause: z.boolean().optional(),
+});
+
+const countSchema = z.number().int().min(0);
+const budgetLimitsSchema = z.strictObject({
+  maxCalls: countSchema.optional(),
+  callsPerMinute: countSchema.optional(),
+  maxToolTimeMs: countSchema.optional(),
+  maxResultBytes: countSchema.optional(),
+});
+
+/** `budgets`: limits per session, per server and per tool (see src/safety/budgets.ts). */
+export const budgetsSchema = z.strictObject({
+  session: budgetLimitsSchema.optional(),
+  eachServer: budgetLimitsSchema.optional(),
+  eachTool: budgetLimitsSchema.optional(),
+  servers: z.record(z.string(), budgetLimitsSchema).optional(),
+  tools: z.record(z.string(), budgetLimitsSchema).optional(),
+});

@@ -11,7 +11,13 @@
  * alias, validation and error messages come with it.
  */
 import { z } from 'zod';
-import { approvalSchema, hooksSchema, permissionsSchema } from './safety-schema.js';
+import {
+  approvalSchema,
+  budgetsSchema,
+  hooksSchema,
+  permissionsSchema,
+  untrustedContentSchema,
+} from './safety-schema.js';
 
 /** A count or a duration in milliseconds: a whole number above zero. */
 export const positiveInteger = z.number().int().positive();
@@ -52,6 +58,12 @@ export const settingsShape = {
   auditLog: z.string().min(1),
   /** The most text of one tool result the model gets, in UTF-8 bytes; the rest is cut. */
   maxToolResultBytes: positiveInteger,
+  /** Rotate the audit log before it grows past this many bytes. */
+  auditLogMaxBytes: positiveInteger,
+  /** How tool output is screened for injection and marked as data. */
+  untrustedContent: untrustedContentSchema,
+  /** Limits on tool calls per session, server and tool. */
+  budgets: budgetsSchema,
   /** How servers' elicitations are answered when nobody can be asked (`-p`, library). */
   elicitation: z.strictObject({ policy: z.enum(['decline', 'accept-defaults']) }),
 } as const;

@@ -23,6 +23,8 @@ export interface GeminiErrorContext {
   readonly keySource: string;
   /** Headers of the failed HTTP response, when there was one (the SDK's error drops them). */
   readonly headers?: Headers;
+  /** True once the answer stream had begun: a network error then means the stream was cut. */
+  readonly answering?: boolean;
   /** The call's signal: an error after it fired is a cancellation, whatever its form. */
   readonly signal?: AbortSignal;
 }
@@ -51,6 +53,12 @@ export function toGeminiError(error: unknown, context: GeminiErrorContext): McpH
     return new AbortedError('cancelled', { cause: error });
   if (error instanceof ApiError) return fromApiError(error, context);
   const code = networkErrorCode(error);
+  if (code !== undefined && context.answering === true) {
+    return new ProviderError(PROVIDER, `the Gemini answer stream was cut off before it finished (${code})`, {
+      retryable: isTransientNetworkError(error),
+      cause: error,
+    });
+  }
   if (code !== undefined) {
     return new ProviderError(PROVIDER, `cannot reach the Gemini API at ${context.baseUrl} (${code})`, {
       retryable: isTransientNetworkError(error),

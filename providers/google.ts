@@ -80,6 +80,8 @@ export class GoogleProvider implements Provider {
       if (!response.ok) failedHeaders = response.headers;
       return response;
     };
+    // Once the response has begun, a dropped connection is a cut answer, not an unreachable API.
+    let answering = false;
     try {
       const stream = await this.#client.models.generateContentStream({
         ...parameters,
@@ -91,6 +93,7 @@ export class GoogleProvider implements Provider {
           automaticContinuation: false,
         },
       });
+      answering = true;
       yield* fromGeminiStream(stream, {
         ...(signal === undefined ? {} : { signal }),
       });
@@ -98,6 +101,7 @@ export class GoogleProvider implements Provider {
       throw toGeminiError(error, {
         baseUrl: this.baseUrl,
         keySource: this.#keySource,
+        answering,
         ...(failedHeaders === undefined ? {} : { headers: failedHeaders }),
         ...(signal === undefined ? {} : { signal }),
       });

@@ -12,7 +12,8 @@ export {
   type Prompt,
   type RunOutcome,
 } from './runner.js';
-export { createRunner, McpRunner, DEFAULT_MODEL, type CreateRunnerOptions } from './setup/create-runner.js';
+export { createRunner, DEFAULT_MODEL, type CreateRunnerOptions } from './setup/create-runner.js';
+export { McpRunner } from './setup/mcp-runner.js';
 export type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
 export type {
   AssistantContent,

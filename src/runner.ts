@@ -5,6 +5,8 @@
 import { AbortedError, MaxStepsError } from './errors.js';
 import type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
 import { callModel } from './model-call.js';
+import { checkToolCalls, toolCallIdsIn } from './model-output.js';
+import { markToolMessages } from './safety/untrusted-content.js';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryPolicy, type Sleep } from './retry.js';
 import { runToolCalls } from './tool-execution.js';
 import type {
@@ -29,6 +31,11 @@ export interface RunnerOptions {
   readonly tools?: ToolHost;
   /** Sent with every model call. */
   readonly systemPrompt?: string;
+  /**
+   * Send tool results to the model inside an `<untrusted-tool-output>` envelope (createRunner turns
+   * it on; see `safety/untrusted-content.ts`). The history keeps the plain text. Default false.
+   */
+  readonly markToolOutput?: boolean;
   /** Model calls per run; default {@link DEFAULT_MAX_STEPS}. */
   readonly maxSteps?: number;
   /** Sampling settings for every model call. */
@@ -195,7 +202,8 @@ export class Runner {
           this.#provider,
           {
             ...(this.#options.systemPrompt === undefined ? {} : { system: this.#options.systemPrompt }),
-            messages: this.#messages,
+            messages:
+              this.#options.markToolOutput === true ? markToolMessages(this.#messages) : this.#messages,
             tools,
             settings: this.#options.settings ?? {},
             ...(signal === undefined ? {} : { signal }),
@@ -214,10 +222,12 @@ export class Runner {
           finishReason: reply.finishReason,
           ...(reply.usage === undefined ? {} : { usage: reply.usage }),
         });
-        if (reply.content.length > 0) await this.#append({ role: 'assistant', content: reply.content });
-        if (reply.toolCalls.length === 0) {
+        // Before anything runs or joins the history: ids every vendor accepts, names and arguments checked.
+        const checked = checkToolCalls(reply.content, toolCallIdsIn(this.#messages));
+        if (checked.content.length > 0) await this.#append({ role: 'assistant', content: checked.content });
+        if (checked.toolCalls.length === 0) {
           const result: RunResult = {
-            text: reply.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+            text: checked.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
             steps: step,
             toolCalls,
             usage,
@@ -227,8 +237,9 @@ export class Runner {
           emit({ type: 'done', result });
           return result;
         }
-        const records = await runToolCalls(reply.toolCalls, {
+        const records = await runToolCalls(checked.toolCalls, {
           host: this.#options.tools,
+          refused: checked.refused,
           offered: new Set(tools.map((tool) => tool.name)),
           signal,
           emit,

@@ -2,6 +2,7 @@
  * Running the tool calls of one step. Every call gets exactly one result, whatever happens: the
  * model must see an answer to each of its calls (vendors reject a history where one is missing).
  */
+import { setMaxListeners } from 'node:events';
 import { CANCELLED, untilAborted } from './abort.js';
 import type { RunnerEvent, ToolCallRecord } from './events.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock } from './types.js';
@@ -22,6 +23,8 @@ export interface ToolStepContext {
   readonly host: ToolHost | undefined;
   /** The names offered to the model for this step; anything else is an unknown tool. */
   readonly offered: ReadonlySet<string>;
+  /** Calls the model's output check refused (see `checkToolCalls`), by id: what the model is told. */
+  readonly refused?: ReadonlyMap<string, string>;
   readonly signal: AbortSignal | undefined;
   readonly emit: (event: RunnerEvent) => void;
   readonly now: () => number;
@@ -33,18 +36,42 @@ export function runToolCalls(
   context: ToolStepContext,
 ): Promise<ToolCallRecord[]> {
   for (const call of calls) context.emit({ type: 'tool-call', call });
+  // Each call waits on the signal (and its host may listen too): with many calls in a step, that is
+  // more listeners on one signal than Node's leak warning allows (10). They are bounded by the
+  // calls of this step and removed as each call ends, so the limit is raised for this step's signal.
+  const step = stepSignal(context.signal, calls.length);
+  const stepContext = { ...context, signal: step.signal };
   return Promise.all(
     calls.map(async (call) => {
       const started = context.now();
-      const result = await runOne(call, context);
+      const result = await runOne(call, stepContext);
       const record = { call, result, durationMs: context.now() - started };
       context.emit({ type: 'tool-result', record });
       return record;
     }),
-  );
+  ).finally(step.dispose);
 }
 
+/** A signal for one step that follows the run's, with room for a few listeners per call. */
+function stepSignal(
+  signal: AbortSignal | undefined,
+  calls: number,
+): { signal: AbortSignal | undefined; dispose: () => void } {
+  if (signal === undefined) return { signal, dispose: () => undefined };
+  const controller = new AbortController();
+  setMaxListeners(Math.max(10, calls * LISTENERS_PER_CALL), controller.signal);
+  const follow = () => controller.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
+  return { signal: controller.signal, dispose: () => signal.removeEventListener('abort', follow) };
+}
+
+/** Listeners one call may add to its signal: the wait here, the guard's, the pool's and the SDK's. */
+const LISTENERS_PER_CALL = 4;
+
 async function runOne(call: ToolCallBlock, context: ToolStepContext): Promise<ToolResultBlock> {
+  const refusal = context.refused?.get(call.id);
+  if (refusal !== undefined) return errorResult(call, refusal);
   if (call.rawInput !== undefined) {
     return errorResult(
       call,

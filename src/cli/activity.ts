@@ -7,6 +7,7 @@ import type { ToolCallRecord } from '../events.js';
 import type { ToolCallBlock, ToolResultBlock } from '../types.js';
 import { oneLine, sanitizeText, shorten } from './chat/sanitize.js';
 import { blocksAsText } from '../content-text.js';
+import { problemWithArguments } from '../model-output.js';
 
 /** Default cut for arguments shown on one line. */
 export const MAX_ARGUMENTS_LENGTH = 160;
@@ -17,7 +18,23 @@ export const MAX_RESULT_LINE_LENGTH = 200;
 
 /** The arguments as one line of JSON (or the raw text the model sent), cut to `limit`. */
 export function argumentsText(call: ToolCallBlock, limit = MAX_ARGUMENTS_LENGTH): string {
-  return shorten(oneLine(call.rawInput ?? JSON.stringify(call.input)), limit);
+  // Only the start is shown: cut before cleaning, so a megabyte of arguments costs no more than a line.
+  const raw = call.rawInput ?? showableJson(call.input);
+  return shorten(oneLine(raw.slice(0, limit * 4)), limit);
+}
+
+/**
+ * The arguments as JSON, unless they are too deep or too big to serialise safely (the Runner refuses
+ * such calls, but a loaded session or a library caller may still hold them).
+ */
+function showableJson(input: unknown): string {
+  const problem = problemWithArguments(input);
+  if (problem !== undefined && problem !== 'were not a JSON object') return `(arguments that ${problem})`;
+  try {
+    return JSON.stringify(input);
+  } catch {
+    return '(arguments that cannot be shown)';
+  }
 }
 
 /** What a result shows: its first non-empty lines, cut, and how many more there were. */

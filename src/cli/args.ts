@@ -1,393 +1,325 @@
 /**
- * Command-line parsing with Node's own `util.parseArgs`: one table of flags gives the parser its
- * options and `--help` its text. Nothing heavy is imported here, so `mcphost --help` starts about
- * as fast as Node itself (yargs alone took four times Node's start-up).
+ * The command tree, on yargs: the chat and `-p` (the default command), `script FILE`,
+ * `mcp add|add-json|list|get|remove`, and `completion`. Parsing only decides what to run; nothing
+ * heavy is imported here, and `main` imports the one module the command needs afterwards.
  */
-import { parseArgs } from 'node:util';
-import { ConfigError, messageOf } from '../errors.js';
+import yargs, { type Argv, type CommandModule } from 'yargs';
+import { ConfigError } from '../errors.js';
 import { optional } from '../optional.js';
-import { OUTPUT_FORMATS, type OutputFormat } from './output/schema.js';
+import { CHAT_FLAGS, toCliOptions, type CliOptions, type ParsedValues } from './command-line/flags.js';
+import { nearest } from './command-line/suggest.js';
 import { splitScriptArguments } from './script-arguments.js';
 
-/** What the user asked for on the command line. Unset options fall back to the config file. */
-export interface CliOptions {
-  readonly model?: string;
-  readonly prompt?: string;
-  readonly configPath?: string;
-  /** Text, or the path of a file holding it. */
-  readonly systemPrompt?: string;
-  readonly maxSteps?: number;
-  readonly providerUrl?: string;
-  readonly providerApiKey?: string;
-  readonly maxTokens?: number;
-  readonly temperature?: number;
-  readonly topP?: number;
-  readonly topK?: number;
-  readonly stopSequences?: readonly string[];
-  readonly debug: boolean;
-  /** `--approve-all`: tool calls an approval rule marks `ask` run without asking. */
-  readonly approveAll?: boolean;
-  /** `--audit-log FILE`: one JSON line per tool call appended there. */
-  readonly auditLog?: string;
-  /** `--quiet`: the final answer alone on stdout; on stderr, errors only. */
-  readonly quiet: boolean;
-  /** `--output-format` of a one-shot run. */
-  readonly outputFormat: OutputFormat;
-  /** `--save-session FILE`: save the conversation there after every change. */
-  readonly saveSession?: string;
-  /** `--load-session FILE`: continue that conversation. */
-  readonly loadSession?: string;
-  /** `-s/--session FILE`: continue it if it exists, and save to it. */
-  readonly session?: string;
-  /** `--no-exit`: after the one-shot answer, go on in the chat. */
-  readonly noExit: boolean;
-  /** `--no-color`: plain text in the chat (as with NO_COLOR or output that is not a terminal). */
-  readonly noColor?: boolean;
-  /** `mcphost script FILE [--args:name value …]`. */
-  readonly script?: ScriptCommand;
-}
+export type { CliOptions, ScriptCommand } from './command-line/flags.js';
 
-/** A script file to run, and the values of its `--args:name` variables. */
-export interface ScriptCommand {
-  readonly path: string;
-  readonly arguments: Readonly<Record<string, string>>;
-}
+/** `mcphost mcp …`: a change to the servers of a config file, or a look at them. */
+export type McpCommand =
+  | {
+      readonly action: 'add';
+      readonly name: string;
+      /** The server entry to write, as the config file holds it. */
+      readonly entry: Readonly<Record<string, unknown>>;
+      readonly scope: 'user' | 'project';
+    }
+  | { readonly action: 'remove'; readonly name: string; readonly scope: 'user' | 'project' }
+  /** `namesOnly` (hidden `--names`, for shell completion): the names, one a line, nothing started. */
+  | { readonly action: 'list'; readonly namesOnly: boolean }
+  | { readonly action: 'get'; readonly name: string };
 
-/** Either options to run with, or text to print (help, version) and leave. */
+/** What the command line asks for. */
 export type ParsedArguments =
-  { readonly kind: 'run'; readonly options: CliOptions } | { readonly kind: 'print'; readonly text: string };
+  | { readonly kind: 'run'; readonly options: CliOptions }
+  | { readonly kind: 'print'; readonly text: string }
+  | { readonly kind: 'mcp'; readonly command: McpCommand; readonly configPath?: string }
+  | { readonly kind: 'completion'; readonly shell: 'bash' | 'zsh' };
 
-/** One flag: how it parses, and how `--help` shows it. */
-interface FlagSpec {
-  readonly name: string;
-  readonly short?: string;
-  /** `strings` may be given several times; `number` is parsed from its text. */
-  readonly kind: 'string' | 'number' | 'boolean' | 'strings';
-  /** The value's placeholder in `--help` (`FILE`, `N`). */
-  readonly value?: string;
-  readonly describe: string;
-}
-
-const FLAGS: readonly FlagSpec[] = [
-  {
-    name: 'model',
-    short: 'm',
-    kind: 'string',
-    value: 'PROVIDER:MODEL',
-    describe: 'the model (default: config "model", else ollama:mistral-small)',
-  },
-  {
-    name: 'prompt',
-    short: 'p',
-    kind: 'string',
-    value: 'TEXT',
-    describe: 'run this prompt once, print the answer, exit (- reads stdin)',
-  },
-  {
-    name: 'quiet',
-    short: 'q',
-    kind: 'boolean',
-    describe: 'with -p: only the final answer on stdout, only errors on stderr',
-  },
-  {
-    name: 'output-format',
-    kind: 'string',
-    value: 'FORMAT',
-    describe: 'with -p: text (default), json (one object) or stream-json (JSON lines)',
-  },
-  {
-    name: 'session',
-    short: 's',
-    kind: 'string',
-    value: 'FILE',
-    describe: 'continue FILE if it exists, and save the conversation to it',
-  },
-  {
-    name: 'save-session',
-    kind: 'string',
-    value: 'FILE',
-    describe: 'save the conversation to FILE after every change',
-  },
-  {
-    name: 'load-session',
-    kind: 'string',
-    value: 'FILE',
-    describe: 'continue the conversation saved in FILE',
-  },
-  { name: 'no-exit', kind: 'boolean', describe: 'with -p: after the answer, go on chatting' },
-  {
-    name: 'config',
-    kind: 'string',
-    value: 'FILE',
-    describe: 'config file (default: ~/.mcp.json, ~/.mcphost.json|yml|yaml)',
-  },
-  {
-    name: 'system-prompt',
-    kind: 'string',
-    value: 'TEXT|FILE',
-    describe: 'system prompt text, or a file holding it',
-  },
-  {
-    name: 'max-steps',
-    kind: 'number',
-    value: 'N',
-    describe: 'model calls per prompt before giving up (default 20)',
-  },
-  { name: 'provider-url', kind: 'string', value: 'URL', describe: 'base URL of the provider API' },
-  {
-    name: 'provider-api-key',
-    kind: 'string',
-    value: 'KEY',
-    describe: 'API key (overrides the environment variable)',
-  },
-  { name: 'max-tokens', kind: 'number', value: 'N', describe: 'token limit per model call' },
-  { name: 'temperature', kind: 'number', value: 'X', describe: 'sampling temperature' },
-  { name: 'top-p', kind: 'number', value: 'X', describe: 'nucleus sampling' },
-  { name: 'top-k', kind: 'number', value: 'N', describe: 'top-k sampling' },
-  {
-    name: 'stop-sequences',
-    kind: 'strings',
-    value: 'TEXT',
-    describe: 'stop generating at TEXT (repeat for several)',
-  },
-  {
-    name: 'approve-all',
-    kind: 'boolean',
-    describe: 'run tool calls that need approval without asking (deny rules and hooks still apply)',
-  },
-  {
-    name: 'audit-log',
-    kind: 'string',
-    value: 'FILE',
-    describe: 'append one JSON line per tool call to FILE (secrets redacted)',
-  },
-  {
-    name: 'no-color',
-    kind: 'boolean',
-    describe: 'plain text in the chat: no colors, spinner or markdown rendering',
-  },
-  { name: 'debug', kind: 'boolean', describe: 'show server stderr, protocol noise and stack traces' },
-  { name: 'help', short: 'h', kind: 'boolean', describe: 'show this help' },
-  { name: 'version', short: 'v', kind: 'boolean', describe: 'show the version' },
-];
+/** Commands and sub-commands, for typo suggestions. */
+const COMMANDS = ['script', 'mcp', 'completion', 'add', 'add-json', 'list', 'get', 'remove'];
 
 const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ['mcphost -m ollama:qwen2.5:3b', 'chat with a local model and the tools in ~/.mcp.json'],
-  ['mcphost -m anthropic:claude-sonnet-4-5 -p "List the files in /tmp"', 'one answer on stdout, then exit'],
+  ['mcphost -m anthropic:claude-sonnet-4-5 -p "Hi"', 'one answer on stdout, then exit'],
   ['git diff | mcphost -p "Review this" --quiet', 'stdin is added to the prompt'],
-  ['mcphost -s chat.json -p "And then?"', 'continue a saved conversation, and save it'],
+  ['mcphost -c', 'continue the latest conversation of this folder'],
+  ['mcphost mcp add time -- uvx mcp-server-time', 'add a server to ~/.mcp.json'],
   ['mcphost script review.md --args:file src/main.ts', 'run a script file with a variable'],
 ];
 
-/** The `--help` text, from the same table the parser uses. */
-export function helpText(): string {
-  const label = (flag: FlagSpec) =>
-    `${flag.short === undefined ? '    ' : `-${flag.short}, `}--${flag.name}${flag.value === undefined ? '' : ` ${flag.value}`}`;
-  const width = Math.max(...FLAGS.map((flag) => label(flag).length));
-  const exampleWidth = Math.max(...EXAMPLES.map(([command]) => command.length));
-  return [
-    'Usage: mcphost [options]                chat, or one answer with -p',
-    '       mcphost script FILE [options]    run a script file (--args:NAME VALUE fills its variables)',
-    '',
-    'Chat with a model that can use the tools of your MCP servers.',
-    '',
-    'Options:',
-    ...FLAGS.map((flag) => `  ${label(flag).padEnd(width)}  ${flag.describe}`),
-    '',
-    'Examples:',
-    ...EXAMPLES.map(([command, description]) => `  ${command.padEnd(exampleWidth)}  ${description}`),
-    '',
-    'Providers: ollama, anthropic, google (or gemini), openai. Docs: README.md.',
-    'Exit codes: 0 ok, 1 internal, 2 usage/config, 3 provider, 4 max steps, 5 no server started (library),',
-    '6 prompt blocked by a hook, 129/130/143 SIGHUP/Ctrl-C/SIGTERM, 141 stdout closed.',
-  ].join('\n');
+const EPILOGUE = [
+  'Providers: ollama, anthropic, google (or gemini), openai. Docs: docs/cli.md.',
+  'Exit codes: 0 ok, 1 internal, 2 usage/config, 3 provider, 4 max steps,',
+  '  5 no server started (library), 6 prompt blocked by a hook,',
+  '  129/130/143 SIGHUP/Ctrl-C/SIGTERM, 141 stdout closed.',
+].join('\n');
+
+type Values = Readonly<Record<string, unknown>>;
+
+/**
+ * One command. yargs' types infer each command's values from its builder; we read them as plain
+ * values and check them ourselves, so one loose signature serves every command.
+ */
+function command(
+  parser: Argv,
+  spec: string,
+  describe: string,
+  builder: (parser: Argv) => Argv,
+  handler: (values: Values) => void,
+): Argv {
+  return parser.command({ command: spec, describe, builder, handler } as CommandModule);
 }
 
-type ParsedValues = Record<string, string | boolean | string[] | undefined>;
+const noOptions = (parser: Argv): Argv => parser;
+
+function withChatFlags(parser: Argv): Argv {
+  for (const flag of CHAT_FLAGS) {
+    parser.option(flag.name, {
+      describe: flag.describe,
+      // Numbers are read as text and checked by us, so that a bad one is named with its flag.
+      type: flag.kind === 'boolean' ? 'boolean' : 'string',
+      ...(flag.kind === 'strings' ? { array: true } : {}),
+      ...(flag.short === undefined ? {} : { alias: flag.short }),
+      ...(flag.value === undefined ? {} : { requiresArg: false }),
+      ...(flag.defaultValue === undefined ? {} : { default: flag.defaultValue }),
+    });
+  }
+  return parser;
+}
+
+type Chosen =
+  | { readonly kind: 'chat' }
+  | { readonly kind: 'script'; readonly path: string }
+  | { readonly kind: 'mcp'; readonly command: McpCommand }
+  | { readonly kind: 'completion'; readonly shell: string };
+
+function mcpCommands(parser: Argv, choose: (command: McpCommand) => void): Argv {
+  const scope = {
+    alias: 's',
+    choices: ['user', 'project'],
+    default: 'user',
+    describe: 'user: the config in your home folder; project: .mcp.json here',
+  } as const;
+  const scopeOf = (values: Values): 'user' | 'project' => (values.scope === 'project' ? 'project' : 'user');
+  const withScope = (command: Argv): Argv => command.option('scope', scope);
+  let tree: Argv = parser.option('config', {
+    type: 'string',
+    describe: 'edit or read this config file instead',
+  });
+  tree = command(
+    tree,
+    'add <name> [command..]',
+    'add a server: mcphost mcp add NAME -- COMMAND [ARGS…], or --transport http --url URL',
+    (add) =>
+      withScope(add)
+        .option('env', { alias: 'e', type: 'string', array: true, describe: 'KEY=VALUE for a stdio server' })
+        .option('transport', {
+          alias: 't',
+          choices: ['stdio', 'http', 'sse'],
+          describe: 'default: stdio, or http with --url',
+        })
+        .option('url', { type: 'string', describe: 'the URL of a remote server' })
+        .option('header', {
+          alias: 'H',
+          type: 'string',
+          array: true,
+          describe: '"Name: value" for a remote server',
+        }),
+    (values) => choose({ action: 'add', ...serverEntryOf(values), scope: scopeOf(values) }),
+  );
+  tree = command(tree, 'add-json <name> <json>', 'add a server from its JSON entry', withScope, (values) =>
+    choose({
+      action: 'add',
+      name: String(values.name),
+      entry: jsonEntry(String(values.json)),
+      scope: scopeOf(values),
+    }),
+  );
+  tree = command(
+    tree,
+    'list',
+    'list the servers, each with its status after a quick start',
+    (list) => list.option('names', { type: 'boolean', hidden: true }),
+    (values) => choose({ action: 'list', namesOnly: values.names === true }),
+  );
+  tree = command(tree, 'get <name>', 'show one server', noOptions, (values) =>
+    choose({ action: 'get', name: String(values.name) }),
+  );
+  tree = command(tree, 'remove <name>', 'remove a server', withScope, (values) =>
+    choose({ action: 'remove', name: String(values.name), scope: scopeOf(values) }),
+  );
+  return tree.demandCommand(1, 'mcp needs a command: add, add-json, list, get or remove');
+}
 
 /** Parses argv (without `node` and the script). Throws ConfigError naming the flag on bad input. */
-export function parseArguments(argv: readonly string[], version: string): ParsedArguments {
+export function parseArguments(argv: readonly string[], version: string, columns = 100): ParsedArguments {
   // `--args:name` options are the script's, not ours: they are taken out before parsing.
   const split = splitScriptArguments(argv);
-  const { values, positionals } = parseFlags(split.argv);
-  if (values.help === true) return { kind: 'print', text: helpText() };
-  if (values.version === true) return { kind: 'print', text: version };
-  const scriptPath = scriptOf(positionals);
-  // `--config=` (or `--config ""`) parses as "": a value was forgotten.
-  for (const flag of FLAGS) {
-    if (values[flag.name] === '') throw new ConfigError(`--${flag.name}`, 'needs a value');
-  }
-  if (split.any && scriptPath === undefined) {
+  let chosen: Chosen | undefined;
+  let failure: string | undefined;
+  let printed = '';
+  // yargs passes null or undefined for what it does not have (its types say otherwise).
+  const onFailure = (message: string | null, error: Error | null): void => {
+    failure = message ?? error?.message ?? 'invalid command line';
+  };
+  let parser = yargs().scriptName('mcphost').exitProcess(false).parserConfiguration({ 'populate--': true });
+  parser = command(
+    parser,
+    '$0',
+    'chat, or one answer with -p',
+    withChatFlags,
+    () => (chosen = { kind: 'chat' }),
+  );
+  parser = command(
+    parser,
+    'script <file>',
+    'run a script file (--args:NAME VALUE fills its variables)',
+    withChatFlags,
+    (values) => (chosen = { kind: 'script', path: String(values.file) }),
+  );
+  parser = command(
+    parser,
+    'mcp',
+    'add, list, show and remove MCP servers in the config file',
+    (mcp) => mcpCommands(mcp, (mcpCommand) => (chosen = { kind: 'mcp', command: mcpCommand })),
+    () => undefined,
+  );
+  parser = command(
+    parser,
+    'completion [shell]',
+    'print a bash or zsh completion script',
+    noOptions,
+    (values) => {
+      chosen = { kind: 'completion', shell: typeof values.shell === 'string' ? values.shell : 'bash' };
+    },
+  );
+  parser = parser
+    .example(EXAMPLES.map(([command, description]) => [command, description]))
+    .epilogue(EPILOGUE)
+    .alias('h', 'help')
+    .alias('v', 'version')
+    .version(version)
+    .strict()
+    .wrap(Math.min(columns, 120))
+    .fail(onFailure as (message: string, error: Error) => void);
+  let values: ParsedValues = {};
+  // With a callback, yargs hands back help and errors instead of printing them. The handlers are
+  // synchronous, so the callback has run when parse returns.
+  const onParsed = (error: Error | null | undefined, parsed: ParsedValues, output: string): void => {
+    if (error !== null && error !== undefined) failure ??= error.message;
+    values = parsed;
+    printed = output;
+  };
+  void parser.parse(
+    [...split.argv],
+    {},
+    onParsed as (error: Error | undefined, parsed: ParsedValues, output: string) => void,
+  );
+  if (failure !== undefined)
+    throw new ConfigError('command line', `${withSuggestion(failure)} (see mcphost --help)`);
+  if (printed !== '') return { kind: 'print', text: printed };
+  if (chosen === undefined) throw new ConfigError('command line', 'nothing to run (see mcphost --help)');
+  if (split.any && chosen.kind !== 'script') {
     throw new ConfigError('--args', 'script variables only go with `mcphost script FILE`');
   }
-  const text = (name: string): string | undefined => {
-    const value = values[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  const number = (name: string): number | undefined => {
-    const value = text(name);
-    if (value === undefined) return undefined;
-    const parsed = Number(value);
-    if (value.trim() === '' || Number.isNaN(parsed))
-      throw new ConfigError(`--${name}`, `expected a number, got "${value}"`);
-    return parsed;
-  };
-  if (
-    values.session !== undefined &&
-    (values['save-session'] !== undefined || values['load-session'] !== undefined)
-  ) {
-    throw new ConfigError('--session', 'not with --save-session or --load-session (it does both)');
+  switch (chosen.kind) {
+    case 'chat':
+      return { kind: 'run', options: toCliOptions(values, undefined) };
+    case 'script':
+      return {
+        kind: 'run',
+        options: toCliOptions(values, { path: chosen.path, arguments: split.scriptArguments }),
+      };
+    case 'mcp':
+      return { kind: 'mcp', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
+    case 'completion':
+      if (chosen.shell !== 'bash' && chosen.shell !== 'zsh') {
+        throw new ConfigError('completion', `"${chosen.shell}" is not bash or zsh`);
+      }
+      return { kind: 'completion', shell: chosen.shell };
   }
-  return {
-    kind: 'run',
-    options: checkCombinations({
-      ...optional('model', text('model')),
-      ...optional('prompt', text('prompt')),
-      ...optional('configPath', text('config')),
-      ...optional('systemPrompt', text('system-prompt')),
-      ...optional('maxSteps', positiveInteger('--max-steps', number('max-steps'))),
-      ...optional('providerUrl', url('--provider-url', text('provider-url'))),
-      ...optional('providerApiKey', text('provider-api-key')),
-      ...optional('maxTokens', positiveInteger('--max-tokens', number('max-tokens'))),
-      ...optional('temperature', numberInRange('--temperature', number('temperature'), 0, Infinity)),
-      ...optional('topP', numberInRange('--top-p', number('top-p'), 0, 1)),
-      ...optional('topK', positiveInteger('--top-k', number('top-k'))),
-      ...optional('stopSequences', values['stop-sequences'] as string[] | undefined),
-      debug: values.debug === true,
-      approveAll: values['approve-all'] === true,
-      ...optional('auditLog', text('audit-log')),
-      quiet: values.quiet === true,
-      outputFormat: outputFormat(text('output-format')),
-      ...optional('saveSession', text('save-session')),
-      ...optional('loadSession', text('load-session')),
-      ...optional('session', text('session')),
-      noExit: values['no-exit'] === true,
-      noColor: values['no-color'] === true,
-      ...optional(
-        'script',
-        scriptPath === undefined ? undefined : { path: scriptPath, arguments: split.scriptArguments },
-      ),
-    }),
-  };
 }
 
-/** Runs `util.parseArgs` over the flag table; its errors become one line naming the command line. */
-function parseFlags(argv: readonly string[]): { values: ParsedValues; positionals: string[] } {
-  const options = Object.fromEntries(
-    FLAGS.map((flag) => [
-      flag.name,
-      {
-        type: flag.kind === 'boolean' ? ('boolean' as const) : ('string' as const),
-        ...(flag.kind === 'strings' ? { multiple: true } : {}),
-        ...(flag.short === undefined ? {} : { short: flag.short }),
+function stringValue(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** yargs' "Unknown argument: colr" with the nearest flag or command added. */
+function withSuggestion(message: string): string {
+  const unknown = /^Unknown (?:argument|arguments|command)s?: (.+)$/.exec(message)?.[1];
+  if (unknown === undefined) return message;
+  const [first = ''] = unknown.split(', ');
+  const flags = CHAT_FLAGS.flatMap((flag) => [
+    flag.name,
+    ...(flag.defaultValue === true ? [`no-${flag.name}`] : []),
+  ]);
+  const typed = first.replace(/^-+/, '');
+  const suggestion = nearest(typed, [...flags, ...COMMANDS]);
+  const shown = first.startsWith('-') || !COMMANDS.includes(suggestion ?? '') ? `--${typed}` : first;
+  if (suggestion === undefined)
+    return `unknown ${message.includes('command') ? 'command' : 'argument'} ${shown}`;
+  const suggested = COMMANDS.includes(suggestion) ? suggestion : `--${suggestion}`;
+  return `unknown argument ${shown}: did you mean ${suggested}?`;
+}
+
+/** The entry `mcp add` writes, from its flags and the command after `--`. */
+function serverEntryOf(values: Values): { name: string; entry: Record<string, unknown> } {
+  const name = String(values.name);
+  const command = [
+    ...((values.command as string[] | undefined) ?? []),
+    ...((values['--'] as string[] | undefined) ?? []),
+  ].map(String);
+  const url = stringValue(values.url);
+  const transport = (values.transport as string | undefined) ?? (url === undefined ? 'stdio' : 'http');
+  const env = pairs((values.env as string[] | undefined) ?? [], '=', '--env', 'KEY=VALUE');
+  const headers = pairs((values.header as string[] | undefined) ?? [], ':', '--header', '"Name: value"');
+  if (transport === 'stdio') {
+    if (url !== undefined) throw new ConfigError('--url', 'only for --transport http or sse');
+    if (Object.keys(headers).length > 0)
+      throw new ConfigError('--header', 'only for --transport http or sse');
+    const [program, ...args] = command;
+    if (program === undefined)
+      throw new ConfigError('mcp add', `needs a command: mcphost mcp add ${name} -- COMMAND [ARGS…]`);
+    return {
+      name,
+      entry: {
+        command: program,
+        ...(args.length > 0 ? { args } : {}),
+        ...(Object.keys(env).length > 0 ? { env } : {}),
       },
-    ]),
-  );
-  try {
-    // A flag given twice takes its last value, as most CLIs do.
-    const { values, positionals } = parseArgs({
-      args: [...argv],
-      options,
-      strict: true,
-      allowPositionals: true,
-    });
-    return { values: values as ParsedValues, positionals };
-  } catch (error) {
-    throw new ConfigError('command line', `${describeParseError(error)} (see mcphost --help)`);
+    };
   }
+  if (url === undefined) throw new ConfigError('--url', `needed with --transport ${transport}`);
+  if (command.length > 0)
+    throw new ConfigError('mcp add', `a remote server takes --url, not a command ("${command[0] ?? ''}")`);
+  if (Object.keys(env).length > 0) throw new ConfigError('--env', 'only for a stdio server');
+  return { name, entry: { type: transport, url, ...(Object.keys(headers).length > 0 ? { headers } : {}) } };
 }
 
-/** Node's parseArgs messages, made one short line. */
-function describeParseError(error: unknown): string {
-  const message = messageOf(error);
-  const [first = message] = message.split('\n');
-  const option = /'(-[^' ,]*)/.exec(first)?.[1];
-  switch ((error as { code?: unknown }).code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown option ${option ?? first}`;
-    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      // "argument missing", or a value that starts with "-" (written --flag=-1 instead).
-      return first.includes('ambiguous')
-        ? `${option ?? 'an option'} needs a value (for one starting with "-", write ${option ?? '--flag'}=VALUE)`
-        : `${option ?? 'an option'} needs a value`;
-    default:
-      return first;
-  }
-}
-
-/** `script FILE` is the only command; any other word on the command line is a mistake. */
-function scriptOf(positionals: readonly string[]): string | undefined {
-  const [first, second, ...rest] = positionals;
-  if (first === undefined) return undefined;
-  if (first !== 'script') {
-    throw new ConfigError(
-      'command line',
-      `unexpected "${first}" (a prompt goes after -p; see mcphost --help)`,
-    );
-  }
-  if (second === undefined || second === '')
-    throw new ConfigError('script', 'needs a FILE: mcphost script FILE');
-  if (rest.length > 0) throw new ConfigError('script', `unexpected "${rest[0] ?? ''}" after the script file`);
-  return second;
-}
-
-function outputFormat(value: string | undefined): OutputFormat {
-  if (value === undefined) return 'text';
-  const known = OUTPUT_FORMATS.find((format) => format === value);
-  if (known === undefined) {
-    throw new ConfigError('--output-format', `"${value}" is not one of ${OUTPUT_FORMATS.join(', ')}`);
-  }
-  return known;
-}
-
-/** Flags that only make sense together with others. */
-function checkCombinations(options: CliOptions): CliOptions {
-  const oneShot = options.prompt !== undefined || options.script !== undefined;
-  if (options.prompt !== undefined && options.script !== undefined) {
-    throw new ConfigError('-p', 'give either -p or a script file, not both');
-  }
-  if (!oneShot) {
-    if (options.outputFormat !== 'text') throw new ConfigError('--output-format', 'only with -p or a script');
-    if (options.quiet) throw new ConfigError('--quiet', 'only with -p or a script');
-    if (options.noExit)
-      throw new ConfigError('--no-exit', 'only with -p or a script (it goes on chatting after the answer)');
-  }
-  if (options.noExit && options.outputFormat !== 'text') {
-    throw new ConfigError('--no-exit', `the chat that follows cannot be ${options.outputFormat}`);
-  }
-  if (options.noExit && options.prompt === '-') {
-    throw new ConfigError('--no-exit', 'stdin feeds the chat, so the prompt cannot come from it (-p -)');
-  }
-  return options;
-}
-
-/** The same bounds the config file checks, so a flag and a config key accept the same values. */
-function numberInRange(
+function pairs(
+  items: readonly string[],
+  separator: string,
   flag: string,
-  value: number | undefined,
-  min: number,
-  max: number,
-): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isFinite(value)) throw new ConfigError(flag, 'expected a number');
-  if (value < min || value > max) {
-    const range = max === Infinity ? `at least ${min}` : `from ${min} to ${max}`;
-    throw new ConfigError(flag, `expected a number ${range}, got ${value}`);
+  form: string,
+): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const item of items) {
+    const at = item.indexOf(separator);
+    if (at <= 0) throw new ConfigError(flag, `expected ${form}, got "${item}"`);
+    result[item.slice(0, at).trim()] = item.slice(at + 1).trim();
   }
-  return value;
+  return result;
 }
 
-function positiveInteger(flag: string, value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new ConfigError(flag, `expected a positive whole number, got ${value}`);
+function jsonEntry(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError('mcp add-json', `the entry is not valid JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
-  return value;
-}
-
-function url(flag: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (!URL.canParse(value))
-    throw new ConfigError(flag, `"${value}" is not a URL (for example http://127.0.0.1:11434)`);
-  return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError('mcp add-json', 'the entry must be a JSON object ({"command": …} or {"url": …})');
+  }
+  return value as Record<string, unknown>;
 }

@@ -1,4 +1,5 @@
 /** Exit codes, documented in docs/scripting.md. Each says whose fault the failure was. */
+import { oneLine } from './chat/sanitize.js';
 import {
   AbortedError,
   ConfigError,
@@ -53,7 +54,21 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
 
 /** An error's message on one line. */
 export function oneLineMessage(error: unknown): string {
-  return messageOf(error).replace(/\s*\n\s*/g, ' ');
+  // Messages quote models, vendors and servers: control and bidi characters go with the line breaks.
+  return oneLine(messageOf(error));
+}
+
+/**
+ * A config error's message: its summary on one line, then the lines it lists (indented by two
+ * spaces: each problem of a config file, each saved conversation), each on its own line.
+ */
+function summaryAndList(message: string): string {
+  const lines = message.split('\n');
+  const listed = lines.findIndex((text, index) => index > 0 && text.startsWith('  '));
+  if (listed < 0) return message.replace(/\s*\n\s*/g, ' ');
+  const summary = lines.slice(0, listed).join(' ').replace(/\s+/g, ' ');
+  const list = lines.slice(listed).filter((text) => text.trim() !== '');
+  return [summary, ...list.map((text) => (text.startsWith('  ') ? text : `  ${text}`))].join('\n');
 }
 
 /**
@@ -61,7 +76,7 @@ export function oneLineMessage(error: unknown): string {
  * with --debug, and a request to report it for a bug (an error outside our tree).
  */
 export function describeFailure(error: unknown, debug: boolean): string {
-  const line = oneLineMessage(error);
+  const line = error instanceof ConfigError ? summaryAndList(error.message) : oneLineMessage(error);
   if (debug && error instanceof Error && error.stack !== undefined) return `${line}\n${error.stack}`;
   return error instanceof McpHostError ? line : `internal error: ${line} (run with --debug for details)`;
 }

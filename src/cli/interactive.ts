@@ -8,7 +8,6 @@
  * takes a few hundred milliseconds to import, and used once it is there), string-width for
  * measuring what is on screen.
  */
-import { resolve } from 'node:path';
 import { AbortedError, messageOf } from '../errors.js';
 import type { ToolDescription } from '../mcp/pool.js';
 import type { ServerStatus } from '../mcp/status.js';
@@ -41,7 +40,7 @@ import {
   type CommandOutcome,
 } from './commands.js';
 import { describeError, ExitCode, type ExitCodeValue } from './exit-codes.js';
-import type { CliIO } from './io.js';
+import { userPath, type CliIO } from './io.js';
 
 export interface ChatOptions {
   /** The model in use, as `provider:model` (shown in the prompt). */
@@ -179,7 +178,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
       modelString = next;
     },
     saveSession: async (path) => {
-      const absolute = resolve(io.cwd, path);
+      const absolute = userPath(io, path);
       await saveSession(absolute, {
         model: modelString,
         ...optional('systemPrompt', host.systemPrompt),

@@ -1,33 +1,14 @@
 /**
- * The CLI's entry: parse flags, assemble the runner, run one prompt or the chat, and turn every
+ * The CLI's entry: parse the command line, import the one module the command needs, and turn every
  * failure into one line on stderr and an exit code. Nothing here calls process.exit: bin does.
  */
-import { resolve } from 'node:path';
-import type { ElicitationOutcome } from '../mcp/elicitation.js';
-import type { PoolLogEntry } from '../mcp/pool.js';
-import { optional } from '../optional.js';
-import type { Message } from '../types.js';
-import { parseArguments, type CliOptions, type ScriptCommand } from './args.js';
-import { AbortedError } from '../errors.js';
-import { ExitCode, exitCodeOf, signalExitCode, type ExitCodeValue } from './exit-codes.js';
-import { captureLibraryConsole } from './library-console.js';
-import { pathIn, type CliIO } from './io.js';
-import { redactText } from '../safety/redact.js';
-import { stripControlCharacters } from '../safety/output-limits.js';
-import type { LoadedConfig } from '../../config/index.js';
-import type { OpenedSession } from '../session-recorder.js';
-import type { McpRunner } from '../setup/create-runner.js';
-import type { PrompterSlot } from './chat/prompter.js';
+import { parseArguments, type ParsedArguments } from './args.js';
+import { ExitCode, exitCodeOf, type ExitCodeValue } from './exit-codes.js';
+import type { CliIO } from './io.js';
 import type { Reporter } from './output/reporter.js';
-import type { ScriptFile } from './script.js';
+import type { SignalSource } from './run-command.js';
 
-/** Where termination signals come from (the process, in production). */
-export interface SignalSource {
-  on(signal: NodeJS.Signals, listener: () => void): unknown;
-  off(signal: NodeJS.Signals, listener: () => void): unknown;
-}
-
-const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+export type { SignalSource } from './run-command.js';
 
 export async function main(
   argv: readonly string[],
@@ -38,17 +19,33 @@ export async function main(
   let debug = argv.includes('--debug');
   let reporter: Reporter | undefined;
   try {
-    const parsed = parseArguments(argv, version);
-    if (parsed.kind === 'print') {
-      io.stdout.write(`${parsed.text}\n`);
-      return ExitCode.ok;
+    const columns = (io.stdout as { columns?: number }).columns ?? 100;
+    const parsed: ParsedArguments = parseArguments(argv, version, columns);
+    switch (parsed.kind) {
+      case 'print':
+        io.stdout.write(`${parsed.text}\n`);
+        return ExitCode.ok;
+      case 'completion': {
+        const { completionScript } = await import('./completion-script.js');
+        io.stdout.write(completionScript(parsed.shell));
+        return ExitCode.ok;
+      }
+      case 'mcp': {
+        const { runMcpCommand } = await import('./mcp-commands.js');
+        return await runMcpCommand(parsed.command, {
+          io,
+          ...(parsed.configPath === undefined ? {} : { configPath: parsed.configPath }),
+        });
+      }
+      case 'run': {
+        const { options } = parsed;
+        debug = options.debug;
+        // The one import after parsing: the runner, the chat and the reporters come with it.
+        const { runWithSignals, createReporter } = await import('./run-command.js');
+        reporter = createReporter({ format: options.outputFormat, quiet: options.quiet, debug }, io);
+        return await runWithSignals(options, io, signals, reporter);
+      }
     }
-    const { options } = parsed;
-    debug = options.debug;
-    // Imported once the arguments are known: `mcphost --help` stays light.
-    const { createReporter } = await import('./output/reporter.js');
-    reporter = createReporter({ format: options.outputFormat, quiet: options.quiet, debug }, io);
-    return await runWithSignals(options, io, signals, reporter);
   } catch (error) {
     const code = exitCodeOf(error);
     // Bad flags never made a reporter; a script that asked for JSON still gets JSON.
@@ -57,229 +54,4 @@ export async function main(
     reporter.fail(error, code);
     return code;
   }
-}
-
-async function runWithSignals(
-  options: CliOptions,
-  io: CliIO,
-  signals: SignalSource,
-  reporter: Reporter,
-): Promise<ExitCodeValue> {
-  // A library's console output would land in the answer on stdout: it goes to the --debug log.
-  const restoreConsole = captureLibraryConsole((message) => {
-    if (!options.debug) return;
-    io.stderr.write(`[library] ${stripControlCharacters(redactText(message))}\n`);
-  });
-  const controller = new AbortController();
-  let received: NodeJS.Signals | undefined;
-  const listeners = HANDLED_SIGNALS.map((signal) => {
-    const listener = () => {
-      received ??= signal;
-      controller.abort();
-    };
-    signals.on(signal, listener);
-    return [signal, listener] as const;
-  });
-  try {
-    return await run(options, io, controller.signal, reporter);
-  } catch (error) {
-    // Shells expect 128 + the signal's number from a program a signal stopped.
-    if (received !== undefined && error instanceof AbortedError) {
-      const code = signalExitCode(received);
-      reporter.fail(new AbortedError(`stopped by ${received}`, { cause: error }), code);
-      return code;
-    }
-    throw error;
-  } finally {
-    for (const [signal, listener] of listeners) signals.off(signal, listener);
-    restoreConsole();
-  }
-}
-
-/** Everything read from the user before anything starts: flags (with a script's), prompt, session. */
-interface Inputs {
-  readonly options: CliOptions;
-  readonly script: ScriptFile | undefined;
-  readonly prompt: string | undefined;
-  readonly session: OpenedSession;
-  readonly systemPrompt: string | undefined;
-}
-
-/** One stderr line: which server asked what, and what was answered (and why, if the host chose). */
-function describeElicitationOutcome(outcome: ElicitationOutcome): string {
-  const reason = outcome.reason === undefined ? '' : ` (${outcome.reason})`;
-  const message = stripControlCharacters(outcome.message);
-  return `server "${outcome.server}" asked for input (${outcome.mode}): "${message}" — ${outcome.action}${reason}`;
-}
-
-async function run(
-  flags: CliOptions,
-  io: CliIO,
-  signal: AbortSignal,
-  reporter: Reporter,
-): Promise<ExitCodeValue> {
-  // Imported here, not at the top: `mcphost --help` must not load the SDKs.
-  const { assembleRunner } = await import('../setup/create-runner.js');
-  const { runnerOptionsFor } = await import('./runner-options.js');
-  const inputs = await readInputs(flags, io, signal, reporter);
-  const { options, prompt } = inputs;
-  reporter.identify({ ...optional('sessionFile', inputs.session.recorder?.path) });
-  // The chat answers approval questions on its own terminal; until it runs (the -p part of
-  // --no-exit) the slot is empty, and a question is answered "deny".
-  const chatFollows = prompt === undefined || options.noExit;
-  const prompter = chatFollows ? new (await import('./chat/prompter.js')).PrompterSlot() : undefined;
-  const askToTrust =
-    prompt === undefined && inputs.script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true;
-  const { modelNameOf } = await import('./one-shot.js');
-  const recorder = inputs.session.recorder;
-  const { runner, config, modelString } = await assembleRunner({
-    ...runnerOptionsFor(inputs, io),
-    // Saved after every change, so that a crash or Ctrl-C loses at most the step in progress.
-    ...optional(
-      'onHistoryChange',
-      recorder &&
-        ((history: readonly Message[]) =>
-          recorder.record({
-            model: modelNameOf(runner.provider),
-            ...optional('systemPrompt', runner.systemPrompt),
-            messages: history,
-          })),
-    ),
-    // Ctrl-C while the servers start stops the start (and the servers) at once.
-    signal,
-    // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
-    onServerLog: (entry) => reportServerLog(entry, io, options.debug, prompter),
-    onWarning: (message) => reporter.note(`warning: ${message}`),
-    // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
-    interactive: chatFollows,
-    onProgress: (report) => reporter.progress?.(report),
-    // --debug asks servers for everything; otherwise each server keeps its own default level.
-    ...(options.debug ? { serverLogLevel: 'debug' as const } : {}),
-    onElicitationOutcome: (outcome) => {
-      reporter.note(describeElicitationOutcome(outcome));
-    },
-    ...optional(
-      'onElicitation',
-      prompter && (await import('./chat/elicitation-prompt.js')).createElicitationPrompt(prompter),
-    ),
-    ...optional(
-      'onApproval',
-      prompter && (await import('./approval-prompt.js')).createApprovalPrompt(prompter),
-    ),
-    ...optional(
-      'trustProject',
-      askToTrust ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout) : undefined,
-    ),
-  });
-  try {
-    if (config.path === undefined && inputs.script?.servers === undefined) {
-      reporter.note(
-        `no config file in ${io.homeDir} (.mcp.json, .mcphost.json|yml|yaml): running without MCP servers`,
-      );
-    }
-    if (prompt !== undefined) {
-      const { runOneShot } = await import('./one-shot.js');
-      const code = await runOneShot(runner, { prompt, reporter, signal });
-      // --no-exit: the chat goes on from the answer, with the same history.
-      if (!options.noExit) return code;
-    }
-    return await chat(runner, { io, options, config, modelString, signal, reporter, prompter });
-  } finally {
-    await runner.close();
-  }
-}
-
-/**
- * Reads the script file, the prompt (with stdin), the session and the system prompt: every mistake
- * in the user's input shows up here, before a server or a model is started.
- */
-async function readInputs(
-  flags: CliOptions,
-  io: CliIO,
-  signal: AbortSignal,
-  reporter: Reporter,
-): Promise<Inputs> {
-  const note = (message: string): void => reporter.note(message);
-  // A script file fills in what the flags leave unset, and its servers replace the config's.
-  const script = flags.script === undefined ? undefined : await readScript(flags.script, io);
-  for (const warning of script?.warnings ?? []) note(warning);
-  const options = script === undefined ? flags : (await import('./script.js')).applyScript(flags, script);
-  const { composePrompt } = await import('./stdin.js');
-  const prompt =
-    options.prompt === undefined
-      ? undefined
-      : await composePrompt({
-          prompt: options.prompt,
-          readStdin: !options.noExit,
-          stdin: io.stdin,
-          note,
-          signal,
-        });
-  const { openSession } = await import('../session-recorder.js');
-  const session = await openSession({
-    ...optional('load', pathIn(io, options.loadSession)),
-    ...optional('save', pathIn(io, options.saveSession)),
-    ...optional('both', pathIn(io, options.session)),
-  });
-  const { readSystemPrompt } = await import('../setup/system-prompt.js');
-  const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
-  return { options, script, prompt, session, systemPrompt };
-}
-
-/** The chat, after servers are up (or after a `--no-exit` answer). */
-async function chat(
-  runner: McpRunner,
-  context: {
-    readonly io: CliIO;
-    readonly options: CliOptions;
-    readonly config: LoadedConfig;
-    readonly modelString: string;
-    readonly signal: AbortSignal;
-    readonly reporter: Reporter;
-    readonly prompter: PrompterSlot | undefined;
-  },
-): Promise<ExitCodeValue> {
-  const { io, options, config } = context;
-  const { runInteractive } = await import('./interactive.js');
-  const { createModel } = await import('../setup/create-runner.js');
-  return runInteractive(runner, io, {
-    modelString: context.modelString,
-    debug: options.debug,
-    signal: context.signal,
-    color: options.noColor !== true,
-    ...optional('prompter', context.prompter),
-    // `/model`: the URL and key from the flags and config are kept only for the same provider.
-    createProvider: (model, sameProvider) =>
-      createModel(
-        model,
-        {
-          onWarning: (message) => context.reporter.note(`warning: ${message}`),
-          ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
-          ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
-        },
-        sameProvider ? config : {},
-        io.env,
-      ),
-  });
-}
-
-/** Reads `mcphost script FILE`, its path taken from the working directory. */
-async function readScript(command: ScriptCommand, io: CliIO) {
-  const { loadScript } = await import('./script.js');
-  return loadScript(resolve(io.cwd, command.path), command.arguments, io.env);
-}
-
-function reportServerLog(
-  entry: PoolLogEntry,
-  io: CliIO,
-  debug: boolean,
-  chat: { readonly bound: boolean; write(text: string): void } | undefined,
-): void {
-  if (entry.level === 'debug' && !debug) return;
-  // Server output (stderr tails included) may hold credentials and escape sequences: neither
-  // reaches the terminal as is. Failures are shown even with --quiet: they are errors.
-  const clean = stripControlCharacters(redactText(entry.message));
-  const line = entry.level === 'warn' ? `mcphost: ${clean}\n` : `[${entry.server}] ${clean}\n`;
-  if (chat?.bound === true) chat.write(line);
-  else io.stderr.write(line);
 }

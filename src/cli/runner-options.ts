@@ -23,8 +23,10 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
     homeDir: io.homeDir,
     // The folder's project config is used once trusted (see the safety section of the README).
     projectDir: io.cwd,
-    approveAll: options.approveAll === true,
-    ...optional('auditLog', pathIn(io, options.auditLog)),
+    safety: {
+      approveAll: options.approveAll === true,
+      ...optional('auditLog', pathIn(io, options.auditLog)),
+    },
     ...optional('servers', inputs.script?.servers),
     ...optional('history', session.loaded?.messages),
     ...optional('model', options.model ?? session.loaded?.model),

@@ -21,6 +21,7 @@ import { ConfigError } from '../errors.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { GenerationSettings } from '../types.js';
 import type { CliOptions } from './args.js';
+import { nearest } from './command-line/suggest.js';
 import { splitScript, type ScriptParts } from './script-front-matter.js';
 
 /** A script file, read and checked. */
@@ -77,6 +78,31 @@ function mentionedNames(text: string): Set<string> {
     if (match[1] !== undefined) names.add(match[1]);
   }
   return names;
+}
+
+/**
+ * `--args:fiel` for a script that uses `${file}`: a typo, said before "file has no value" hides it.
+ * An unused name that is near none of the script's is only a warning (see loadScript).
+ */
+function refuseMistypedArguments(
+  text: string,
+  scriptArguments: Readonly<Record<string, string>>,
+  path: string,
+): void {
+  const mentioned = mentionedNames(text);
+  for (const name of Object.keys(scriptArguments)) {
+    if (mentioned.has(name)) continue;
+    const meant = nearest(
+      name,
+      [...mentioned].filter((candidate) => !Object.hasOwn(scriptArguments, candidate)),
+    );
+    if (meant !== undefined) {
+      throw new ConfigError(
+        `--args:${name}`,
+        `${path} has no variable "${name}": did you mean --args:${meant}?`,
+      );
+    }
+  }
 }
 
 /** Why a variable could not be filled, as a ConfigError naming the file and the place. */
@@ -182,6 +208,7 @@ export async function loadScript(
     );
   }
   const parts = splitScript(text, path);
+  refuseMistypedArguments(text, scriptArguments, path);
   const argumentOf = (name: string): string | undefined =>
     Object.hasOwn(scriptArguments, name) ? scriptArguments[name] : undefined;
   const environmentOf = (name: string): string | undefined =>

@@ -15,7 +15,7 @@ import type { ServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 import type { ParentEnvironment } from './environment.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
-import { ServerConnection, type ToolProgress } from './server-connection.js';
+import type { ServerConnection, ToolProgress } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
 import type { ServerLogLevel } from './server-logs.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
@@ -73,6 +73,8 @@ export interface McpPoolOptions {
   readonly onProgress?: (progress: ToolProgress) => void;
 }
 
+type ConnectionClass = typeof ServerConnection;
+
 /** One line of a `/tools` listing. */
 export interface ToolDescription {
   /** The name the model sees. */
@@ -95,12 +97,13 @@ export class McpPool implements ToolHost {
     this.killSync();
   };
 
-  private constructor(options: McpPoolOptions) {
+  private constructor(options: McpPoolOptions, connectionClass: ConnectionClass | undefined) {
     const log: PoolLog = options.log ?? (() => undefined);
     const now = options.now ?? Date.now;
     const connections = Object.entries(options.servers).map(([name, definition]) => {
+      if (connectionClass === undefined) throw new Error(`McpPool: no connection class for "${name}"`);
       const authProvider = definition.transport === 'stdio' ? undefined : options.authProviderFor?.(name);
-      return new ServerConnection({
+      return new connectionClass({
         name,
         definition,
         parentEnv: options.env,
@@ -135,7 +138,13 @@ export class McpPool implements ToolHost {
   static async start(options: McpPoolOptions): Promise<McpPool> {
     const { signal } = options;
     signal?.throwIfAborted();
-    const pool = new McpPool(options);
+    // The MCP SDK (and zod's and ajv's schemas it builds as it loads: ~80 ms and ~13 MB) is loaded
+    // only when there is a server to talk to.
+    const connectionClass =
+      Object.keys(options.servers).length === 0
+        ? undefined
+        : (await import('./server-connection.js')).ServerConnection;
+    const pool = new McpPool(options, connectionClass);
     const started = Promise.all([...pool.connections.values()].map((connection) => connection.start()));
     if ((await untilAborted(started, signal)) === CANCELLED) {
       await pool.close();

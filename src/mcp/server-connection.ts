@@ -183,6 +183,7 @@ export class ServerConnection {
   status(): ServerStatus {
     const serverProcess = this.session?.process;
     const running = serverProcess !== undefined && serverProcess.exit === undefined;
+    const implementation = this.session?.client.getServerVersion();
     return {
       name: this.name,
       transport: this.kind,
@@ -193,6 +194,9 @@ export class ServerConnection {
       ...(running && serverProcess.pid !== undefined ? { pid: serverProcess.pid } : {}),
       ...(this.protocolVersion === undefined ? {} : { protocolVersion: this.protocolVersion }),
       restarts: this.restarts,
+      ...(implementation === undefined
+        ? {}
+        : { implementation: { name: implementation.name, version: implementation.version } }),
     };
   }
 

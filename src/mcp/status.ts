@@ -26,6 +26,8 @@ export interface ServerStatus {
   readonly protocolVersion?: string;
   /** How many times it was restarted after a crash. */
   readonly restarts: number;
+  /** The server's own name and version (`serverInfo` of its initialize answer), once connected. */
+  readonly implementation?: { readonly name: string; readonly version: string };
 }
 
 /** One diagnostic from the pool. `warn` is for the user; `debug` for `--debug`. */

@@ -1,30 +1,37 @@
 /**
- * Putting the safety pieces together for one session, from plain settings (createRunner reads them
- * from the config): the guarded tool host, and the Runner options that run the prompt hooks.
+ * Putting the safety pieces together for one session from its {@link SafetyOptions} (createRunner
+ * merges the config's and the caller's): the guarded tool host, and the Runner options that run
+ * the prompt hooks and count the turns for the audit log.
  */
 import type { ParentEnvironment } from '../mcp/environment.js';
+import type { UserQuestions } from '../questions.js';
 import type { RunnerOptions } from '../runner.js';
 import type { ToolHost } from '../types.js';
 import type { ApprovalHandler, QuestionQueue } from './approval.js';
-import type { AuditSink } from './audit-log.js';
-import { GuardedToolHost, type ToolLocation } from './guarded-tool-host.js';
-import { HookRunner, type HookSessionContext, type HooksConfig } from './hooks.js';
-import { ApprovalPolicy, type ApprovalRuleSet } from './policy.js';
+import type { AuditSink, ServerIdentity } from './audit-log.js';
+import { GuardedToolHost, type GuardedToolHostOptions, type ToolLocation } from './guarded-tool-host.js';
+import { HookRunner, type HookSessionContext } from './hooks.js';
+import type { SafetyOptions } from './options.js';
 import { promptHooks } from './prompt-hooks.js';
 
-/** What a session's safety is made of. */
+/** What a session's safety is made of: the settings, and what they act on. */
 export interface SafetySettings {
   /** The host to guard (the MCP pool). */
   readonly host: ToolHost;
+  /** The settings, passed on unchanged to the guard. */
+  readonly safety: SafetyOptions;
   /** Where an exposed name leads; should read the table calls are routed through (see GuardedToolHostOptions). */
   readonly locate?: (exposedName: string) => ToolLocation | undefined | Promise<ToolLocation | undefined>;
-  readonly approval?: readonly ApprovalRuleSet[];
-  readonly hooks?: HooksConfig;
+  /** Who a server is, for the audit log. */
+  readonly identify?: (server: string) => ServerIdentity | undefined;
+  /** The audit log, opened from `safety.auditLog`. */
   readonly audit?: AuditSink;
-  readonly maxToolResultBytes?: number;
   readonly onApproval?: ApprovalHandler;
-  readonly approveAll?: boolean;
-  /** What hooks are told about the session. */
+  /** Asks about flagged content (the `ask` policy). */
+  readonly questions?: UserQuestions;
+  /** Told when the detector flags a result. */
+  readonly onFlagged?: GuardedToolHostOptions['onFlagged'];
+  /** What hooks are told about the session (its id is also on every audit line). */
   readonly hookContext: HookSessionContext;
   /** Our environment (hooks get a minimal part of it). */
   readonly env: ParentEnvironment;
@@ -41,25 +48,39 @@ export interface Safety {
 }
 
 export function assembleSafety(settings: SafetySettings): Safety {
+  const { safety } = settings;
   const hooks =
-    settings.hooks === undefined
+    safety.hooks === undefined
       ? undefined
       : new HookRunner({
-          config: settings.hooks,
+          config: safety.hooks,
           context: settings.hookContext,
           env: settings.env,
           ...(settings.onWarning === undefined ? {} : { onWarning: settings.onWarning }),
         });
   const guard = new GuardedToolHost({
     host: settings.host,
-    policy: new ApprovalPolicy(settings.approval ?? []),
+    safety,
+    sessionId: settings.hookContext.sessionId,
     ...(settings.locate === undefined ? {} : { locate: settings.locate }),
+    ...(settings.identify === undefined ? {} : { identify: settings.identify }),
     ...(settings.onApproval === undefined ? {} : { onApproval: settings.onApproval }),
-    ...(settings.approveAll === undefined ? {} : { approveAll: settings.approveAll }),
+    ...(settings.questions === undefined ? {} : { questions: settings.questions }),
+    ...(settings.onFlagged === undefined ? {} : { onFlagged: settings.onFlagged }),
     ...(hooks === undefined ? {} : { hooks }),
     ...(settings.audit === undefined ? {} : { audit: settings.audit }),
-    ...(settings.maxToolResultBytes === undefined ? {} : { maxResultBytes: settings.maxToolResultBytes }),
     ...(settings.questionQueue === undefined ? {} : { questionQueue: settings.questionQueue }),
   });
-  return { guard, runnerOptions: hooks === undefined ? {} : promptHooks(hooks) };
+  const prompt: Partial<Safety['runnerOptions']> = hooks === undefined ? {} : promptHooks(hooks);
+  return {
+    guard,
+    runnerOptions: {
+      ...prompt,
+      // Counted before the hooks run: a prompt they refuse still took a turn number.
+      beforePrompt: async (content, signal) => {
+        guard.beginTurn();
+        await prompt.beforePrompt?.(content, signal);
+      },
+    },
+  };
 }

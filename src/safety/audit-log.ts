@@ -5,7 +5,8 @@
  * the user, blocked by a hook), so the log answers both "what did the agent do" and "what did it
  * try". Lines are appended one write at a time, in the order calls finish.
  */
-import { appendFile, open } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { appendFile, open, rename, rm } from 'node:fs/promises';
 import { ConfigError, messageOf } from '../errors.js';
 import { redactSecrets, redactText } from './redact.js';
 
@@ -22,12 +23,31 @@ export type DecidedBy =
   /** A PreToolUse hook. */
   | 'hook'
   /** The call needed approval and no one could be asked (`-p` without `--approve-all`). */
-  | 'no-one-to-ask';
+  | 'no-one-to-ask'
+  /** A budget or rate limit (see budgets.ts). */
+  | 'budget';
+
+/** Who a server says it is, and how it was started. */
+export interface ServerIdentity {
+  /** `serverInfo.name` from its initialize answer. */
+  readonly name?: string;
+  /** `serverInfo.version`. */
+  readonly version?: string;
+  /** The command line of a stdio server (arguments included), or the URL of a remote one. */
+  readonly command?: string;
+  readonly url?: string;
+}
 
 /** One audit line. */
 export interface AuditEntry {
   /** When the call was requested, ISO 8601. */
   readonly time: string;
+  /** The session this call belongs to (the same id hooks are given as `session_id`). */
+  readonly sessionId?: string;
+  /** The prompt of the session this call answered, from 1. */
+  readonly turn?: number;
+  /** The server behind the call, as it introduced itself and as it was started. */
+  readonly serverIdentity?: ServerIdentity;
   /** The configured server, `null` when unknown (an unknown tool). */
   readonly server: string | null;
   /** The tool's own name on its server. */
@@ -58,6 +78,16 @@ export interface AuditEntry {
   readonly droppedImages?: number;
   /** A PostToolUse hook withheld the result from the model. */
   readonly resultWithheld?: boolean;
+  /** `sha256:` of the result as the model got it (its content blocks as JSON). */
+  readonly resultDigest?: string;
+  /** The untrusted-content detector flagged the result: the policy, what was done, what was found. */
+  readonly flagged?: {
+    readonly policy: string;
+    readonly action: string;
+    readonly findings: readonly string[];
+  };
+  /** The budget or rate limit that refused the call. */
+  readonly budget?: string;
 }
 
 /** Where audit entries go. */
@@ -101,28 +131,67 @@ function capStrings(value: unknown): unknown {
 export async function openAuditLog(
   path: string,
   onError: (message: string) => void = () => undefined,
+  rotation: AuditRotation = {},
 ): Promise<AuditSink> {
+  let size: number;
   try {
     const handle = await open(path, 'a', 0o600);
+    size = (await handle.stat()).size;
     await handle.close();
   } catch (error) {
     const reason = messageOf(error);
     throw new ConfigError(path, `cannot write the audit log: ${reason}`, { cause: error });
   }
+  const maxBytes = rotation.maxBytes;
+  const keep = rotation.keep ?? DEFAULT_AUDIT_FILES_KEPT;
   let queue: Promise<void> = Promise.resolve();
   let reported = false;
   return {
     record(entry) {
       const line = `${formatAuditLine(entry)}\n`;
-      queue = queue.then(() =>
-        appendFile(path, line, 'utf8').catch((error: unknown) => {
+      const bytes = Buffer.byteLength(line);
+      queue = queue
+        .then(async () => {
+          if (maxBytes !== undefined && size > 0 && size + bytes > maxBytes) {
+            await rotate(path, keep);
+            size = 0;
+          }
+          await appendFile(path, line, { encoding: 'utf8', mode: 0o600 });
+          size += bytes;
+        })
+        .catch((error: unknown) => {
           // Once: a full disk would otherwise say so after every call.
           if (reported) return;
           reported = true;
           onError(`cannot write the audit log ${path}: ${messageOf(error)}`);
-        }),
-      );
+        });
     },
     flush: () => queue,
   };
+}
+
+/** Rotation by size: past `maxBytes`, the log becomes `PATH.1` (and `.1` becomes `.2`…). */
+export interface AuditRotation {
+  /** Rotate before a line would take the file past this many bytes. Default: never rotate. */
+  readonly maxBytes?: number;
+  /** Rotated files kept (`PATH.1` … `PATH.N`). Default {@link DEFAULT_AUDIT_FILES_KEPT}. */
+  readonly keep?: number;
+}
+
+export const DEFAULT_AUDIT_FILES_KEPT = 5;
+
+async function rotate(path: string, keep: number): Promise<void> {
+  await rm(`${path}.${keep}`, { force: true });
+  for (let index = keep - 1; index >= 1; index--) {
+    await rename(`${path}.${index}`, `${path}.${index + 1}`).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    });
+  }
+  if (keep >= 1) await rename(path, `${path}.1`);
+  else await rm(path, { force: true });
+}
+
+/** The digest of a result as the model got it, for `resultDigest`. */
+export function resultDigest(content: unknown): string {
+  return `sha256:${createHash('sha256').update(JSON.stringify(content)).digest('hex')}`;
 }

@@ -7,10 +7,13 @@
  * 2. `PreToolUse` hooks: a block ends here; a hook may also approve the call or ask for approval;
  * 3. approval, when the policy or a hook says `ask`: an earlier "always" answer of this session,
  *    `approveAll` (`--approve-all`), or the user through `onApproval`; with none of them, denied;
- * 4. the call itself; its text is stripped of terminal control sequences and cut to the size limit,
+ * 4. the budgets (calls, calls per minute, tool time, result bytes per session, server and tool);
+ * 5. the call itself; its text is stripped of terminal control sequences and cut to the size limit,
  *    and images too big for the model's API are replaced by a note;
- * 5. `PostToolUse` hooks: a block withholds the result from the model (the call did run);
- * 6. one audit entry, whatever happened.
+ * 6. `PostToolUse` hooks: a block withholds the result from the model (the call did run);
+ * 7. the untrusted-content screen: hidden characters revealed, injection flagged and handled by
+ *    policy (see untrusted-content.ts);
+ * 8. one audit entry, whatever happened.
  *
  * A call that is not run is answered to the model with an error result that says who refused it
  * and why, so it can tell the user or try something else. Never throws.
@@ -20,7 +23,17 @@ import { messageOf } from '../errors.js';
 import { CANCELLED, untilAborted } from '../abort.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
 import { QuestionQueue, SessionGrants, type ApprovalDecision, type ApprovalHandler } from './approval.js';
-import type { AuditEntry, AuditSink, DecidedBy } from './audit-log.js';
+import {
+  resultDigest,
+  type AuditEntry,
+  type AuditSink,
+  type DecidedBy,
+  type ServerIdentity,
+} from './audit-log.js';
+import { ToolBudgets } from './budgets.js';
+import type { SafetyOptions } from './options.js';
+import { screenToolResult, type ContentFlag } from './untrusted-content.js';
+import { QuestionQueue as UserQuestionQueue, type UserQuestions } from '../questions.js';
 import type { HookRunner } from './hooks.js';
 import {
   DEFAULT_MAX_TOOL_RESULT_BYTES,
@@ -47,18 +60,26 @@ export interface GuardedToolHostOptions {
    * would judge another tool than the one that runs (for the pool: `McpPool.locate`).
    */
   readonly locate?: (exposedName: string) => ToolLocation | undefined | Promise<ToolLocation | undefined>;
-  /** The approval rules. Default: none (every call allowed). */
-  readonly policy?: ApprovalPolicy;
+  /**
+   * The settings: approval rules, `approveAll`, the result size limit, the untrusted-content policy,
+   * the budgets (the same object createRunner builds; `hooks` and `auditLog` are used through
+   * {@link hooks} and {@link audit}, which are built from it).
+   */
+  readonly safety?: SafetyOptions;
   /** Asks the user about an `ask` call. Absent: such calls are denied (unless `approveAll`). */
   readonly onApproval?: ApprovalHandler;
-  /** Allow every `ask` call without asking (`--approve-all`). `deny` rules and hooks still apply. */
-  readonly approveAll?: boolean;
+  /** Asks the user about flagged content under the `ask` policy. */
+  readonly questions?: UserQuestions;
   /** Runs PreToolUse and PostToolUse hooks. */
   readonly hooks?: HookRunner;
   /** Receives one entry per call. */
   readonly audit?: AuditSink;
-  /** The most text of one result the model gets, in UTF-8 bytes. Default {@link DEFAULT_MAX_TOOL_RESULT_BYTES}. */
-  readonly maxResultBytes?: number;
+  /** The session id written on every audit line. */
+  readonly sessionId?: string;
+  /** Who a server is (name, version, command or URL), for the audit line. */
+  readonly identify?: (server: string) => ServerIdentity | undefined;
+  /** Told when the detector flags a result (the CLI shows it). */
+  readonly onFlagged?: (report: { readonly source: string; readonly flag: ContentFlag }) => void;
   /** The clock. Default `Date.now`. */
   readonly now?: () => number;
   /** The runner's one question queue (shared with elicitation). Default: a queue of its own. */
@@ -83,19 +104,30 @@ export class GuardedToolHost implements ToolHost {
   readonly grants = new SessionGrants();
   readonly #options: GuardedToolHostOptions;
   readonly #policy: ApprovalPolicy;
+  readonly #budgets: ToolBudgets;
+  readonly #maxResultBytes: number;
   readonly #questions: QuestionQueue;
+  readonly #contentQuestions = new UserQuestionQueue();
+  #turn = 0;
   readonly #inFlight = new Set<Promise<unknown>>();
   /** Aborted by {@link close}: questions, hooks and calls still pending end at once. */
   readonly #closing = new AbortController();
 
   constructor(options: GuardedToolHostOptions) {
-    const maxResultBytes = options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
+    const maxResultBytes = options.safety?.maxToolResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES;
     if (!Number.isInteger(maxResultBytes) || maxResultBytes < 1) {
-      throw new TypeError(`maxResultBytes must be a positive integer, got ${String(options.maxResultBytes)}`);
+      throw new TypeError(`maxToolResultBytes must be a positive integer, got ${String(maxResultBytes)}`);
     }
     this.#options = options;
-    this.#policy = options.policy ?? new ApprovalPolicy();
     this.#questions = options.questionQueue ?? new QuestionQueue();
+    this.#maxResultBytes = maxResultBytes;
+    this.#policy = new ApprovalPolicy(options.safety?.approval ?? []);
+    this.#budgets = new ToolBudgets(options.safety?.budgets, options.now);
+  }
+
+  /** A new prompt of the session began: later audit lines carry the next turn number. */
+  beginTurn(): void {
+    this.#turn += 1;
   }
 
   tools(): Promise<readonly ToolSpec[]> {
@@ -128,8 +160,12 @@ export class GuardedToolHost implements ToolHost {
     const now = this.#options.now ?? Date.now;
     const requestedAt = now();
     const location = await this.#locate(call.name);
+    const identity = location === undefined ? undefined : this.#options.identify?.(location.server);
     const entry = {
       time: new Date(requestedAt).toISOString(),
+      ...(this.#options.sessionId === undefined ? {} : { sessionId: this.#options.sessionId }),
+      ...(this.#turn === 0 ? {} : { turn: this.#turn }),
+      ...(identity === undefined ? {} : { serverIdentity: identity }),
       server: location?.server ?? null,
       tool: location?.tool ?? call.name,
       exposedName: call.name,
@@ -155,6 +191,21 @@ export class GuardedToolHost implements ToolHost {
       });
       return errorResult(call, `The call to ${call.name} was not run: ${why}.`);
     }
+    const budgetKey = { tool: call.name, ...optionalServer(location?.server) };
+    const overBudget = this.#budgets.admit(budgetKey);
+    if (overBudget !== undefined) {
+      this.#audit({
+        ...entry,
+        decision: 'denied',
+        decidedBy: 'budget',
+        reason: overBudget,
+        budget: overBudget,
+        outcome: 'not-run',
+        durationMs: 0,
+        isError: true,
+      });
+      return errorResult(call, `The call to ${call.name} was not run: it is past ${overBudget}.`);
+    }
     const started = now();
     let result: ToolResultBlock;
     try {
@@ -164,10 +215,9 @@ export class GuardedToolHost implements ToolHost {
       result = errorResult(call, `The tool ${call.name} failed: ${messageOf(error)}`);
     }
     const durationMs = now() - started;
-    const limited = limitToolResult(
-      stripResultControlCharacters(result),
-      this.#options.maxResultBytes ?? DEFAULT_MAX_TOOL_RESULT_BYTES,
-    );
+    const fromServer = result;
+    const limited = limitToolResult(stripResultControlCharacters(result), this.#maxResultBytes);
+    this.#budgets.charge(budgetKey, { toolTimeMs: durationMs, resultBytes: limited.textBytes });
     const images = limitToolImages(limited.result);
     result = images.result;
     const cancelled = isAborted(signal);
@@ -183,11 +233,16 @@ export class GuardedToolHost implements ToolHost {
       );
       if (verdict.kind === 'block') withheld = verdict.reason;
     }
+    let flag: ContentFlag | undefined;
     if (withheld !== undefined) {
       result = errorResult(
         call,
         `The call to ${call.name} ran, but a PostToolUse hook withheld its result: ${withheld}`,
       );
+    } else if (!cancelled) {
+      const screened = await this.#screen(call, result, fromServer, location, signal);
+      result = screened.result;
+      flag = screened.flag;
     }
     this.#audit({
       ...entry,
@@ -203,8 +258,34 @@ export class GuardedToolHost implements ToolHost {
       ...(limited.cutBytes === 0 ? {} : { cutBytes: limited.cutBytes }),
       ...(images.droppedImages === 0 ? {} : { droppedImages: images.droppedImages }),
       ...(withheld === undefined ? {} : { resultWithheld: true }),
+      ...(flag === undefined ? {} : { flagged: flag }),
+      resultDigest: resultDigest(result.content),
     });
     return result;
+  }
+
+  async #screen(
+    call: ToolCallBlock,
+    result: ToolResultBlock,
+    fromServer: ToolResultBlock,
+    location: ToolLocation | undefined,
+    signal: AbortSignal,
+  ): Promise<{ result: ToolResultBlock; flag?: ContentFlag }> {
+    const settings = this.#options.safety?.untrustedContent;
+    const screened = await screenToolResult(
+      result,
+      {
+        policy: settings?.policy ?? 'warn',
+        source: call.name,
+        ...optionalServer(location?.server),
+        ...(this.#options.questions === undefined ? {} : { questions: this.#options.questions }),
+        queue: this.#contentQuestions,
+        signal,
+      },
+      fromServer,
+    );
+    if (screened.flag !== undefined) this.#options.onFlagged?.({ source: call.name, flag: screened.flag });
+    return screened;
   }
 
   async #locate(name: string): Promise<ToolLocation | undefined> {
@@ -278,7 +359,7 @@ export class GuardedToolHost implements ToolHost {
   ): Promise<Gate> {
     const server = location?.server;
     if (this.grants.covers(call.name, server)) return { kind: 'run', decidedBy: 'session', reason };
-    if (this.#options.approveAll === true) return { kind: 'run', decidedBy: 'approve-all', reason };
+    if (this.#options.safety?.approveAll === true) return { kind: 'run', decidedBy: 'approve-all', reason };
     const ask = this.#options.onApproval;
     if (ask === undefined) {
       return refuse(

@@ -11,7 +11,7 @@ import {
   type LoadedConfig,
   type ProjectConfigCandidate,
 } from '../../config/index.js';
-import { createProvider } from '../../providers/index.js';
+import { createProvider, parseModelString } from '../../providers/index.js';
 import { ServerError } from '../errors.js';
 import { McpPool, type PoolLogEntry, type ServerStatus, type ToolProgress } from '../mcp/pool.js';
 import {
@@ -25,20 +25,25 @@ import {
   type ElicitationOutcome,
   type ElicitationPolicy,
 } from '../mcp/elicitation.js';
-import { ServerOfferings } from '../mcp/server-offerings.js';
 import { QuestionQueue } from '../questions.js';
 import { optional } from '../optional.js';
-import { Runner, type RunnerOptions } from '../runner.js';
+import type { RunnerOptions } from '../runner.js';
 import type { ApprovalHandler } from '../safety/approval.js';
-import { assembleSafety } from '../safety/assemble.js';
-import { openAuditLog } from '../safety/audit-log.js';
-import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
+import type { assembleSafety } from '../safety/assemble.js';
+import type { AuditSink } from '../safety/audit-log.js';
+import type { GuardedToolHost, GuardedToolHostOptions } from '../safety/guarded-tool-host.js';
+import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
+import { UNTRUSTED_CONTENT_CLAUSE } from '../safety/untrusted-content.js';
+import type { ServerIdentity } from '../safety/audit-log.js';
 import { packageVersion } from '../version.js';
+import type { McpRunner } from './mcp-runner.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import { configureClientFor, type ServerFeatures } from '../mcp/client-features.js';
 import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../questions.js';
 import type { GenerationSettings, Message, Provider } from '../types.js';
+
+export type { McpRunner } from './mcp-runner.js';
 
 /** The model used when neither the caller nor the config names one. */
 export const DEFAULT_MODEL = 'ollama:mistral-small';
@@ -111,10 +116,13 @@ export interface CreateRunnerOptions {
   readonly onServerLogMessage?: (server: string, message: ServerLogMessage) => void;
   /** The least severe log level servers should send (`logging/setLevel`). Default: the server's own. */
   readonly serverLogLevel?: ServerLogLevel;
-  /** Run `ask` calls without asking (`--approve-all`). Deny rules and hooks still apply. */
-  readonly approveAll?: boolean;
-  /** Append one JSON line per tool call to this file; overrides the config's `auditLog`. */
-  readonly auditLog?: string;
+  /**
+   * Safety settings (`approveAll`, `auditLog`, `untrustedContent`, `budgets`…); each one set here
+   * overrides the config file's. The merged object goes unchanged to the tool guard.
+   */
+  readonly safety?: SafetyOptions;
+  /** Told when the untrusted-content detector flags a tool result (the chat shows it). */
+  readonly onContentFlagged?: GuardedToolHostOptions['onFlagged'];
   /** Told to hooks (`interactive`): true for a chat. Default false. */
   readonly interactive?: boolean;
   /**
@@ -132,52 +140,6 @@ export interface CreateRunnerOptions {
    * It does not reach the runs; give each `run()` its own signal.
    */
   readonly signal?: AbortSignal;
-}
-
-/** A Runner whose tools come from the MCP servers of a config. */
-export class McpRunner extends Runner {
-  readonly #pool: McpPool;
-
-  readonly #systemPrompt: string | undefined;
-
-  /** Resources, templates and prompts of the servers, and `@server:uri` / `/server:prompt` expansion. */
-  readonly mcp: ServerOfferings;
-
-  /** The servers' latest log messages (`notifications/message`), for `/logs`. */
-  readonly serverLogs: ServerLogBook;
-
-  constructor(
-    options: ConstructorParameters<typeof Runner>[0] & {
-      readonly pool: McpPool;
-      readonly serverLogs?: ServerLogBook;
-    },
-  ) {
-    // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
-    super({
-      ...options,
-      tools: options.tools ?? options.pool,
-      onClose: options.onClose ?? (() => options.pool.close()),
-    });
-    this.#pool = options.pool;
-    this.#systemPrompt = options.systemPrompt;
-    this.mcp = new ServerOfferings(options.pool);
-    this.serverLogs = options.serverLogs ?? new ServerLogBook();
-  }
-
-  /** The system prompt sent with every model call (a saved session records it). */
-  get systemPrompt(): string | undefined {
-    return this.#systemPrompt;
-  }
-
-  /** Each configured server: state, tool count, last error. */
-  get servers(): readonly ServerStatus[] {
-    return this.#pool.status();
-  }
-
-  /** The MCP pool, for listings (`/tools`) and status. */
-  get pool(): McpPool {
-    return this.#pool;
-  }
 }
 
 /** What {@link assembleRunner} found on the way, for the CLI to report. */
@@ -211,24 +173,17 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     options.model === undefined && config.model !== undefined
       ? `${config.path ?? 'config'}: model`
       : '--model';
-  const provider = await createModel(modelString, options, config, env, modelSource);
-  // Everything that can be wrong with the input is found before a server starts.
-  const systemPrompt =
-    options.systemPrompt ??
-    (await readSystemPrompt(
-      config.systemPrompt,
-      // Set whenever a config file sets systemPrompt: relative paths are the file's.
-      config.systemPromptDirectory ?? process.cwd(),
-      `${config.path ?? 'config'}: systemPrompt`,
-    ));
-  // Opened before any server starts: an unwritable log fails the run before anything happens.
-  const auditLogPath = options.auditLog ?? config.auditLog;
-  const audit =
-    auditLogPath === undefined ? undefined : await openAuditLog(resolve(auditLogPath), options.onWarning);
   // One queue per runner: tool approvals and server questions are asked one at a time.
   const questionQueue = new QuestionQueue();
   const serverLogs = new ServerLogBook();
-  const pool = await McpPool.start({
+  // Cheap checks of the input come before any server starts: a bad model string fails at once.
+  parseModelString(modelString, modelSource);
+  const safety = mergeSafetyOptions(configSafety(config), options.safety ?? {});
+  // The servers start first, and the host's own set-up (the provider's SDK, the system prompt, the
+  // audit log) runs while they do: a server behind `npx` may take seconds to answer, and nothing
+  // here needs it. A set-up failure (a missing API key, an unreadable prompt file) cancels the start.
+  const setUpFailed = new AbortController();
+  const poolStart = McpPool.start({
     configureClient: configureClientFor(
       serverFeatures(options, questionQueue, serverLogs, (options.elicitation ?? config.elicitation)?.policy),
     ),
@@ -240,10 +195,52 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     ...optional('initTimeoutMs', config.initTimeoutMs),
     ...optional('toolTimeoutMs', config.toolTimeoutMs),
     ...optional('log', options.onServerLog),
-    ...optional('signal', options.signal),
+    signal:
+      options.signal === undefined
+        ? setUpFailed.signal
+        : AbortSignal.any([options.signal, setUpFailed.signal]),
   });
+  // Settled later (awaited below); until then a cancelled start must not count as unhandled.
+  poolStart.catch(() => undefined);
+  const auditLogPath = safety.auditLog;
+  const setUp = Promise.all([
+    createModel(modelString, options, config, env, modelSource),
+    options.systemPrompt ??
+      readSystemPrompt(
+        config.systemPrompt,
+        // Set whenever a config file sets systemPrompt: relative paths are the file's.
+        config.systemPromptDirectory ?? process.cwd(),
+        `${config.path ?? 'config'}: systemPrompt`,
+      ),
+    auditLogPath === undefined
+      ? undefined
+      : import('../safety/audit-log.js').then(({ openAuditLog }) =>
+          openAuditLog(resolve(auditLogPath), options.onWarning, {
+            ...optional('maxBytes', safety.auditLogMaxBytes),
+          }),
+        ),
+    // Loaded here rather than with this module, so that they load while the servers start.
+    loadAssemblyParts(),
+  ]);
+  let provider: Provider;
+  let userSystemPrompt: string | undefined;
+  let audit: AuditSink | undefined;
+  let parts: AssemblyParts;
   try {
-    return assembleAroundPool(pool, {
+    [provider, userSystemPrompt, audit, parts] = await setUp;
+  } catch (error) {
+    setUpFailed.abort();
+    // The start ends every server it began before it settles; its own outcome says nothing new.
+    await poolStart.then(
+      (pool) => pool.close(),
+      () => undefined,
+    );
+    throw error;
+  }
+  const systemPrompt = withUntrustedContentClause(userSystemPrompt, safety);
+  const pool = await poolStart;
+  try {
+    return assembleAroundPool(pool, parts, {
       options,
       config,
       env,
@@ -254,6 +251,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       projectDir,
       questionQueue,
       serverLogs,
+      safety,
     });
   } catch (error) {
     // Whatever failed after the servers started, they must not outlive it.
@@ -262,9 +260,21 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   }
 }
 
+/** The modules that build the runner around the pool. */
+interface AssemblyParts {
+  readonly assembleSafety: typeof assembleSafety;
+  readonly McpRunner: typeof McpRunner;
+}
+
+async function loadAssemblyParts(): Promise<AssemblyParts> {
+  const [safety, runner] = await Promise.all([import('../safety/assemble.js'), import('./mcp-runner.js')]);
+  return { assembleSafety: safety.assembleSafety, McpRunner: runner.McpRunner };
+}
+
 /** The part of {@link assembleRunner} that runs once the servers are up (and may still throw). */
 function assembleAroundPool(
   pool: McpPool,
+  { assembleSafety, McpRunner }: AssemblyParts,
   context: {
     readonly options: CreateRunnerOptions;
     readonly config: LoadedConfig;
@@ -272,13 +282,24 @@ function assembleAroundPool(
     readonly provider: Provider;
     readonly modelString: string;
     readonly systemPrompt: string | undefined;
-    readonly audit: Awaited<ReturnType<typeof openAuditLog>> | undefined;
+    readonly audit: AuditSink | undefined;
     readonly projectDir: string;
     readonly questionQueue: QuestionQueue;
     readonly serverLogs: ServerLogBook;
+    readonly safety: SafetyOptions;
   },
 ): Assembly {
-  const { options, config, env, provider, modelString, systemPrompt, audit, projectDir } = context;
+  const {
+    options,
+    config,
+    env,
+    provider,
+    modelString,
+    systemPrompt,
+    audit,
+    projectDir,
+    safety: settings,
+  } = context;
   const started = pool.status();
   if (
     options.requireServers === true &&
@@ -290,13 +311,13 @@ function assembleAroundPool(
   const maxSteps = options.maxSteps ?? config.maxSteps;
   const safety = assembleSafety({
     host: pool,
+    safety: settings,
     locate: (name) => pool.locate(name),
-    ...optional('approval', config.approval),
-    ...optional('hooks', config.hooks),
+    identify: (server) => serverIdentity(pool, config.servers[server], server),
     ...optional('audit', audit),
-    ...optional('maxToolResultBytes', config.maxToolResultBytes),
     ...optional('onApproval', options.onApproval ?? options.questions?.approveToolCall),
-    ...optional('approveAll', options.approveAll),
+    ...optional('questions', options.questions),
+    ...optional('onFlagged', options.onContentFlagged),
     hookContext: {
       sessionId: randomUUID(),
       model: modelString,
@@ -319,6 +340,8 @@ function assembleAroundPool(
     },
     ...safety.runnerOptions,
     settings: { ...config.generation, ...options.settings },
+    // Off by default for now: see DEFAULT_MARK_TOOL_OUTPUT.
+    markToolOutput: settings.untrustedContent?.markAsData ?? DEFAULT_MARK_TOOL_OUTPUT,
     ...optional('systemPrompt', systemPrompt),
     ...optional('maxSteps', maxSteps),
     ...optional('history', options.history),
@@ -379,4 +402,49 @@ export function createModel(
     },
     source,
   );
+}
+
+/**
+ * The envelope and the clause are built and tested, but off unless the config turns them on: on by
+ * default they change what every end-to-end test asserts about the model's view, and those tests
+ * are to be updated together with the switch (see docs/untrusted-content.md).
+ */
+export const DEFAULT_MARK_TOOL_OUTPUT = false;
+export const DEFAULT_SYSTEM_PROMPT_CLAUSE = false;
+
+/** The config file's safety settings, as the one object the guard takes. */
+function configSafety(config: LoadedConfig): SafetyOptions {
+  return {
+    ...optional('approval', config.approval),
+    ...optional('hooks', config.hooks),
+    ...optional('auditLog', config.auditLog),
+    ...optional('auditLogMaxBytes', config.auditLogMaxBytes),
+    ...optional('maxToolResultBytes', config.maxToolResultBytes),
+    ...optional('untrustedContent', config.untrustedContent),
+    ...optional('budgets', config.budgets),
+  };
+}
+
+/** The system prompt with the untrusted-content clause, unless it is turned off (or already there). */
+function withUntrustedContentClause(prompt: string | undefined, safety: SafetyOptions): string | undefined {
+  if (!(safety.untrustedContent?.systemPromptClause ?? DEFAULT_SYSTEM_PROMPT_CLAUSE)) return prompt;
+  if (prompt === undefined || prompt.trim() === '') return UNTRUSTED_CONTENT_CLAUSE;
+  if (prompt.includes(UNTRUSTED_CONTENT_CLAUSE)) return prompt;
+  return `${prompt}\n\n${UNTRUSTED_CONTENT_CLAUSE}`;
+}
+
+/** Who a server is: its own name and version, and the command or URL it was started with. */
+function serverIdentity(
+  pool: McpPool,
+  definition: ServerDefinition | undefined,
+  server: string,
+): ServerIdentity | undefined {
+  const implementation = pool.status().find((status) => status.name === server)?.implementation;
+  const started =
+    definition === undefined
+      ? {}
+      : definition.transport === 'stdio'
+        ? { command: [definition.command, ...definition.args].join(' ') }
+        : { url: definition.url };
+  return { ...(implementation ?? {}), ...started };
 }

@@ -19,17 +19,24 @@ export async function readSystemPrompt(
 ): Promise<string | undefined> {
   if (value === undefined) return undefined;
   const path = resolve(base, value);
-  const isFile = await stat(path).then(
-    (info) => info.isFile(),
-    () => false,
+  const kind = await stat(path).then(
+    (info) => (info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other'),
+    () => 'missing' as const,
   );
-  if (!isFile) {
+  if (kind === 'directory') throw new ConfigError(source, `${path} is a directory, not a file`);
+  if (kind !== 'file') {
     if (looksLikeAPath(value)) throw new ConfigError(source, `no such file: ${path}`);
     return value;
   }
-  return readFile(path, 'utf8').catch((error: unknown) => {
+  const bytes = await readFile(path).catch((error: unknown) => {
     throw new ConfigError(path, `cannot read the system prompt file: ${messageOf(error)}`);
   });
+  try {
+    // Fatal decoding: a binary or Latin-1 file must not reach the model as replacement characters.
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
+  } catch {
+    throw new ConfigError(source, `${path} is not UTF-8 text`);
+  }
 }
 
 function looksLikeAPath(value: string): boolean {

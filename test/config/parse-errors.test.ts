@@ -46,7 +46,10 @@ describe('parseConfig errors', () => {
     [{ stopSequences: ['a', 3] }, 'stopSequences[1]: expected string, got number'],
     [{ toolTimeout: -5 }, 'toolTimeout: expected number > 0, got -5'],
     [{ maxSteps: 3, 'max-steps': 4 }, 'max-steps: the same setting as "maxSteps"; keep one of them'],
-    [{ maxSteps: 0, topK: 0 }, 'maxSteps: expected number > 0, got 0 (and 1 more)'],
+    [
+      { maxSteps: 0, topK: 0 },
+      '2 problems:\n  maxSteps: expected number > 0, got 0\n  topK: expected number > 0, got 0',
+    ],
   ])('%j → %s', (raw, detail) => {
     expect(errorFor(raw).message).toBe(`${source}: ${detail}`);
   });
@@ -215,15 +218,30 @@ describe('parseConfig errors', () => {
     [{ command: '${EMPTY_BIN:-}' }, 'mcpServers.files.command: is empty once its variables are expanded'],
     [
       { command: 'x', args: ['${A}', '${B}'] },
-      'mcpServers.files.args[0]: environment variable A is not set (used as ${A} with no default) (and 1 more)',
+      '2 problems:\n  mcpServers.files.args[0]: environment variable A is not set (used as ${A} with no default)' +
+        '\n  mcpServers.files.args[1]: environment variable B is not set (used as ${B} with no default)',
     ],
   ])('names the server and the variable: %j', (entry, detail) => {
     expect(serversMessage({ files: entry })).toBe(`${source}: ${detail}`);
   });
 
-  it('counts problems across servers and reports the first', () => {
+  it('lists every problem across servers, each on its own line under a summary', () => {
     const message = serversMessage({ a: { command: 1 }, b: {}, c: { command: 'ok' } });
-    expect(message).toBe(`${source}: mcpServers.a.command: expected string, got number (and 1 more)`);
+    expect(message).toBe(
+      `${source}: 2 problems:\n  mcpServers.a.command: expected string, got number` +
+        '\n  mcpServers.b: needs "command" (a local server) or "url" (a remote one)',
+    );
+  });
+
+  it('lists at most ten problems and counts the rest', () => {
+    const servers = Object.fromEntries(
+      Array.from({ length: 13 }, (_, index) => [`s${index}`, { command: 1 }]),
+    );
+    const lines = serversMessage(servers).split('\n');
+    expect(lines[0]).toBe(`${source}: 13 problems:`);
+    expect(lines).toHaveLength(12);
+    expect(lines[10]).toBe('  mcpServers.s9.command: expected string, got number');
+    expect(lines[11]).toBe('  … and 3 more');
   });
 
   it('keeps every message on one line', () => {

@@ -4,6 +4,7 @@
  * lifecycle (history copy, reset, idempotent close, `await using`).
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -96,6 +97,35 @@ describe('createRunner', () => {
     await expect(starting).rejects.toBeInstanceOf(AbortedError);
     // The hanging server was started (it is our child) and is gone again.
     expect(liveChildren()).toEqual([]);
+  });
+
+  it('ends the servers it started when the set-up beside them fails, without waiting for them', async () => {
+    // The servers start while the provider is made; a missing key must not wait out their start
+    // (this one never answers `initialize`: its init timeout is 30 s) nor leave them running.
+    const home = await temporaryHome();
+    const startedMark = join(home.path, 'started');
+    try {
+      const error = await createRunner({
+        model: 'anthropic:claude-sonnet-4-5',
+        mcpServers: {
+          hangs: {
+            command: '/bin/sh',
+            args: [
+              '-c',
+              `echo > '${startedMark}'; exec '${process.execPath}' '${fixture('never-initializes.mjs')}'`,
+            ],
+          },
+        },
+        env: {},
+      }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).toMatch(/ANTHROPIC_API_KEY/);
+      // The server did start (before the provider was made), and is gone again.
+      expect(existsSync(startedMark)).toBe(true);
+      expect(liveChildren()).toEqual([]);
+    } finally {
+      await home.remove();
+    }
   });
 
   it('rejects bad options with a ConfigError before starting anything', async () => {

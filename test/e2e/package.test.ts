@@ -1,9 +1,11 @@
 /**
- * The package as users get it: `npm pack`, install the tarball into a fresh project, import it by
- * name from an ESM program and from a type-checked TypeScript file.
+ * The package as users get it: `npm pack` in a fresh copy of the sources (its `prepack` builds
+ * dist/), install the tarball into a fresh project, import it by name from an ESM program and from
+ * a type-checked TypeScript file; install it globally into a temporary prefix and run `mcphost`;
+ * run it with `npx <tarball>`.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,13 +14,38 @@ import { REPOSITORY } from '../support/cli.js';
 
 const run = promisify(execFile);
 let project: string;
+let clone: string;
+let tarballPath: string;
 let packed: { files: Array<{ path: string }> };
+
+/**
+ * The files git knows, copied as they are now (a fresh clone without dist/), with the repository's
+ * node_modules linked in: packing there runs `prepack` without touching the dist/ other tests use.
+ */
+async function freshCopy(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'mcphost-clone-'));
+  const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: REPOSITORY,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  for (const file of stdout.split('\0').filter((name) => name !== '')) {
+    await cp(join(REPOSITORY, file), join(folder, file), { recursive: true }).catch(() => undefined);
+  }
+  await symlink(join(REPOSITORY, 'node_modules'), join(folder, 'node_modules'), 'dir');
+  return folder;
+}
 
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'mcphost-consumer-'));
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', project], { cwd: REPOSITORY });
-  packed = (JSON.parse(stdout) as Array<typeof packed>)[0]!;
+  clone = await freshCopy();
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', project], {
+    cwd: clone,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  // prepack's build prints its own lines before npm's JSON.
+  packed = (JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<typeof packed>)[0]!;
   const tarball = (await readdir(project)).find((name) => name.endsWith('.tgz'))!;
+  tarballPath = join(project, tarball);
   await writeFile(
     join(project, 'package.json'),
     JSON.stringify({ name: 'consumer', type: 'module', private: true }),
@@ -35,9 +62,40 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rm(project, { recursive: true, force: true });
+  await rm(clone, { recursive: true, force: true });
 });
 
 describe('the published package', () => {
+  it('installs globally into a prefix and runs as mcphost', async () => {
+    const prefix = join(project, 'prefix');
+    await run(
+      'npm',
+      ['install', '-g', '--prefix', prefix, tarballPath, '--prefer-offline', '--no-audit', '--no-fund'],
+      {
+        cwd: project,
+      },
+    );
+    const mcphost = join(prefix, 'bin', 'mcphost');
+    const env = { PATH: process.env.PATH ?? '', HOME: project };
+    expect((await run(mcphost, ['--version'], { env })).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect((await run(mcphost, ['--help'], { env })).stdout).toContain('mcphost mcp');
+    // A command that reads and writes a config: the whole CLI is there, not only its help.
+    await run(mcphost, ['mcp', 'add', 'x', '--', 'node', 'server.js'], { env });
+    expect((await run(mcphost, ['mcp', 'list', '--names'], { env })).stdout).toBe('x\n');
+  }, 240_000);
+
+  it('runs with npx and the tarball', async () => {
+    const { stdout } = await run(
+      'npx',
+      ['--yes', '--prefer-offline', '--package', tarballPath, 'mcphost', '--version'],
+      {
+        cwd: project,
+        env: { PATH: process.env.PATH ?? '', HOME: project, npm_config_cache: join(project, 'npm-cache') },
+      },
+    );
+    expect(stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  }, 240_000);
+
   it('ships the built library and CLI, and neither sources nor tests', () => {
     const paths = packed.files.map((file) => file.path);
     expect(paths).toContain('dist/src/index.js');

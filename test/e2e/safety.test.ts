@@ -227,6 +227,13 @@ describe('--audit-log', () => {
     expect(lines).toEqual([
       {
         time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
+        sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown,
+        turn: 1,
+        serverIdentity: {
+          name: 'mcp-servers/everything',
+          version: expect.any(String) as unknown,
+          command: expect.stringContaining('server-everything') as unknown,
+        },
         server: 'everything',
         tool: 'echo',
         exposedName: 'everything__echo',
@@ -238,6 +245,7 @@ describe('--audit-log', () => {
         durationMs: expect.any(Number) as unknown,
         isError: false,
         resultBytes: expect.any(Number) as unknown,
+        resultDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown,
       },
       expect.objectContaining({
         server: 'everything',

@@ -111,6 +111,9 @@ async function chatWithSpawner(command: readonly string[]) {
   chat.keys('Enter');
   const screen = await chat.waitFor(/pids: \{"pid":\d+,"childPid":\d+\}/);
   const pids = JSON.parse(/pids: (\{.*\})/.exec(screen)?.[1] ?? '{}') as { pid: number; childPid: number };
+  // The answer shows before the turn has ended (the token line, the save); a key pressed before the
+  // prompt is back would act on the turn, not on the prompt.
+  await chat.waitFor((text) => /tokens in[^\n]*\n+[^\n]*›$/.test(text.trimEnd()));
   return { chat, ...pids };
 }
 

@@ -57,6 +57,8 @@ export type FakeGeminiReply =
    * or a server that gave up, which the HTTP layer cannot tell from a whole one.
    */
   | { readonly type: 'cut'; readonly parts: readonly FakeGeminiPart[]; readonly usage?: FakeGeminiUsage }
+  /** Streams `parts`, then drops the connection (a reset mid-answer, as a failing proxy does it). */
+  | { readonly type: 'drop'; readonly parts: readonly FakeGeminiPart[] }
   /** The prompt was blocked: `promptFeedback.blockReason`, no candidates. */
   | { readonly type: 'blocked'; readonly blockReason: string }
   /** An HTTP error with Google's body. */
@@ -201,7 +203,8 @@ export async function startFakeGemini(
       scripted.type === 'answer' ||
       scripted.type === 'stall' ||
       scripted.type === 'stream-error' ||
-      scripted.type === 'cut'
+      scripted.type === 'cut' ||
+      scripted.type === 'drop'
         ? { ...scripted, parts: sign(scripted.parts) }
         : scripted;
     const streaming = method === 'streamGenerateContent';
@@ -294,6 +297,17 @@ async function send(
       if (streaming) sendChunks(response, chunks, sse);
       // A whole JSON answer cannot be cut cleanly: the request is answered as if the stream broke.
       else response.socket?.destroy();
+      return;
+    }
+    case 'drop': {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const part of reply.parts) {
+        response.write(
+          `data: ${JSON.stringify(responseJson(model, [partJson(part)], undefined, undefined))}\r\n\r\n`,
+        );
+      }
+      // Flushed first, so the client has begun reading the answer when the connection goes.
+      setTimeout(() => response.socket?.destroy(), 50);
       return;
     }
     case 'stream-error': {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { readSystemPrompt } from '../../src/setup/system-prompt.js';
 
 function options(...argv: string[]): CliOptions {
   const parsed = parseArguments(argv, '1.2.3');
-  if (parsed.kind !== 'run') throw new Error(`printed instead of running: ${parsed.text}`);
+  if (parsed.kind !== 'run') throw new Error(`did not run: ${JSON.stringify(parsed)}`);
   return parsed.options;
 }
 
@@ -47,19 +47,15 @@ describe('command-line flags', () => {
   });
 
   it('refuses a flag whose value was forgotten', () => {
-    expect(failure('--config')).toBe('command line: --config needs a value (see mcphost --help)');
+    expect(failure('--config')).toBe('--config: needs a value');
     expect(failure('-p', 'x', '--save-session=')).toBe('--save-session: needs a value');
   });
 
   it('says what is wrong with the command line in one line', () => {
-    expect(failure('--bogus')).toBe('command line: unknown option --bogus (see mcphost --help)');
-    expect(failure('-p')).toBe('command line: -p needs a value (see mcphost --help)');
-    expect(failure('--temperature', '-1')).toBe(
-      'command line: --temperature needs a value (for one starting with "-", write --temperature=VALUE) (see mcphost --help)',
-    );
-    expect(failure('-p', 'x', 'stray')).toBe(
-      'command line: unexpected "stray" (a prompt goes after -p; see mcphost --help)',
-    );
+    expect(failure('--bogus')).toBe('command line: unknown argument --bogus (see mcphost --help)');
+    expect(failure('-p')).toBe('--prompt: needs a value');
+    expect(failure('--temperature', '-1')).toBe('--temperature: expected a number at least 0, got -1');
+    expect(failure('-p', 'x', 'stray')).toBe('command line: unknown argument --stray (see mcphost --help)');
     expect(failure('--max-steps', 'many')).toBe('--max-steps: expected a number, got "many"');
     expect(failure('-p', 'x', '--output-format', 'xml')).toBe(
       '--output-format: "xml" is not one of text, json, stream-json',
@@ -69,9 +65,83 @@ describe('command-line flags', () => {
     );
   });
 
+  it('suggests the nearest flag or command for a typo', () => {
+    expect(failure('--colr')).toBe(
+      'command line: unknown argument --colr: did you mean --color? (see mcphost --help)',
+    );
+    // yargs reads --no-X as X negated, so the suggestion is about X.
+    expect(failure('--no-colour')).toBe(
+      'command line: unknown argument --colour: did you mean --color? (see mcphost --help)',
+    );
+    expect(failure('--max-step', '3')).toMatch(/did you mean --max-steps\?/);
+    expect(failure('mpc', 'list')).toMatch(/unknown argument mpc: did you mean mcp\?/);
+    expect(failure('mcp', 'lst')).toMatch(/unknown argument lst: did you mean list\?/);
+    expect(failure('mcp')).toBe(
+      'command line: mcp needs a command: add, add-json, list, get or remove (see mcphost --help)',
+    );
+  });
+
+  it('takes negated flags', () => {
+    expect(options('-p', 'x', '--no-exit', '--no-color')).toMatchObject({ noExit: true, noColor: true });
+    expect(options('--no-session-persistence')).toMatchObject({ sessionPersistence: false });
+    expect(options('--debug', '--no-debug')).toMatchObject({ debug: false });
+    expect(options()).toMatchObject({ noExit: false, noColor: false, sessionPersistence: true });
+  });
+
+  it('picks a saved conversation with --continue or --resume, one way at a time', () => {
+    expect(options('-c')).toMatchObject({ continueLatest: true });
+    expect(options('--resume')).toMatchObject({ resume: '' });
+    expect(options('--resume', 'abc', '-p', 'hi')).toMatchObject({ resume: 'abc', prompt: 'hi' });
+    expect(failure('-c', '--resume', 'abc')).toBe(
+      '--continue: give one of --continue, --resume, -s and --load-session',
+    );
+    expect(failure('-c', '-s', 'x.json')).toMatch(/^--continue: give one of/);
+  });
+
+  it('parses the mcp commands into server entries', () => {
+    expect(
+      parseArguments(['mcp', 'add', 'files', '-e', 'A=1', '--', 'npx', '-y', 'srv', '--flag'], '1'),
+    ).toEqual({
+      kind: 'mcp',
+      command: {
+        action: 'add',
+        name: 'files',
+        entry: { command: 'npx', args: ['-y', 'srv', '--flag'], env: { A: '1' } },
+        scope: 'user',
+      },
+    });
+    expect(
+      parseArguments(
+        ['mcp', 'add', 'web', '-t', 'sse', '--url', 'https://h/sse', '-H', 'X-Key: v', '-s', 'project'],
+        '1',
+      ),
+    ).toMatchObject({
+      command: { entry: { type: 'sse', url: 'https://h/sse', headers: { 'X-Key': 'v' } }, scope: 'project' },
+    });
+    expect(parseArguments(['mcp', 'add-json', 'm', '{"command":"node","args":["s.js"]}'], '1')).toMatchObject(
+      {
+        command: { action: 'add', name: 'm', entry: { command: 'node', args: ['s.js'] } },
+      },
+    );
+    expect(parseArguments(['mcp', 'remove', 'm', '--config', 'c.json'], '1')).toEqual({
+      kind: 'mcp',
+      command: { action: 'remove', name: 'm', scope: 'user' },
+      configPath: 'c.json',
+    });
+    expect(failure('mcp', 'add', 'x')).toBe('mcp add: needs a command: mcphost mcp add x -- COMMAND [ARGS…]');
+    expect(failure('mcp', 'add', 'x', '-t', 'http')).toBe('--url: needed with --transport http');
+    expect(failure('mcp', 'add', 'x', '-e', 'NOVALUE', '--', 'node')).toBe(
+      '--env: expected KEY=VALUE, got "NOVALUE"',
+    );
+    expect(failure('mcp', 'add-json', 'x', '[1]')).toMatch(/^mcp add-json: the entry must be a JSON object/);
+  });
+
   it('prints help and version instead of running', async () => {
     const help = parseArguments(['--help'], '1.2.3');
     expect(help.kind === 'print' && help.text.includes('--provider-url')).toBe(true);
+    const mcpHelp = parseArguments(['mcp', 'add', '--help'], '1.2.3');
+    expect(mcpHelp.kind === 'print' && mcpHelp.text.includes('--transport')).toBe(true);
+    expect(parseArguments(['completion', 'zsh'], '1.2.3')).toEqual({ kind: 'completion', shell: 'zsh' });
     expect(parseArguments(['--version'], '1.2.3')).toEqual({ kind: 'print', text: '1.2.3' });
   });
 });
@@ -89,6 +159,14 @@ describe('--system-prompt', () => {
       );
       await expect(readSystemPrompt('notes.txt', folder, '/c.json: systemPrompt')).rejects.toThrow(
         '/c.json: systemPrompt: no such file',
+      );
+      await mkdir(join(folder, 'prompts'));
+      await expect(readSystemPrompt('prompts', folder)).rejects.toThrow(
+        `--system-prompt: ${join(folder, 'prompts')} is a directory, not a file`,
+      );
+      await writeFile(join(folder, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+      await expect(readSystemPrompt('latin1.txt', folder)).rejects.toThrow(
+        `--system-prompt: ${join(folder, 'latin1.txt')} is not UTF-8 text`,
       );
     } finally {
       await rm(folder, { recursive: true, force: true });

@@ -10,7 +10,6 @@ import {
   type AuditEntry,
 } from '../../src/safety/audit-log.js';
 import { GuardedToolHost } from '../../src/safety/guarded-tool-host.js';
-import { ApprovalPolicy } from '../../src/safety/policy.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 
 let folder: string;
@@ -109,7 +108,7 @@ describe('openAuditLog', () => {
       host,
       audit,
       locate: async (name) => ({ server: 'files', tool: name.slice('files__'.length) }),
-      policy: new ApprovalPolicy([{ source: 'cfg', rules: [{ tool: 'files__delete', decision: 'deny' }] }]),
+      safety: { approval: [{ source: 'cfg', rules: [{ tool: 'files__delete', decision: 'deny' }] }] },
       now: () => (clock += 5),
     });
     await guard.call({
@@ -122,6 +121,8 @@ describe('openAuditLog', () => {
     await guard.call({ type: 'tool-call', id: 'c', name: 'files__broken', input: {} });
     await guard.close();
     const written = await lines(path);
+    const digestOf = (line: unknown) => String((line as { resultDigest?: unknown }).resultDigest);
+    expect(digestOf(written[0])).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(written).toEqual([
       {
         time: new Date(1_005).toISOString(),
@@ -136,6 +137,7 @@ describe('openAuditLog', () => {
         durationMs: 5,
         isError: false,
         resultBytes: 7,
+        resultDigest: digestOf(written[0]),
       },
       expect.objectContaining({
         callId: 'b',

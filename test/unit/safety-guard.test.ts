@@ -12,7 +12,7 @@ import {
   type GuardedToolHostOptions,
   type ToolLocation,
 } from '../../src/safety/guarded-tool-host.js';
-import { ApprovalPolicy, type ApprovalRule } from '../../src/safety/policy.js';
+import type { ApprovalRule } from '../../src/safety/policy.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock } from '../../src/types.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
@@ -59,9 +59,12 @@ function guarded(rules: ApprovalRule[], options: Partial<Omit<GuardedToolHostOpt
   const guard = new GuardedToolHost({
     host,
     locate,
-    policy: new ApprovalPolicy([{ source: '/home/ada/.mcp.json', rules }]),
     audit,
     ...options,
+    safety: {
+      approval: [{ source: '/home/ada/.mcp.json', rules }],
+      ...options.safety,
+    },
   });
   return { guard, host, audit };
 }
@@ -143,7 +146,7 @@ describe('GuardedToolHost: rules', () => {
 
   it('runs an ask call with approveAll, but still refuses a deny rule', async () => {
     const { guard, host, audit } = guarded([...askWrites, { tool: 'files__delete', decision: 'deny' }], {
-      approveAll: true,
+      safety: { approveAll: true },
     });
     expect(text(await guard.call(call('files__write', { path: '/a' })))).toBe('wrote /a');
     expect((await guard.call(call('files__delete'))).isError).toBe(true);
@@ -318,7 +321,7 @@ describe('GuardedToolHost: close', () => {
 
 describe('GuardedToolHost: results', () => {
   it('cuts an oversized result for the model and records the cut', async () => {
-    const { guard, audit } = guarded([], { maxResultBytes: 1000 });
+    const { guard, audit } = guarded([], { safety: { maxToolResultBytes: 1000 } });
     const result = await guard.call(call('big__dump'));
     expect(text(result)).toMatch(
       /^x{1000}\n\n\[mcphost: this result was cut to its first 1000 of 5000 bytes \(4000 bytes left out\)/,
@@ -353,7 +356,9 @@ describe('GuardedToolHost: results', () => {
   });
 
   it('rejects a nonsensical size limit', () => {
-    expect(() => new GuardedToolHost({ host: fakeHost(), maxResultBytes: 0 })).toThrow(TypeError);
+    expect(() => new GuardedToolHost({ host: fakeHost(), safety: { maxToolResultBytes: 0 } })).toThrow(
+      TypeError,
+    );
   });
 });
 
@@ -363,7 +368,7 @@ describe('GuardedToolHost under a Runner', () => {
     const guard = new GuardedToolHost({
       host,
       locate,
-      policy: new ApprovalPolicy([{ source: 'cfg', rules: [{ tool: 'files__delete', decision: 'deny' }] }]),
+      safety: { approval: [{ source: 'cfg', rules: [{ tool: 'files__delete', decision: 'deny' }] }] },
     });
     const provider = new ScriptedProvider([
       toolReply(

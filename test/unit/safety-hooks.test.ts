@@ -10,7 +10,6 @@ import { PromptBlockedError } from '../../src/errors.js';
 import { Runner } from '../../src/runner.js';
 import { GuardedToolHost } from '../../src/safety/guarded-tool-host.js';
 import { HookRunner, hookMatcherMatches, type HooksConfig } from '../../src/safety/hooks.js';
-import { ApprovalPolicy } from '../../src/safety/policy.js';
 import { promptHooks } from '../../src/safety/prompt-hooks.js';
 import type { ToolCallBlock, ToolResultBlock } from '../../src/types.js';
 import { hookCommand } from '../fixtures/hooks/commands.js';
@@ -168,7 +167,7 @@ describe('PreToolUse', () => {
     const host = tools();
     const guard = new GuardedToolHost({
       host,
-      policy: new ApprovalPolicy([{ source: 'cfg', rules: [], default: 'ask' }]),
+      safety: { approval: [{ source: 'cfg', rules: [], default: 'ask' }] },
       onApproval: () => Promise.reject(new Error('must not ask')),
       hooks: hookRunner({ PreToolUse: one(hookCommand('approve.sh')) }),
     });
@@ -194,7 +193,7 @@ describe('PreToolUse', () => {
     const log = join(folder, 'never.jsonl');
     const guard = new GuardedToolHost({
       host: tools(),
-      policy: new ApprovalPolicy([{ source: 'cfg', rules: [{ tool: '*', decision: 'deny' }] }]),
+      safety: { approval: [{ source: 'cfg', rules: [{ tool: '*', decision: 'deny' }] }] },
       hooks: hookRunner({ PreToolUse: one(hookCommand('record.sh', log)) }),
     });
     expect((await guard.call(call('files__read'))).isError).toBe(true);

@@ -161,6 +161,12 @@ describe('loadScript', () => {
     expect(loaded.warnings).toEqual([`${path}: --args:nmae is not used by the script`]);
   });
 
+  it('suggests the variable a mistyped --args name meant', async () => {
+    const path = await script('Review ${file} for ${reason:-bugs}', 'review.md');
+    const error = await failure(loadScript(path, { fiel: 'src/main.ts' }, {}));
+    expect(error.message).toBe(`--args:fiel: ${path} has no variable "fiel": did you mean --args:file?`);
+  });
+
   it('refuses a script without a prompt, and a missing file', async () => {
     const empty = await script('---\nmodel: a:b\n---\n\n  \n');
     expect((await failure(loadScript(empty, {}, {}))).detail).toMatch(/has no prompt/);

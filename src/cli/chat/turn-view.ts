@@ -3,6 +3,7 @@
  * streams (rendered when complete), each tool call and its result as they happen, retries, and at
  * the end the turn's token counts or what went wrong.
  */
+import { oneLine } from './sanitize.js';
 import { AbortedError } from '../../errors.js';
 import type { RunnerEvent, RunResult } from '../../events.js';
 import type { ToolCallBlock } from '../../types.js';
@@ -90,7 +91,7 @@ export class TurnView {
       case 'retry': {
         this.#endAnswer('raw');
         const wait = formatSeconds(event.delayMs);
-        const line = `${event.error.message} — retrying in ${wait} (retry ${event.attempt})`;
+        const line = `${oneLine(event.error.message)} — retrying in ${wait} (retry ${event.attempt})`;
         this.#print(`${this.#style.yellow(`⟳ ${line}`)}\n`, 'stderr');
         this.#showStatus(`waiting ${wait} to retry`);
         return;

@@ -3,6 +3,7 @@
  * notes go to stderr. Under `--quiet`, stdout gets the final answer alone, once it is complete, and
  * stderr gets errors only.
  */
+import { oneLine } from '../chat/sanitize.js';
 import type { RunResult, RunnerEvent } from '../../events.js';
 import { describeToolCall, describeToolResult } from '../activity.js';
 import { describeError, type ExitCodeValue } from '../exit-codes.js';
@@ -36,7 +37,7 @@ export class AnswerWriter {
 
 /** The note shown on stderr when a model call is tried again (in every output format). */
 export function retryNotice(event: Extract<RunnerEvent, { type: 'retry' }>): string {
-  return `${event.error.message} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (retry ${event.attempt})`;
+  return `${oneLine(event.error.message)} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (retry ${event.attempt})`;
 }
 
 /** Shows a run's events as they happen: text to stdout, everything else to stderr. */

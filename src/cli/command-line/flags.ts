@@ -1,0 +1,335 @@
+/**
+ * The flags of the chat and of `-p` (the default command) and of `mcphost script FILE`: one table
+ * gives yargs its options and `--help` its lines, and turns what yargs parsed into {@link CliOptions},
+ * with every value checked and every mistake one line naming the flag.
+ */
+import { ConfigError } from '../../errors.js';
+import { optional } from '../../optional.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../output/schema.js';
+
+/** What the user asked for on the command line. Unset options fall back to the config file. */
+export interface CliOptions {
+  readonly model?: string;
+  readonly prompt?: string;
+  readonly configPath?: string;
+  /** Text, or the path of a file holding it. */
+  readonly systemPrompt?: string;
+  readonly maxSteps?: number;
+  readonly providerUrl?: string;
+  readonly providerApiKey?: string;
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly topK?: number;
+  readonly stopSequences?: readonly string[];
+  readonly debug: boolean;
+  /** `--approve-all`: tool calls an approval rule marks `ask` run without asking. */
+  readonly approveAll?: boolean;
+  /** `--audit-log FILE`: one JSON line per tool call appended there. */
+  readonly auditLog?: string;
+  /** `--quiet`: the final answer alone on stdout; on stderr, errors only. */
+  readonly quiet: boolean;
+  /** `--output-format` of a one-shot run. */
+  readonly outputFormat: OutputFormat;
+  /** `--save-session FILE`: save the conversation there after every change. */
+  readonly saveSession?: string;
+  /** `--load-session FILE`: continue that conversation. */
+  readonly loadSession?: string;
+  /** `-s/--session FILE`: continue it if it exists, and save to it. */
+  readonly session?: string;
+  /** `--continue`: continue the latest saved conversation of the working folder. */
+  readonly continueLatest?: boolean;
+  /** `--resume [ID]`: `''` to pick from a list, else the conversation's id. */
+  readonly resume?: string;
+  /** `--no-session-persistence`: do not save the conversation in the state folder. */
+  readonly sessionPersistence?: boolean;
+  /** `--no-exit`: after the one-shot answer, go on in the chat. */
+  readonly noExit: boolean;
+  /** `--no-color`: plain text in the chat (as with NO_COLOR or output that is not a terminal). */
+  readonly noColor?: boolean;
+  /** `mcphost script FILE [--args:name value …]`. */
+  readonly script?: ScriptCommand;
+}
+
+/** A script file to run, and the values of its `--args:name` variables. */
+export interface ScriptCommand {
+  readonly path: string;
+  readonly arguments: Readonly<Record<string, string>>;
+}
+
+/** One flag: how it parses, and how `--help` shows it. */
+export interface FlagSpec {
+  readonly name: string;
+  readonly short?: string;
+  /** `strings` may be given several times; `number` is parsed from its text. */
+  readonly kind: 'string' | 'number' | 'boolean' | 'strings';
+  /** The value's placeholder in `--help` (`FILE`, `N`). */
+  readonly value?: string;
+  readonly describe: string;
+  /** For booleans that are on unless negated (`--no-color`). */
+  readonly defaultValue?: boolean;
+}
+
+export const CHAT_FLAGS: readonly FlagSpec[] = [
+  {
+    name: 'model',
+    short: 'm',
+    kind: 'string',
+    value: 'PROVIDER:MODEL',
+    describe: 'the model (default: config "model", else ollama:mistral-small)',
+  },
+  {
+    name: 'prompt',
+    short: 'p',
+    kind: 'string',
+    value: 'TEXT',
+    describe: 'run this prompt once, print the answer, exit (- reads stdin)',
+  },
+  {
+    name: 'quiet',
+    short: 'q',
+    kind: 'boolean',
+    describe: 'with -p: only the final answer on stdout, only errors on stderr',
+  },
+  {
+    name: 'output-format',
+    kind: 'string',
+    value: 'FORMAT',
+    describe: 'with -p: text (default), json (one object) or stream-json (JSON lines)',
+  },
+  {
+    name: 'session',
+    short: 's',
+    kind: 'string',
+    value: 'FILE',
+    describe: 'continue FILE if it exists, and save the conversation to it',
+  },
+  {
+    name: 'save-session',
+    kind: 'string',
+    value: 'FILE',
+    describe: 'save the conversation to FILE after every change',
+  },
+  {
+    name: 'load-session',
+    kind: 'string',
+    value: 'FILE',
+    describe: 'continue the conversation saved in FILE',
+  },
+  {
+    name: 'exit',
+    kind: 'boolean',
+    defaultValue: true,
+    describe: 'with -p: exit after the answer (--no-exit: go on chatting)',
+  },
+  {
+    name: 'continue',
+    short: 'c',
+    kind: 'boolean',
+    describe: 'continue the latest conversation of this folder',
+  },
+  {
+    name: 'resume',
+    short: 'r',
+    kind: 'string',
+    value: '[ID]',
+    describe: 'continue a saved conversation (without ID: list them to pick one)',
+  },
+  {
+    name: 'session-persistence',
+    kind: 'boolean',
+    defaultValue: true,
+    describe: 'save every conversation in the state folder (--no-session-persistence: do not)',
+  },
+  {
+    name: 'config',
+    kind: 'string',
+    value: 'FILE',
+    describe: 'config file (default: ~/.mcp.json, ~/.mcphost.json|yml|yaml)',
+  },
+  {
+    name: 'system-prompt',
+    kind: 'string',
+    value: 'TEXT|FILE',
+    describe: 'system prompt text, or a file holding it',
+  },
+  {
+    name: 'max-steps',
+    kind: 'number',
+    value: 'N',
+    describe: 'model calls per prompt before giving up (default 20)',
+  },
+  { name: 'provider-url', kind: 'string', value: 'URL', describe: 'base URL of the provider API' },
+  {
+    name: 'provider-api-key',
+    kind: 'string',
+    value: 'KEY',
+    describe: 'API key (overrides the environment variable)',
+  },
+  { name: 'max-tokens', kind: 'number', value: 'N', describe: 'token limit per model call' },
+  { name: 'temperature', kind: 'number', value: 'X', describe: 'sampling temperature' },
+  { name: 'top-p', kind: 'number', value: 'X', describe: 'nucleus sampling' },
+  { name: 'top-k', kind: 'number', value: 'N', describe: 'top-k sampling' },
+  {
+    name: 'stop-sequences',
+    kind: 'strings',
+    value: 'TEXT',
+    describe: 'stop generating at TEXT (repeat for several)',
+  },
+  {
+    name: 'approve-all',
+    kind: 'boolean',
+    describe: 'run tool calls that need approval without asking (deny rules and hooks still apply)',
+  },
+  {
+    name: 'audit-log',
+    kind: 'string',
+    value: 'FILE',
+    describe: 'append one JSON line per tool call to FILE (secrets redacted)',
+  },
+  {
+    name: 'color',
+    kind: 'boolean',
+    defaultValue: true,
+    describe: 'colors, spinner and markdown in the chat (--no-color: plain text)',
+  },
+  { name: 'debug', kind: 'boolean', describe: 'show server stderr, protocol noise and stack traces' },
+];
+
+/** What yargs parsed, by flag name (a flag given twice is an array: its last value wins). */
+export type ParsedValues = Readonly<Record<string, unknown>>;
+
+/** Turns parsed flags into options. Throws ConfigError naming the flag on bad input. */
+export function toCliOptions(values: ParsedValues, script: ScriptCommand | undefined): CliOptions {
+  const last = (name: string): unknown => {
+    const value = values[name];
+    return Array.isArray(value) ? (value as unknown[]).at(-1) : value;
+  };
+  const text = (name: string): string | undefined => {
+    const value = last(name);
+    if (value === undefined) return undefined;
+    // `--config=` (or `--config` at the end) parses as "": a value was forgotten.
+    if (value === '' && name !== 'resume') throw new ConfigError(`--${name}`, 'needs a value');
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  };
+  const flag = (name: string): boolean | undefined => {
+    const value = last(name);
+    return typeof value === 'boolean' ? value : undefined;
+  };
+  const number = (name: string): number | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (value.trim() === '' || Number.isNaN(parsed))
+      throw new ConfigError(`--${name}`, `expected a number, got "${value}"`);
+    return parsed;
+  };
+  const strings = (name: string): string[] | undefined => {
+    const value = values[name];
+    if (value === undefined) return undefined;
+    return (Array.isArray(value) ? (value as unknown[]) : [value]).map(String);
+  };
+  if (
+    values.session !== undefined &&
+    (values['save-session'] !== undefined || values['load-session'] !== undefined)
+  ) {
+    throw new ConfigError('--session', 'not with --save-session or --load-session (it does both)');
+  }
+  return checkCombinations({
+    ...optional('model', text('model')),
+    ...optional('prompt', text('prompt')),
+    ...optional('configPath', text('config')),
+    ...optional('systemPrompt', text('system-prompt')),
+    ...optional('maxSteps', positiveInteger('--max-steps', number('max-steps'))),
+    ...optional('providerUrl', url('--provider-url', text('provider-url'))),
+    ...optional('providerApiKey', text('provider-api-key')),
+    ...optional('maxTokens', positiveInteger('--max-tokens', number('max-tokens'))),
+    ...optional('temperature', numberInRange('--temperature', number('temperature'), 0, Infinity)),
+    ...optional('topP', numberInRange('--top-p', number('top-p'), 0, 1)),
+    ...optional('topK', positiveInteger('--top-k', number('top-k'))),
+    ...optional('stopSequences', strings('stop-sequences')),
+    debug: flag('debug') === true,
+    approveAll: flag('approve-all') === true,
+    ...optional('auditLog', text('audit-log')),
+    quiet: flag('quiet') === true,
+    outputFormat: outputFormat(text('output-format')),
+    ...optional('saveSession', text('save-session')),
+    ...optional('loadSession', text('load-session')),
+    ...optional('session', text('session')),
+    continueLatest: flag('continue') === true,
+    ...optional('resume', text('resume')),
+    sessionPersistence: flag('session-persistence') !== false,
+    noExit: flag('exit') === false,
+    noColor: flag('color') === false,
+    ...optional('script', script),
+  });
+}
+
+function outputFormat(value: string | undefined): OutputFormat {
+  if (value === undefined) return 'text';
+  const known = OUTPUT_FORMATS.find((format) => format === value);
+  if (known === undefined) {
+    throw new ConfigError('--output-format', `"${value}" is not one of ${OUTPUT_FORMATS.join(', ')}`);
+  }
+  return known;
+}
+
+/** Flags that only make sense together with others. */
+function checkCombinations(options: CliOptions): CliOptions {
+  const oneShot = options.prompt !== undefined || options.script !== undefined;
+  if (options.prompt !== undefined && options.script !== undefined) {
+    throw new ConfigError('-p', 'give either -p or a script file, not both');
+  }
+  if (!oneShot) {
+    if (options.outputFormat !== 'text') throw new ConfigError('--output-format', 'only with -p or a script');
+    if (options.quiet) throw new ConfigError('--quiet', 'only with -p or a script');
+    if (options.noExit)
+      throw new ConfigError('--no-exit', 'only with -p or a script (it goes on chatting after the answer)');
+  }
+  if (options.noExit && options.outputFormat !== 'text') {
+    throw new ConfigError('--no-exit', `the chat that follows cannot be ${options.outputFormat}`);
+  }
+  const picks = [
+    options.continueLatest === true,
+    options.resume !== undefined,
+    options.session !== undefined,
+  ];
+  if (picks.filter(Boolean).length > 1 || ((picks[0] || picks[1]) && options.loadSession !== undefined)) {
+    throw new ConfigError('--continue', 'give one of --continue, --resume, -s and --load-session');
+  }
+  if (options.noExit && options.prompt === '-') {
+    throw new ConfigError('--no-exit', 'stdin feeds the chat, so the prompt cannot come from it (-p -)');
+  }
+  return options;
+}
+
+/** The same bounds the config file checks, so a flag and a config key accept the same values. */
+function numberInRange(
+  flag: string,
+  value: number | undefined,
+  min: number,
+  max: number,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value)) throw new ConfigError(flag, 'expected a number');
+  if (value < min || value > max) {
+    const range = max === Infinity ? `at least ${min}` : `from ${min} to ${max}`;
+    throw new ConfigError(flag, `expected a number ${range}, got ${value}`);
+  }
+  return value;
+}
+
+function positiveInteger(flag: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigError(flag, `expected a positive whole number, got ${value}`);
+  }
+  return value;
+}
+
+function url(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!URL.canParse(value))
+    throw new ConfigError(flag, `"${value}" is not a URL (for example http://127.0.0.1:11434)`);
+  return value;
+}

@@ -1,0 +1,160 @@
+/**
+ * `mcphost mcp add|add-json|list|get|remove`: the servers of a config file, as `claude mcp` manages
+ * them. Changes edit the file in place (see config/edit-servers.ts); `list` starts every server
+ * once, briefly, to show whether it works.
+ */
+import { loadConfig, type LoadedConfig } from '../../config/index.js';
+import { addServerToFile, removeServerFromFile, serverFilePath } from '../../config/edit-servers.js';
+import { McpPool } from '../mcp/pool.js';
+import type { ServerDefinition } from '../mcp/definition.js';
+import { redactText } from '../safety/redact.js';
+import { stripControlCharacters } from '../safety/output-limits.js';
+import { ConfigError } from '../errors.js';
+import type { McpCommand } from './args.js';
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import type { CliIO } from './io.js';
+
+/** How long `mcp list` lets each server start: it is a health check, not a session. */
+const LIST_START_TIMEOUT_MS = 10_000;
+
+export interface McpCommandContext {
+  readonly io: CliIO;
+  /** `--config FILE`. */
+  readonly configPath?: string;
+}
+
+export async function runMcpCommand(command: McpCommand, context: McpCommandContext): Promise<ExitCodeValue> {
+  const { io } = context;
+  const target = (scope: 'user' | 'project') =>
+    serverFilePath({
+      ...(context.configPath === undefined ? {} : { configPath: context.configPath }),
+      scope,
+      homeDir: io.homeDir,
+      projectDir: io.cwd,
+    });
+  switch (command.action) {
+    case 'add': {
+      const path = await target(command.scope);
+      await addServerToFile(path, command.name, command.entry, io.env);
+      io.stdout.write(`added server "${command.name}" to ${path}\n`);
+      return ExitCode.ok;
+    }
+    case 'remove': {
+      const path = await target(command.scope);
+      await removeServerFromFile(path, command.name);
+      io.stdout.write(`removed server "${command.name}" from ${path}\n`);
+      return ExitCode.ok;
+    }
+    case 'get': {
+      const config = await load(context);
+      const definition = config.servers[command.name];
+      if (definition === undefined) {
+        const where = config.path ?? io.homeDir;
+        throw new ConfigError(where, `no server named "${command.name}"${namesHint(config)}`);
+      }
+      io.stdout.write(describeDefinition(command.name, definition));
+      return ExitCode.ok;
+    }
+    case 'list':
+      return listServers(await load(context), io, command.namesOnly);
+  }
+}
+
+function load(context: McpCommandContext): Promise<LoadedConfig> {
+  const { io } = context;
+  return loadConfig({
+    ...(context.configPath === undefined ? {} : { configPath: context.configPath }),
+    homeDir: io.homeDir,
+    env: io.env,
+    projectDir: io.cwd,
+  });
+}
+
+function namesHint(config: LoadedConfig): string {
+  const names = Object.keys(config.servers);
+  return names.length === 0 ? ' (there are none)' : ` (there are: ${names.join(', ')})`;
+}
+
+async function listServers(config: LoadedConfig, io: CliIO, namesOnly: boolean): Promise<ExitCodeValue> {
+  const names = Object.keys(config.servers);
+  if (namesOnly) {
+    io.stdout.write(names.map((name) => `${name}\n`).join(''));
+    return ExitCode.ok;
+  }
+  for (const warning of config.warnings) io.stderr.write(`mcphost: ${warning}\n`);
+  if (config.path === undefined) {
+    io.stdout.write(`no config file in ${io.homeDir}: add a server with mcphost mcp add NAME -- COMMAND\n`);
+    return ExitCode.ok;
+  }
+  io.stdout.write(`${config.path}\n`);
+  if (names.length === 0 && config.disabledServers.length === 0) {
+    io.stdout.write('  no servers\n');
+    return ExitCode.ok;
+  }
+  const pool = await McpPool.start({
+    servers: config.servers,
+    env: io.env,
+    initTimeoutMs: LIST_START_TIMEOUT_MS,
+  });
+  try {
+    const width = Math.max(
+      ...names.map((name) => name.length),
+      ...config.disabledServers.map((name) => name.length),
+    );
+    for (const status of pool.status()) {
+      const definition = config.servers[status.name];
+      const state =
+        status.state === 'ready'
+          ? `✓ ready, ${status.toolCount} tool${status.toolCount === 1 ? '' : 's'}`
+          : `✗ ${status.state}${status.lastError === undefined ? '' : `: ${clean(status.lastError.split('\n')[0] ?? '')}`}`;
+      io.stdout.write(
+        `  ${status.name.padEnd(width)}  ${definition === undefined ? '' : target(definition)}  ${state}\n`,
+      );
+    }
+    for (const name of config.disabledServers) io.stdout.write(`  ${name.padEnd(width)}  (disabled)\n`);
+  } finally {
+    await pool.close();
+  }
+  return ExitCode.ok;
+}
+
+function clean(text: string): string {
+  return stripControlCharacters(redactText(text));
+}
+
+/** The command line or URL of a server, as one short string. */
+function target(definition: ServerDefinition): string {
+  switch (definition.transport) {
+    case 'stdio':
+      return clean([definition.command, ...definition.args].join(' '));
+    case 'http':
+    case 'sse':
+      return `${definition.url} (${definition.transport})`;
+  }
+}
+
+/** `mcp get`: every setting of one server. Values of env and headers are not shown: they may be secrets. */
+function describeDefinition(name: string, definition: ServerDefinition): string {
+  const lines = [`${name}:`, `  transport: ${definition.transport}`];
+  switch (definition.transport) {
+    case 'stdio':
+      lines.push(`  command: ${clean(definition.command)}`);
+      if (definition.args.length > 0) lines.push(`  args: ${clean(definition.args.join(' '))}`);
+      if (Object.keys(definition.env).length > 0)
+        lines.push(`  env: ${Object.keys(definition.env).join(', ')}`);
+      if (definition.cwd !== undefined) lines.push(`  cwd: ${definition.cwd}`);
+      break;
+    case 'http':
+    case 'sse':
+      lines.push(`  url: ${definition.url}`);
+      if (Object.keys(definition.headers).length > 0) {
+        lines.push(`  headers: ${Object.keys(definition.headers).join(', ')}`);
+      }
+      break;
+  }
+  if (definition.allowedTools !== undefined)
+    lines.push(`  allowedTools: ${definition.allowedTools.join(', ')}`);
+  if (definition.excludedTools !== undefined)
+    lines.push(`  excludedTools: ${definition.excludedTools.join(', ')}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,262 @@
+/**
+ * The default command and `script FILE`: assemble the runner, run one prompt or the chat, and
+ * stop on SIGINT/SIGTERM/SIGHUP with the shell's exit code. `main` imports this module only once
+ * the arguments are parsed, so `mcphost --help` loads none of it.
+ */
+import { resolve } from 'node:path';
+import type { ElicitationOutcome } from '../mcp/elicitation.js';
+import type { PoolLogEntry } from '../mcp/pool.js';
+import { optional } from '../optional.js';
+import type { Message } from '../types.js';
+import type { CliOptions, ScriptCommand } from './args.js';
+import { AbortedError } from '../errors.js';
+import { inChatAdvice } from './model-switch-advice.js';
+import { signalExitCode, type ExitCodeValue } from './exit-codes.js';
+import { captureLibraryConsole } from './library-console.js';
+import type { CliIO } from './io.js';
+import { redactText } from '../safety/redact.js';
+import { stripControlCharacters } from '../safety/output-limits.js';
+import type { LoadedConfig } from '../../config/index.js';
+import { openSession, type OpenedSession } from '../session-recorder.js';
+import { assembleRunner, createModel, type McpRunner } from '../setup/create-runner.js';
+import { readSystemPrompt } from '../setup/system-prompt.js';
+import type { PrompterSlot } from './chat/prompter.js';
+import type { Reporter } from './output/reporter.js';
+import { applyScript, loadScript, type ScriptFile } from './script.js';
+import { runnerOptionsFor } from './runner-options.js';
+import { modelNameOf, runOneShot } from './one-shot.js';
+import { composePrompt } from './stdin.js';
+import { resolveSessionChoice } from './session-choice.js';
+import { continuingNotice } from './saved-conversations.js';
+
+export { createReporter } from './output/reporter.js';
+
+/** Where termination signals come from (the process, in production). */
+export interface SignalSource {
+  on(signal: NodeJS.Signals, listener: () => void): unknown;
+  off(signal: NodeJS.Signals, listener: () => void): unknown;
+}
+
+const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+export async function runWithSignals(
+  options: CliOptions,
+  io: CliIO,
+  signals: SignalSource,
+  reporter: Reporter,
+): Promise<ExitCodeValue> {
+  // A library's console output would land in the answer on stdout: it goes to the --debug log.
+  const restoreConsole = captureLibraryConsole((message) => {
+    if (!options.debug) return;
+    io.stderr.write(`[library] ${stripControlCharacters(redactText(message))}\n`);
+  });
+  const controller = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const listeners = HANDLED_SIGNALS.map((signal) => {
+    const listener = () => {
+      received ??= signal;
+      controller.abort();
+    };
+    signals.on(signal, listener);
+    return [signal, listener] as const;
+  });
+  try {
+    return await run(options, io, controller.signal, reporter);
+  } catch (error) {
+    // Shells expect 128 + the signal's number from a program a signal stopped.
+    if (received !== undefined && error instanceof AbortedError) {
+      const code = signalExitCode(received);
+      reporter.fail(new AbortedError(`stopped by ${received}`, { cause: error }), code);
+      return code;
+    }
+    throw error;
+  } finally {
+    for (const [signal, listener] of listeners) signals.off(signal, listener);
+    restoreConsole();
+  }
+}
+
+/** Everything read from the user before anything starts: flags (with a script's), prompt, session. */
+interface Inputs {
+  readonly options: CliOptions;
+  readonly script: ScriptFile | undefined;
+  readonly prompt: string | undefined;
+  readonly session: OpenedSession;
+  readonly systemPrompt: string | undefined;
+}
+
+async function run(
+  flags: CliOptions,
+  io: CliIO,
+  signal: AbortSignal,
+  reporter: Reporter,
+): Promise<ExitCodeValue> {
+  const inputs = await readInputs(flags, io, signal, reporter);
+  const { options, prompt } = inputs;
+  reporter.identify({ ...optional('sessionFile', inputs.session.recorder?.path) });
+  // The chat answers approval questions on its own terminal; until it runs (the -p part of
+  // --no-exit) the slot is empty, and a question is answered "deny".
+  const chatFollows = prompt === undefined || options.noExit;
+  // The chat's modules are imported only when a chat follows: a -p run loads no terminal UI.
+  const prompter = chatFollows ? new (await import('./chat/prompter.js')).PrompterSlot() : undefined;
+  const askToTrust =
+    prompt === undefined && inputs.script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true;
+  const recorder = inputs.session.recorder;
+  const { runner, config, modelString } = await assembleRunner({
+    ...runnerOptionsFor(inputs, io),
+    // Saved after every change, so that a crash or Ctrl-C loses at most the step in progress.
+    ...optional(
+      'onHistoryChange',
+      recorder &&
+        ((history: readonly Message[]) =>
+          recorder.record({
+            model: modelNameOf(runner.provider),
+            ...optional('systemPrompt', runner.systemPrompt),
+            messages: history,
+          })),
+    ),
+    // Ctrl-C while the servers start stops the start (and the servers) at once.
+    signal,
+    // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
+    onServerLog: (entry) => reportServerLog(entry, io, options.debug, prompter),
+    onWarning: (message) => reporter.note(`warning: ${message}`),
+    onContentFlagged: ({ source, flag }) =>
+      reporter.note(
+        `possible prompt injection in the result of ${source} (${flag.action}): ${flag.findings.join('; ')}`,
+      ),
+    // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
+    interactive: chatFollows,
+    onProgress: (report) => reporter.progress?.(report),
+    // --debug asks servers for everything; otherwise each server keeps its own default level.
+    ...(options.debug ? { serverLogLevel: 'debug' as const } : {}),
+    onElicitationOutcome: (outcome) => {
+      reporter.note(describeElicitationOutcome(outcome));
+    },
+    ...optional(
+      'onElicitation',
+      prompter && (await import('./chat/elicitation-prompt.js')).createElicitationPrompt(prompter),
+    ),
+    ...optional(
+      'onApproval',
+      prompter && (await import('./approval-prompt.js')).createApprovalPrompt(prompter),
+    ),
+    ...optional(
+      'trustProject',
+      askToTrust ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout) : undefined,
+    ),
+  });
+  try {
+    if (config.path === undefined && inputs.script?.servers === undefined) {
+      reporter.note(
+        `no config file in ${io.homeDir} (.mcp.json, .mcphost.json|yml|yaml): running without MCP servers`,
+      );
+    }
+    if (prompt !== undefined) {
+      const code = await runOneShot(runner, { prompt, reporter, signal });
+      // --no-exit: the chat goes on from the answer, with the same history.
+      if (!options.noExit) return code;
+    }
+    return await chat(runner, { io, options, config, modelString, signal, reporter, prompter });
+  } finally {
+    await runner.close();
+  }
+}
+
+/**
+ * Reads the script file, the prompt (with stdin), the session and the system prompt: every mistake
+ * in the user's input shows up here, before a server or a model is started.
+ */
+async function readInputs(
+  flags: CliOptions,
+  io: CliIO,
+  signal: AbortSignal,
+  reporter: Reporter,
+): Promise<Inputs> {
+  const note = (message: string): void => reporter.note(message);
+  // A script file fills in what the flags leave unset, and its servers replace the config's.
+  const script = flags.script === undefined ? undefined : await readScript(flags.script, io);
+  for (const warning of script?.warnings ?? []) note(warning);
+  const options = script === undefined ? flags : applyScript(flags, script);
+  const prompt =
+    options.prompt === undefined
+      ? undefined
+      : await composePrompt({
+          prompt: options.prompt,
+          readStdin: !options.noExit,
+          stdin: io.stdin,
+          note,
+          signal,
+        });
+  const { choice, continuing } = await resolveSessionChoice(options, io);
+  const session = await openSession(choice);
+  if (continuing !== undefined && session.loaded !== undefined) {
+    note(continuingNotice(continuing, session.loaded.messages, (io.stderr as { columns?: number }).columns));
+  }
+  const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
+  return { options, script, prompt, session, systemPrompt };
+}
+
+/** The chat, after servers are up (or after a `--no-exit` answer). */
+async function chat(
+  runner: McpRunner,
+  context: {
+    readonly io: CliIO;
+    readonly options: CliOptions;
+    readonly config: LoadedConfig;
+    readonly modelString: string;
+    readonly signal: AbortSignal;
+    readonly reporter: Reporter;
+    readonly prompter: PrompterSlot | undefined;
+  },
+): Promise<ExitCodeValue> {
+  const { io, options, config } = context;
+  const { runInteractive } = await import('./interactive.js');
+  return runInteractive(runner, io, {
+    modelString: context.modelString,
+    debug: options.debug,
+    signal: context.signal,
+    color: options.noColor !== true,
+    ...optional('prompter', context.prompter),
+    // `/model`: the URL and key from the flags and config are kept only for the same provider.
+    createProvider: (model, sameProvider) =>
+      createModel(
+        model,
+        {
+          onWarning: (message) => context.reporter.note(`warning: ${message}`),
+          ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
+          ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
+        },
+        sameProvider ? config : {},
+        io.env,
+      ).catch((error: unknown) => {
+        throw inChatAdvice(error);
+      }),
+  });
+}
+
+/** Reads `mcphost script FILE`, its path taken from the working directory. */
+async function readScript(command: ScriptCommand, io: CliIO) {
+  return loadScript(resolve(io.cwd, command.path), command.arguments, io.env);
+}
+
+function reportServerLog(
+  entry: PoolLogEntry,
+  io: CliIO,
+  debug: boolean,
+  chat: { readonly bound: boolean; write(text: string): void } | undefined,
+): void {
+  if (entry.level === 'debug' && !debug) return;
+  // Server output (stderr tails included) may hold credentials and escape sequences: neither
+  // reaches the terminal as is. Failures are shown even with --quiet: they are errors.
+  const clean = stripControlCharacters(redactText(entry.message));
+  const line = entry.level === 'warn' ? `mcphost: ${clean}\n` : `[${entry.server}] ${clean}\n`;
+  if (chat?.bound === true) chat.write(line);
+  else io.stderr.write(line);
+}
+
+/** One stderr line: which server asked what, and what was answered (and why, if the host chose). */
+function describeElicitationOutcome(outcome: ElicitationOutcome): string {
+  const reason = outcome.reason === undefined ? '' : ` (${outcome.reason})`;
+  const message = stripControlCharacters(outcome.message);
+  return `server "${outcome.server}" asked for input (${outcome.mode}): "${message}" — ${outcome.action}${reason}`;
+}

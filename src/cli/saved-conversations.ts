@@ -1,0 +1,133 @@
+/**
+ * Where conversations are saved by default, and how one is found again (`--continue`,
+ * `--resume [ID]`). Each working folder has its own folder of conversations in the state folder
+ * (`$XDG_STATE_HOME/mcphost/sessions/<folder>/`, else `~/.local/state/…`), as Claude Code keeps
+ * one per project: `-c` in a folder continues what was said there.
+ *
+ * The file format is the session module's; this module only needs a path per conversation and a
+ * way to read one (`loadSession`), so it keeps working when that format changes.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { ConfigError } from '../errors.js';
+import { loadSession } from '../session.js';
+import type { Message } from '../types.js';
+
+/** `$XDG_STATE_HOME/mcphost`, else `~/.local/state/mcphost`. */
+export function stateFolder(homeDir: string, env: Readonly<Record<string, string | undefined>>): string {
+  const stateHome = env.XDG_STATE_HOME?.trim();
+  const base = stateHome !== undefined && stateHome !== '' ? stateHome : join(homeDir, '.local', 'state');
+  return join(resolve(base), 'mcphost');
+}
+
+/** The folder of the conversations held in `projectDir`: its absolute path as one file name. */
+export function conversationFolder(state: string, projectDir: string): string {
+  const key = resolve(projectDir).replace(/[^A-Za-z0-9._-]/g, '-');
+  return join(state, 'sessions', key);
+}
+
+/** A fresh file name for a conversation starting now: sortable by time, unique. */
+export function newConversationPath(folder: string, now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
+  return join(folder, `${stamp}-${randomBytes(3).toString('hex')}.json`);
+}
+
+/** What `--resume` lists about one saved conversation. */
+export interface ConversationSummary {
+  /** The file name without `.json`: what `--resume ID` takes. */
+  readonly id: string;
+  readonly path: string;
+  readonly updatedAt: Date;
+  /** The first thing the user asked, on one line. */
+  readonly firstPrompt: string;
+  readonly messageCount: number;
+  readonly bytes: number;
+}
+
+function textOf(message: Message | undefined): string {
+  if (message === undefined) return '';
+  const parts = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+  return parts.join(' ').replace(/\s+/g, ' ').trim();
+}
+
+/** The conversations saved for a folder, newest first. Files that are not sessions are skipped. */
+export async function listConversations(folder: string): Promise<ConversationSummary[]> {
+  let names: string[];
+  try {
+    names = (await readdir(folder)).filter((name) => name.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const summaries = await Promise.all(
+    names.map(async (name): Promise<ConversationSummary | undefined> => {
+      const path = join(folder, name);
+      try {
+        const [session, info] = await Promise.all([loadSession(path), stat(path)]);
+        return {
+          id: name.slice(0, -'.json'.length),
+          path,
+          updatedAt: new Date(session.updatedAt),
+          firstPrompt: textOf(session.messages.find((message) => message.role === 'user')),
+          messageCount: session.messages.length,
+          bytes: info.size,
+        };
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  return summaries
+    .filter((summary): summary is ConversationSummary => summary !== undefined)
+    .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime());
+}
+
+/** The one conversation an id (or the start of one) names. */
+export function findConversation(summaries: readonly ConversationSummary[], id: string): ConversationSummary {
+  const exact = summaries.find((summary) => summary.id === id);
+  if (exact !== undefined) return exact;
+  const matches = summaries.filter((summary) => summary.id.startsWith(id));
+  const [only] = matches;
+  if (only !== undefined && matches.length === 1) return only;
+  throw new ConfigError(
+    '--resume',
+    matches.length === 0
+      ? `no saved conversation "${id}" in this folder (mcphost --resume lists them)`
+      : `"${id}" matches ${matches.length} conversations; give more of the id`,
+  );
+}
+
+function size(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} kB`;
+}
+
+/** The `--resume` list: one line per conversation, numbered from 1. */
+export function conversationList(summaries: readonly ConversationSummary[], width = 100): string {
+  return summaries
+    .map((summary, index) => {
+      const when = summary.updatedAt.toISOString().slice(0, 16).replace('T', ' ');
+      const head = `  ${String(index + 1).padStart(2)}. ${when}  ${`${summary.messageCount} messages, ${size(summary.bytes)}`.padEnd(24)}  `;
+      const room = Math.max(10, width - head.length);
+      const prompt =
+        summary.firstPrompt.length > room
+          ? `${summary.firstPrompt.slice(0, room - 1)}…`
+          : summary.firstPrompt;
+      return `${head}${prompt}\n`;
+    })
+    .join('');
+}
+
+/** "continuing <id>: 14 messages", and the last exchange, for the user to pick up the thread. */
+export function continuingNotice(id: string, messages: readonly Message[], width = 100): string {
+  const lastUser = [...messages]
+    .reverse()
+    .find((message) => message.role === 'user' && textOf(message) !== '');
+  const lastAnswer = [...messages]
+    .reverse()
+    .find((message) => message.role === 'assistant' && textOf(message) !== '');
+  const clip = (text: string) => (text.length > width - 8 ? `${text.slice(0, width - 9)}…` : text);
+  const lines = [`continuing ${id}: ${messages.length} messages`];
+  if (lastUser !== undefined) lines.push(`  you: ${clip(textOf(lastUser))}`);
+  if (lastAnswer !== undefined) lines.push(`  model: ${clip(textOf(lastAnswer))}`);
+  return lines.join('\n');
+}

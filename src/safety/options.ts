@@ -1,0 +1,34 @@
+/**
+ * The safety settings of a session, as one object: the config file's and the command line's are
+ * merged into it once (createRunner), and it is passed unchanged to `assembleSafety` and on to
+ * `GuardedToolHost`. A new setting is added here, and nowhere else along the way.
+ */
+import type { BudgetOptions } from './budgets.js';
+import type { HooksConfig } from './hooks.js';
+import type { ApprovalRuleSet } from './policy.js';
+import type { UntrustedContentOptions } from './untrusted-content.js';
+
+export interface SafetyOptions {
+  /** Approval rules, one set per config file (first match wins within a set; see policy.ts). */
+  readonly approval?: readonly ApprovalRuleSet[];
+  /** Hook commands by event. */
+  readonly hooks?: HooksConfig;
+  /** Run `ask` calls without asking (`--approve-all`). Deny rules, hooks and the detector still apply. */
+  readonly approveAll?: boolean;
+  /** Append one JSON line per tool call to this file (`--audit-log`). */
+  readonly auditLog?: string;
+  /** Rotate the audit log before it grows past this many bytes. Default: never. */
+  readonly auditLogMaxBytes?: number;
+  /** The most text of one tool result the model gets, in UTF-8 bytes. */
+  readonly maxToolResultBytes?: number;
+  /** How tool output is marked and screened for injection. */
+  readonly untrustedContent?: UntrustedContentOptions;
+  /** Limits on tool calls per session, server and tool. */
+  readonly budgets?: BudgetOptions;
+}
+
+/** `base` with every setting `over` sets (the command line over the config file). */
+export function mergeSafetyOptions(base: SafetyOptions, over: SafetyOptions): SafetyOptions {
+  const set = Object.fromEntries(Object.entries(over).filter(([, value]) => value !== undefined));
+  return { ...base, ...set };
+}

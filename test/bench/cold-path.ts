@@ -1,0 +1,147 @@
+/**
+ * The cold path against its floors (issue 17), each pair measured in the same run:
+ *
+ *   a. `mcphost --help` ≤ 2.5 × `node -e 0`.
+ *   b. one-shot `-p` with no server (fake Ollama over loopback) ≤ 3 × `node -e 0`.
+ *   c. one-shot with eight servers that wait 0.5 s before answering ≤ the floor + 100 ms, the floor
+ *      being a bare SDK client per server (bare-clients.mjs): spawn, connect, list tools, close.
+ *   d. the host process's own peak RSS (servers excluded) with 0 and 8 servers ≤ 75 MB with 8.
+ */
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { startFakeOllama, textReply } from '../fakes/ollama-server.js';
+import { CLI, REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
+
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
+const BARE_CLIENTS = join(REPOSITORY, 'test/bench/bare-clients.mjs');
+const PEAK_RSS_PRELOAD = join(REPOSITORY, 'test/bench/peak-rss.mjs');
+
+/** A server that waits 500 ms before it reads its stdin, as one behind `npx` or a cold cache does. */
+const SLOW_START = {
+  command: process.execPath,
+  args: [join(REPOSITORY, 'test/fixtures/servers/slow-start.mjs')],
+  env: { STARTUP_DELAY_MS: '500' },
+};
+
+function eightSlowServers(): Record<string, typeof SLOW_START> {
+  return Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`slow${index}`, SLOW_START]));
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Wall time of a command, in ms, from spawn to exit; a non-zero exit is an error. */
+function timeCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`node ${args.join(' ')} exited ${code}: ${stderr}`));
+      else resolve(performance.now() - started);
+    });
+  });
+}
+
+/**
+ * Medians of several commands measured in turns (a, b, a, b, …), so that a noisy moment on the
+ * shared machine falls on all of them alike rather than on whichever ran then.
+ */
+async function interleavedMedians(measures: ReadonlyArray<() => Promise<number>>): Promise<number[]> {
+  for (const measure of measures) await measure(); // warm the file cache
+  const times: number[][] = measures.map(() => []);
+  for (let round = 0; round < REPEATS; round++) {
+    for (const [index, measure] of measures.entries()) times[index]!.push(await measure());
+  }
+  return times.map(median);
+}
+
+function verdict(met: boolean): string {
+  return met ? 'meets' : 'MISSES';
+}
+
+function ratioLine(name: string, value: number, floor: number, target: number): void {
+  const ratio = value / floor;
+  console.log(
+    `${name}\n  ${value.toFixed(0)} ms vs node -e 0 ${floor.toFixed(0)} ms: ${ratio.toFixed(2)}× ` +
+      `(target ≤ ${target}×: ${verdict(ratio <= target)})\n`,
+  );
+}
+
+/** What one process used, by its own count (getrusage RUSAGE_SELF): children excluded. */
+interface OwnUsage {
+  /** Peak resident memory, MB (ru_maxrss, the same as /proc's VmHWM). */
+  readonly peakRssMb: number;
+  /** User + system CPU time, ms: unlike wall time, barely moved by other load on the machine. */
+  readonly cpuMs: number;
+}
+
+/** A process's own usage over several runs of `node --import peak-rss.mjs ...args` (medians). */
+async function ownUsage(home: TemporaryHome, args: readonly string[]): Promise<OwnUsage> {
+  const file = join(home.path, 'own-usage.json');
+  const peaks: number[] = [];
+  const cpu: number[] = [];
+  for (let round = 0; round < Math.max(3, Math.ceil(REPEATS / 2)); round++) {
+    await timeCommand(['--import', PEAK_RSS_PRELOAD, ...args], {
+      PATH: process.env.PATH,
+      HOME: home.path,
+      PEAK_RSS_FILE: file,
+    });
+    const usage = JSON.parse(await readFile(file, 'utf8')) as { maxRss: number; cpu: number };
+    peaks.push(usage.maxRss / 1024);
+    cpu.push(usage.cpu / 1000);
+    await rm(file);
+  }
+  return { peakRssMb: median(peaks), cpuMs: median(cpu) };
+}
+
+export async function coldPath(): Promise<void> {
+  const ollama = await startFakeOllama([], { fallback: textReply('ok') });
+  const home = await temporaryHome();
+  const env = { PATH: process.env.PATH, HOME: home.path };
+  const oneShot = [CLI, '-p', 'hi', '--provider-url', ollama.url];
+  try {
+    console.log('Cold path (issue 17), interleaved runs:\n');
+    await home.writeConfig({ mcpServers: {} });
+    const [node, help, noServer] = await interleavedMedians([
+      () => timeCommand(['-e', '0'], env),
+      () => timeCommand([CLI, '--help'], env),
+      () => timeCommand(oneShot, env),
+    ]);
+    ratioLine('a. mcphost --help', help!, node!, 2.5);
+    ratioLine('b. one-shot -p with no server', noServer!, node!, 3);
+    const nodeAlone = await ownUsage(home, ['-e', '0']);
+    const none = await ownUsage(home, oneShot);
+
+    const servers = eightSlowServers();
+    await home.writeConfig({ mcpServers: servers });
+    const [floor, eight] = await interleavedMedians([
+      () => timeCommand([BARE_CLIENTS, JSON.stringify(servers)], env),
+      () => timeCommand(oneShot, env),
+    ]);
+    const over = eight! - floor!;
+    console.log(
+      `c. one-shot with 8 servers that wait 500 ms\n  ${eight!.toFixed(0)} ms vs floor ` +
+        `${floor!.toFixed(0)} ms (8 bare SDK clients): ${over >= 0 ? '+' : ''}${over.toFixed(0)} ms ` +
+        `(target ≤ floor + 100 ms: ${verdict(over <= 100)})\n`,
+    );
+    const eightUsage = await ownUsage(home, oneShot);
+    console.log(
+      `d. host peak RSS (ru_maxrss = VmHWM of the mcphost process, servers excluded)\n` +
+        `  0 servers ${none.peakRssMb.toFixed(1)} MB, 8 servers ${eightUsage.peakRssMb.toFixed(1)} MB ` +
+        `(target ≤ 75 MB with 8: ${verdict(eightUsage.peakRssMb <= 75)}; node -e 0 ${nodeAlone.peakRssMb.toFixed(1)} MB)\n` +
+        `  host CPU time (user + system) 0 servers ${none.cpuMs.toFixed(0)} ms, ` +
+        `8 servers ${eightUsage.cpuMs.toFixed(0)} ms, node -e 0 ${nodeAlone.cpuMs.toFixed(0)} ms\n`,
+    );
+  } finally {
+    await home.remove();
+    await ollama.close();
+  }
+}

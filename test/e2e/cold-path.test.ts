@@ -1,0 +1,80 @@
+/**
+ * What a run loads (issue 17): the built CLI under a loader hook that records every module. The
+ * timings and memory these choices buy are measured by `npm run bench` (test/bench/cold-path.ts).
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { CLI, REPOSITORY, startCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+
+const RECORDER = join(REPOSITORY, 'test/fixtures/import-recorder/register.mjs');
+const SLOW_START = join(REPOSITORY, 'test/fixtures/servers/slow-start.mjs');
+
+let ollama: FakeOllama;
+let home: TemporaryHome;
+
+beforeEach(async () => {
+  ollama = await startFakeOllama([], { fallback: textReply('ok') });
+  home = await temporaryHome();
+});
+
+afterEach(async () => {
+  await home.remove();
+  await ollama.close();
+});
+
+/** Runs `mcphost ...args` and returns the packages (and our own folders) it loaded. */
+async function loadedBy(args: readonly string[]): Promise<Set<string>> {
+  const log = join(home.path, 'imports.log');
+  const running = startCli(args, home.path, {
+    command: [process.execPath, '--import', RECORDER, CLI],
+    env: { IMPORT_LOG: log },
+  });
+  running.child.stdin.end();
+  const run = await running.done;
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  const urls = (await readFile(log, 'utf8')).trim().split('\n');
+  return new Set(
+    urls.map((url) => {
+      const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+      if (dependency !== null) return dependency[1]!;
+      const ours = /\/dist\/(.+)$/.exec(url);
+      return ours === null ? url : ours[1]!;
+    }),
+  );
+}
+
+describe('the cold path', () => {
+  it('a one-shot with no server loads no MCP SDK, no other vendor SDK, no chat, no cosmiconfig', async () => {
+    await home.writeConfig({ mcpServers: {} });
+    const loaded = await loadedBy(['-p', 'hi', '--provider-url', ollama.url]);
+    expect(loaded).toContain('ollama');
+    for (const absent of [
+      '@modelcontextprotocol/client',
+      '@modelcontextprotocol/core',
+      '@anthropic-ai/sdk',
+      '@google/genai',
+      'openai',
+      'cosmiconfig',
+      'marked',
+      'marked-terminal',
+      'chalk',
+      'yocto-spinner',
+    ]) {
+      expect(loaded, absent).not.toContain(absent);
+    }
+    // The chat's own modules, but for the sanitizer the one-shot output shares with it.
+    const chatModules = [...loaded].filter((name) => name.startsWith('src/cli/chat/'));
+    expect(chatModules).toEqual(['src/cli/chat/sanitize.js']);
+  });
+
+  it('a one-shot with a server loads the MCP SDK', async () => {
+    await home.writeConfig({
+      mcpServers: { slow: { command: process.execPath, args: [SLOW_START], env: { STARTUP_DELAY_MS: '0' } } },
+    });
+    const loaded = await loadedBy(['-p', 'hi', '--provider-url', ollama.url]);
+    expect(loaded).toContain('@modelcontextprotocol/client');
+  });
+});

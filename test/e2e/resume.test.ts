@@ -1,0 +1,99 @@
+/**
+ * Conversations saved by default in the state folder, one folder per working folder, and found
+ * again with `--continue` and `--resume [ID]`; `--no-session-persistence` saves nothing.
+ */
+import { mkdir, readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+
+let home: TemporaryHome;
+let ollama: FakeOllama;
+let project: string;
+
+beforeEach(async () => {
+  home = await temporaryHome();
+  project = join(home.path, 'project');
+  await mkdir(project);
+  await home.writeConfig({ mcpServers: {} });
+  ollama = await startFakeOllama([], { fallback: textReply('an answer') });
+});
+afterEach(async () => {
+  await ollama.close();
+  await home.remove();
+});
+
+const saved = (folder: string) =>
+  join(home.path, '.local/state/mcphost/sessions', resolve(folder).replace(/[^A-Za-z0-9._-]/g, '-'));
+
+function run(args: string[], cwd = project) {
+  return runCli([...args, '--provider-url', ollama.url], home.path, { cwd });
+}
+
+describe('saved conversations', () => {
+  it('saves every -p run in the state folder of its working folder, and -c continues the latest', async () => {
+    expect((await run(['-p', 'first question'])).code).toBe(0);
+    const files = await readdir(saved(project));
+    expect(files).toHaveLength(1);
+
+    const continued = await run(['-c', '-p', 'second question']);
+    expect(continued.code).toBe(0);
+    const id = files[0]?.replace(/\.json$/, '') ?? '';
+    expect(continued.stderr).toContain(
+      `continuing ${id}: 2 messages\n  you: first question\n  model: an answer`,
+    );
+    // The model got the whole conversation, and it went on in the same file.
+    const last = ollama.chatRequests.at(-1)?.messages.map((message) => [message.role, message.content]);
+    expect(last).toEqual([
+      ['user', 'first question'],
+      ['assistant', 'an answer'],
+      ['user', 'second question'],
+    ]);
+    expect(await readdir(saved(project))).toEqual(files);
+
+    // Another folder has no conversations of its own.
+    const elsewhere = await run(['-c', '-p', 'x'], home.path);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toBe(`mcphost: --continue: no saved conversation for ${home.path}\n`);
+  });
+
+  it('--resume lists the conversations when not on a terminal, and takes an ID or its start', async () => {
+    await run(['-p', 'about cats']);
+    await run(['-p', 'about dogs']);
+    const [older, newer] = (await readdir(saved(project))).sort();
+    const listing = await run(['--resume', '-p', 'x']);
+    expect(listing.code).toBe(2);
+    expect(listing.stderr).toMatch(/--resume: give the ID of one of these \(mcphost --resume ID\):\n/);
+    expect(listing.stderr).toMatch(/\n {3}1\. \d{4}-\d\d-\d\d \d\d:\d\d +2 messages, \d+ B +about dogs\n/);
+    expect(listing.stderr).toMatch(/\n {3}2\. .*about cats\n/);
+
+    const id = older?.replace(/\.json$/, '') ?? '';
+    const resumed = await run(['--resume', id.slice(0, -2), '-p', 'more']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`continuing ${id}: 2 messages\n  you: about cats`);
+    expect(newer).toBeDefined();
+    const unknown = await run(['--resume', 'nope', '-p', 'x']);
+    expect(unknown.stderr).toBe(
+      'mcphost: --resume: no saved conversation "nope" in this folder (mcphost --resume lists them)\n',
+    );
+  });
+
+  it('--no-session-persistence saves nothing, and -s still names a file', async () => {
+    expect((await run(['--no-session-persistence', '-p', 'secret'])).code).toBe(0);
+    await expect(readdir(saved(project))).rejects.toThrow(/ENOENT/);
+    expect((await run(['-s', 'mine.json', '-p', 'kept'])).code).toBe(0);
+    expect(await readdir(project)).toEqual(['mine.json']);
+    await expect(readdir(saved(project))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('follows $XDG_STATE_HOME', async () => {
+    const state = join(home.path, 'state');
+    await runCli(['-p', 'hello', '--provider-url', ollama.url], home.path, {
+      cwd: project,
+      env: { XDG_STATE_HOME: state },
+    });
+    const key = resolve(project).replace(/[^A-Za-z0-9._-]/g, '-');
+    expect(await readdir(join(state, 'mcphost/sessions', key))).toHaveLength(1);
+  });
+});
