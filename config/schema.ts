@@ -127,11 +127,47 @@ const headerLine = z
   .string()
   .refine((line) => /^[^:\s][^:]*:/.test(line), { error: 'expected "Name: value"' });
 
+/** Scopes as a list, or as one space-separated string (Claude Code's `oauth.scopes`). */
+const scopeList = z.union([
+  z.array(z.string().regex(/^\S+$/, 'a scope has no spaces')).min(1),
+  z
+    .string()
+    .trim()
+    .min(1)
+    .transform((text) => text.split(/\s+/)),
+]);
+
+/**
+ * Sign-in settings of a remote server. Accepts Claude Code's spelling (`clientId`, `callbackPort`,
+ * `scopes` as a string) and gemini-cli's (`enabled`, `clientSecret`, `scopes` as a list); keys of
+ * theirs that we do not use (`authServerMetadataUrl`, `authorizationUrl`, `tokenUrl`) are ignored.
+ * `false` turns sign-in off for the server.
+ */
+export const oauthSchema = z.union([
+  z.literal(false),
+  z.object({
+    enabled: z.boolean().optional(),
+    grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+    clientId: z.string().min(1).optional(),
+    clientSecret: z.string().min(1).optional(),
+    clientMetadataUrl: z
+      .string()
+      .refine((text) => URL.canParse(text) && new URL(text).protocol === 'https:', {
+        error: 'expected an https URL',
+      })
+      .optional(),
+    scopes: scopeList.optional(),
+    redirectPort: z.number().int().min(1).max(65_535).optional(),
+    callbackPort: z.number().int().min(1).max(65_535).optional(),
+  }),
+]);
+
 /** A server reached over HTTP (Claude Code's `http` / `sse`; the Go mcphost's `remote`). */
 export const remoteServerSchema = z.object({
   type: z.enum(['http', 'streamable-http', 'sse', 'remote']).optional(),
   url: z.string().min(1),
   headers: z.union([stringMap, z.array(headerLine)]).optional(),
+  oauth: oauthSchema.optional(),
   ...commonServerShape,
 });
 

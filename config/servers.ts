@@ -2,10 +2,12 @@
  * One `mcpServers` entry, in any of the forms users already have, to a {@link ServerDefinition}.
  *
  * Once the entry is checked against its form (`server-form.ts`), `${VAR}` references are expanded
- * in the fields that name what to run or reach (command, args, env, cwd, url, headers) and nowhere
+ * in the fields that name what to run or reach (command, args, env, cwd, url, headers, the oauth
+ * client id and secret) and nowhere
  * else: a system prompt or a model name that contains `${` is the author's text, not ours to change.
  */
 import type {
+  OAuthSettings,
   RemoteServerDefinition,
   ServerDefinition,
   StdioServerDefinition,
@@ -127,7 +129,58 @@ function remoteDefinition(
     const headerPath = [...path, 'headers', listed ? index : name];
     return [name, expand(value, headerPath, context) ?? value];
   });
-  return { transport, url, headers: Object.fromEntries(headers), ...commonSettings(entry, context) };
+  const oauth = oauthSettings(entry.oauth, [...path, 'oauth'], context);
+  return {
+    transport,
+    url,
+    headers: Object.fromEntries(headers),
+    ...(oauth === undefined ? {} : { oauth }),
+    ...commonSettings(entry, context),
+  };
+}
+
+/** The `oauth` key to settings, secrets expanded; a client-credentials grant needs an id and secret. */
+function oauthSettings(
+  entry: RemoteServerEntry['oauth'],
+  path: ConfigPath,
+  context: ServerReadContext,
+): OAuthSettings | false | undefined {
+  if (entry === undefined) return undefined;
+  if (entry === false || entry.enabled === false) return false;
+  const clientId =
+    entry.clientId === undefined ? undefined : expand(entry.clientId, [...path, 'clientId'], context);
+  const clientSecret =
+    entry.clientSecret === undefined
+      ? undefined
+      : expand(entry.clientSecret, [...path, 'clientSecret'], context);
+  const grant = entry.grant ?? 'authorization_code';
+  if (grant === 'client_credentials' && (clientId === undefined || clientSecret === undefined)) {
+    context.problems.push({
+      path: [...path, 'grant'],
+      message: '"client_credentials" needs "clientId" and "clientSecret"',
+    });
+    return undefined;
+  }
+  if (
+    entry.redirectPort !== undefined &&
+    entry.callbackPort !== undefined &&
+    entry.redirectPort !== entry.callbackPort
+  ) {
+    context.problems.push({
+      path: [...path, 'callbackPort'],
+      message: 'differs from "redirectPort" (give one)',
+    });
+    return undefined;
+  }
+  const redirectPort = entry.redirectPort ?? entry.callbackPort;
+  return {
+    grant,
+    ...(clientId === undefined ? {} : { clientId }),
+    ...(clientSecret === undefined ? {} : { clientSecret }),
+    ...(entry.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: entry.clientMetadataUrl }),
+    ...(entry.scopes === undefined ? {} : { scopes: entry.scopes }),
+    ...(redirectPort === undefined ? {} : { redirectPort }),
+  };
 }
 
 function isHttpUrl(text: string): boolean {

@@ -13,8 +13,12 @@ export interface CliIO {
 }
 
 /** Writes one line to stderr, prefixed so it is clear it is ours and not the model's. */
-export function notice(io: CliIO, message: string): void {
-  io.stderr.write(`mcphost: ${noticeLine(message)}\n`);
+export function notice(io: CliIO, message: string | readonly string[]): void {
+  const [first = '', ...details] = typeof message === 'string' ? [message] : message;
+  // Lines the host composed stay lines, each cleaned on its own and indented under the first, so
+  // that text inside one of them cannot start a line of its own.
+  const rest = details.map((line) => `\n  ${noticeLine(line)}`).join('');
+  io.stderr.write(`mcphost: ${noticeLine(first)}${rest}\n`);
 }
 
 /**

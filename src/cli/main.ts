@@ -18,6 +18,9 @@ export async function main(
 ): Promise<ExitCodeValue> {
   let debug = argv.includes('--debug');
   let reporter: Reporter | undefined;
+  // `mcphost auth …` (issue 13) is dispatched before the command tree: its handlers take plain
+  // arguments, independent of the parser.
+  if (argv[0] === 'auth') return runAuth(argv.slice(1), io, signals);
   try {
     const columns = (io.stdout as { columns?: number }).columns ?? 100;
     const parsed: ParsedArguments = parseArguments(argv, version, columns);
@@ -53,5 +56,22 @@ export async function main(
     reporter ??= createReporter({ format: outputFormatOfArgv(argv), quiet: false, debug }, io);
     reporter.fail(error, code);
     return code;
+  }
+}
+
+const AUTH_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** `mcphost auth …`, with Ctrl-C stopping a sign-in that waits for the browser. */
+async function runAuth(argv: readonly string[], io: CliIO, signals: SignalSource): Promise<ExitCodeValue> {
+  const controller = new AbortController();
+  const stop = (): void => {
+    controller.abort();
+  };
+  for (const name of AUTH_SIGNALS) signals.on(name, stop);
+  try {
+    const { runAuthCommand } = await import('./auth-commands.js');
+    return await runAuthCommand(argv, io, controller.signal);
+  } finally {
+    for (const name of AUTH_SIGNALS) signals.off(name, stop);
   }
 }

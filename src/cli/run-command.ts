@@ -144,6 +144,11 @@ async function run(
       'trustProject',
       askToTrust ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout) : undefined,
     ),
+    // The chat offers the sign-in page of a server that asks for one; -p reports it in one line.
+    ...optional(
+      'questions',
+      chatFollows ? { signIn: (await import('./sign-in-prompt.js')).browserSignIn(io) } : undefined,
+    ),
   });
   try {
     if (config.path === undefined && inputs.script?.servers === undefined) {
@@ -172,7 +177,7 @@ async function readInputs(
   signal: AbortSignal,
   reporter: Reporter,
 ): Promise<Inputs> {
-  const note = (message: string): void => reporter.note(message);
+  const note = (message: string | readonly string[]): void => reporter.note(message);
   // A script file fills in what the flags leave unset, and its servers replace the config's.
   const script = flags.script === undefined ? undefined : await readScript(flags.script, io);
   for (const warning of script?.warnings ?? []) note(warning);

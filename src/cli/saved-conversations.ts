@@ -118,7 +118,7 @@ export function conversationList(summaries: readonly ConversationSummary[], widt
 }
 
 /** "continuing <id>: 14 messages", and the last exchange, for the user to pick up the thread. */
-export function continuingNotice(id: string, messages: readonly Message[], width = 100): string {
+export function continuingNotice(id: string, messages: readonly Message[], width = 100): readonly string[] {
   const lastUser = [...messages]
     .reverse()
     .find((message) => message.role === 'user' && textOf(message) !== '');
@@ -127,7 +127,7 @@ export function continuingNotice(id: string, messages: readonly Message[], width
     .find((message) => message.role === 'assistant' && textOf(message) !== '');
   const clip = (text: string) => (text.length > width - 8 ? `${text.slice(0, width - 9)}…` : text);
   const lines = [`continuing ${id}: ${messages.length} messages`];
-  if (lastUser !== undefined) lines.push(`  you: ${clip(textOf(lastUser))}`);
-  if (lastAnswer !== undefined) lines.push(`  model: ${clip(textOf(lastAnswer))}`);
-  return lines.join('\n');
+  if (lastUser !== undefined) lines.push(`you: ${clip(textOf(lastUser))}`);
+  if (lastAnswer !== undefined) lines.push(`model: ${clip(textOf(lastAnswer))}`);
+  return lines;
 }

@@ -35,6 +35,30 @@ export interface RemoteServerDefinition extends ServerCommon {
   readonly transport: 'http' | 'sse';
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * Sign-in settings. Absent: mcphost still signs in when the server asks (registering itself
+   * dynamically); `false`: it never does (the server gets only the static headers).
+   */
+  readonly oauth?: OAuthSettings | false;
+}
+
+/** How mcphost signs in to a remote server that asks for OAuth (the MCP authorization spec). */
+export interface OAuthSettings {
+  /**
+   * `authorization_code` (default): the user signs in in a browser. `client_credentials`: a
+   * machine client signs in with its own id and secret, no person involved.
+   */
+  readonly grant: 'authorization_code' | 'client_credentials';
+  /** A client id registered with the authorization server beforehand (else one is registered). */
+  readonly clientId?: string;
+  /** Its secret, for a confidential client (write it as `${VAR}`). */
+  readonly clientSecret?: string;
+  /** An https URL of a client ID metadata document, offered to servers that accept one. */
+  readonly clientMetadataUrl?: string;
+  /** Scopes to ask for when neither the server's challenge nor its metadata names any. */
+  readonly scopes?: readonly string[];
+  /** The loopback port of the redirect. Default: the port used last time, else a free one. */
+  readonly redirectPort?: number;
 }
 
 /** How to reach one MCP server: started locally over stdio, or remote over HTTP. */

@@ -19,6 +19,7 @@ import type { ServerConnection, ToolProgress } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
 import type { ServerLogLevel } from './server-logs.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
+import type { PoolSignIn, serverAuthFor } from './auth/pool-sign-in.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
 export type { ToolProgress } from './server-connection.js';
@@ -56,12 +57,22 @@ export interface McpPoolOptions {
    * handlers via `client.setRequestHandler`), before it connects — again on every restart.
    */
   readonly configureClient?: ConfigureClient;
-  /** OAuth per remote server: the provider for a server name, or undefined for none. */
+  /**
+   * OAuth per remote server: the provider for a server name, or undefined for none. Default: with
+   * {@link signIn}, mcphost's own provider (`McpOAuthProvider`) for every remote server
+   * whose sign-in is not off. A provider of another kind is used as it is, with no sign-in step.
+   */
   readonly authProviderFor?: (serverName: string) => OAuthClientProvider | undefined;
   /** The clock for restart backoff. Default `Date.now`. */
   readonly now?: () => number;
   /** Between SIGTERM and SIGKILL when ending a server's process group. Default 1.5 s. */
   readonly killGraceMs?: number;
+  /**
+   * Signing in to remote servers that ask for it (OAuth). Absent: no sign-in (only static headers
+   * are sent). With `questions.signIn`, a server that needs sign-in asks the person during its
+   * start; without, it is reported as needing `mcphost auth login` and left out.
+   */
+  readonly signIn?: PoolSignIn;
   /** Cancels the start: every server begun is ended, and {@link McpPool.start} rejects with AbortedError. */
   readonly signal?: AbortSignal;
   /**
@@ -72,6 +83,8 @@ export interface McpPoolOptions {
   /** Every tool call carries a progress token; its progress reports arrive here. */
   readonly onProgress?: (progress: ToolProgress) => void;
 }
+
+export type { PoolSignIn } from './auth/pool-sign-in.js';
 
 type ConnectionClass = typeof ServerConnection;
 
@@ -97,12 +110,16 @@ export class McpPool implements ToolHost {
     this.killSync();
   };
 
-  private constructor(options: McpPoolOptions, connectionClass: ConnectionClass | undefined) {
+  private constructor(
+    options: McpPoolOptions,
+    connectionClass: ConnectionClass | undefined,
+    authFor: ReturnType<typeof serverAuthFor> | undefined,
+  ) {
     const log: PoolLog = options.log ?? (() => undefined);
     const now = options.now ?? Date.now;
     const connections = Object.entries(options.servers).map(([name, definition]) => {
       if (connectionClass === undefined) throw new Error(`McpPool: no connection class for "${name}"`);
-      const authProvider = definition.transport === 'stdio' ? undefined : options.authProviderFor?.(name);
+      const { authProvider, signIn: signInStep } = authFor?.(name) ?? {};
       return new connectionClass({
         name,
         definition,
@@ -117,6 +134,7 @@ export class McpPool implements ToolHost {
         ...(authProvider ? { authProvider } : {}),
         ...(options.serverLogLevel === undefined ? {} : { serverLogLevel: options.serverLogLevel }),
         ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        ...(signInStep ? { signIn: signInStep } : {}),
         now,
         log,
         onToolsChanged: () => {
@@ -140,11 +158,12 @@ export class McpPool implements ToolHost {
     signal?.throwIfAborted();
     // The MCP SDK (and zod's and ajv's schemas it builds as it loads: ~80 ms and ~13 MB) is loaded
     // only when there is a server to talk to.
-    const connectionClass =
-      Object.keys(options.servers).length === 0
-        ? undefined
-        : (await import('./server-connection.js')).ServerConnection;
-    const pool = new McpPool(options, connectionClass);
+    const hasServers = Object.keys(options.servers).length > 0;
+    const connectionClass = hasServers
+      ? (await import('./server-connection.js')).ServerConnection
+      : undefined;
+    const authFor = hasServers ? (await import('./auth/pool-sign-in.js')).serverAuthFor(options) : undefined;
+    const pool = new McpPool(options, connectionClass, authFor);
     const started = Promise.all([...pool.connections.values()].map((connection) => connection.start()));
     if ((await untilAborted(started, signal)) === CANCELLED) {
       await pool.close();

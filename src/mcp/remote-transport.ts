@@ -11,6 +11,7 @@
  * Each attempt needs a fresh `Client`, because a client that failed to connect keeps nothing useful.
  */
 import {
+  extractWWWAuthenticateParams,
   SdkHttpError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
@@ -21,6 +22,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { CANCELLED, untilAborted } from '../abort.js';
+import { SignInRequiredError } from './auth/errors.js';
 import type { RemoteServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 
@@ -52,16 +54,13 @@ export interface RemoteConnectOptions {
   readonly onDebug: (message: string) => void;
 }
 
-/** The server answered 401/403 and no sign-in could satisfy it. */
-export class SignInRequiredError extends Error {
-  readonly status: number;
-  readonly serverName: string;
-  constructor(serverName: string, status: number, options?: ErrorOptions) {
-    super(`needs sign-in (HTTP ${status})`, options);
-    this.name = 'SignInRequiredError';
-    this.status = status;
-    this.serverName = serverName;
+/** The sign-in error in an error's cause chain: a server that wants sign-in is not an old SSE server. */
+export function signInRequiredIn(error: unknown): SignInRequiredError | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; depth++) {
+    if (current instanceof SignInRequiredError) return current;
+    current = current.cause;
   }
+  return undefined;
 }
 
 /**
@@ -118,10 +117,25 @@ function isOldTransportAnswer(error: unknown): boolean {
 
 async function attempt(options: RemoteConnectOptions, kind: 'http' | 'sse'): Promise<RemoteConnection> {
   const url = new URL(options.definition.url);
+  // The scope the server's last 401/403 challenge named (WWW-Authenticate): a sign-in that follows
+  // must ask for it, as the SDK's own flow would (MCP authorization, scope selection strategy).
+  let challengedScope: string | undefined;
+  const baseFetch: FetchLike = options.fetch ?? fetch;
   const transportOptions = {
     requestInit: { headers: { ...options.definition.headers } },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+    ...(options.authProvider
+      ? {
+          authProvider: options.authProvider,
+          fetch: (async (input, init) => {
+            const response = await baseFetch(input, init);
+            if (response.status === 401 || response.status === 403)
+              challengedScope = extractWWWAuthenticateParams(response).scope ?? challengedScope;
+            return response;
+          }) satisfies FetchLike,
+        }
+      : options.fetch
+        ? { fetch: options.fetch }
+        : {}),
   };
   const transport: Transport =
     kind === 'http'
@@ -144,9 +158,24 @@ async function attempt(options: RemoteConnectOptions, kind: 'http' | 'sse'): Pro
     if (connected === CANCELLED) throw abortReason(options.signal);
   } catch (error) {
     await closeAll();
+    // The provider's own "needs sign-in" (no tokens, refresh refused) may come wrapped by the SDK.
+    const signInRequired = signInRequiredIn(error);
+    if (signInRequired !== undefined) {
+      throw challengedScope === undefined || signInRequired.scope !== undefined
+        ? signInRequired
+        : new SignInRequiredError(options.serverName, {
+            ...(signInRequired.status === undefined ? {} : { status: signInRequired.status }),
+            scope: challengedScope,
+            cause: error,
+          });
+    }
     const status = httpStatusOf(error);
     if (status === 401 || status === 403)
-      throw new SignInRequiredError(options.serverName, status, { cause: error });
+      throw new SignInRequiredError(options.serverName, {
+        status,
+        ...(challengedScope === undefined ? {} : { scope: challengedScope }),
+        cause: error,
+      });
     throw error;
   }
   return { client, transport, kind };

@@ -40,6 +40,8 @@ import { MAX_CONSECUTIVE_FAILURES, restartDelay } from './restart-policy.js';
 import type { PoolLog, ServerState, ServerStatus } from './status.js';
 import { STDERR_GAP_PREFIX, type StdioProcessTransport } from './stdio-transport.js';
 import { messageOf } from '../errors.js';
+import { SignInRequiredError } from './auth/errors.js';
+import { signInRequiredIn } from './remote-transport.js';
 
 /** Stderr lines quoted to the model when a server dies during a call. */
 const STDERR_LINES_FOR_MODEL = 5;
@@ -57,8 +59,13 @@ export interface ServerConnectionOptions {
   readonly fetch?: FetchLike;
   /** Sets up each fresh SDK client of this server (capabilities, request handlers). */
   readonly configureClient?: ConfigureClient;
-  /** OAuth for a remote server. */
+  /** OAuth for a remote server: signs its requests in (the SDK runs the flow on a 401). */
   readonly authProvider?: OAuthClientProvider;
+  /**
+   * Runs an interactive sign-in when the server needs one (the chat); absent, the server is
+   * reported as needing sign-in and left out (`-p`). Rejects when the user declines or it fails.
+   */
+  readonly signIn?: (signal: AbortSignal, scope: string | undefined) => Promise<void>;
   readonly now: () => number;
   readonly log: PoolLog;
   /** The set of offered tools may have changed (list changed, server given up). */
@@ -278,7 +285,7 @@ export class ServerConnection {
     }
   }
 
-  private async openAndAdopt(isRestart: boolean): Promise<void> {
+  private async openAndAdopt(isRestart: boolean, afterSignIn = false): Promise<void> {
     let session: ServerSession;
     try {
       session = await openServerSession({
@@ -310,6 +317,11 @@ export class ServerConnection {
       });
     } catch (error) {
       this.pendingProcess = undefined;
+      const signInRequired = signInRequiredIn(error);
+      if (signInRequired !== undefined && this.state !== 'closed') {
+        await this.handleSignInRequired(signInRequired, isRestart, afterSignIn);
+        return;
+      }
       const reason = messageOf(error);
       this.lastStderrTail = error instanceof ServerSessionStartError ? error.stderrTail : [];
       if (this.state === 'closed') return;
@@ -339,6 +351,39 @@ export class ServerConnection {
     } else {
       this.debug(`ready over ${session.kind} with ${this.offered.length} tools`);
     }
+    this.options.onToolsChanged();
+  }
+
+  /**
+   * The server wants the user to sign in. With an interactive sign-in at hand (the chat) it runs,
+   * and the start is tried once more; otherwise, or when it fails, the server is left out with
+   * one line that says what to do.
+   */
+  private async handleSignInRequired(
+    required: SignInRequiredError,
+    isRestart: boolean,
+    afterSignIn: boolean,
+  ): Promise<void> {
+    const { signIn, definition } = this.options;
+    // Sign-in turned off: `mcphost auth login` would not help, so say what the server answered.
+    let hint =
+      definition.transport !== 'stdio' && definition.oauth === false
+        ? `server ${this.name} refused the request (HTTP ${required.status ?? 401}) and its sign-in is off ("oauth": false)`
+        : required.message;
+    if (signIn !== undefined && !afterSignIn) {
+      try {
+        await signIn(this.closing.signal, required.scope);
+        await this.openAndAdopt(isRestart, true);
+        return;
+      } catch (error) {
+        if (!(error instanceof SignInRequiredError)) hint = `${messageOf(error)} (${required.message})`;
+      }
+    }
+    if (this.state === 'closed') return;
+    this.lastError = hint;
+    this.state = 'failed';
+    this.offered = [];
+    this.warn(hint);
     this.options.onToolsChanged();
   }
 

@@ -24,7 +24,8 @@ import {
 import type { ServerDefinition } from './definition.js';
 import { describeError, describeExit } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
-import { connectRemote, SignInRequiredError, terminateRemote } from './remote-transport.js';
+import { SignInRequiredError } from './auth/errors.js';
+import { connectRemote, terminateRemote } from './remote-transport.js';
 import { StdioProcessTransport, type ProcessExit } from './stdio-transport.js';
 
 /**

@@ -41,6 +41,7 @@ import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import { configureClientFor, type ServerFeatures } from '../mcp/client-features.js';
 import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../questions.js';
+import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
 import type { GenerationSettings, Message, Provider } from '../types.js';
 
 export type { McpRunner } from './mcp-runner.js';
@@ -72,6 +73,11 @@ export interface CreateRunnerOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where `~/.mcp.json` is looked for. Default: the user's home. */
   readonly homeDir?: string;
+  /**
+   * Where sign-ins to remote servers (OAuth tokens, client registrations) are kept. Default
+   * `$XDG_STATE_HOME/mcphost/oauth.json`; `false` turns sign-in off for every server.
+   */
+  readonly signInStore?: string | false;
   /** Server stderr lines, junk output (`debug`) and failures (`warn`). Default: ignored. */
   readonly onServerLog?: (entry: PoolLogEntry) => void;
   /** Notes for the user (unsupported settings…). Default: ignored. */
@@ -199,6 +205,14 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       options.signal === undefined
         ? setUpFailed.signal
         : AbortSignal.any([options.signal, setUpFailed.signal]),
+    ...(options.signInStore === false
+      ? {}
+      : {
+          signIn: {
+            store: new SignInStore(options.signInStore ?? defaultSignInStorePath(homeDir, env)),
+            ...optional('questions', options.questions),
+          },
+        }),
   });
   // Settled later (awaited below); until then a cancelled start must not count as unhandled.
   poolStart.catch(() => undefined);

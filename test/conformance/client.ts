@@ -8,6 +8,11 @@
  * for, through the pool's exposed `server__tool` names. Anything a scenario needs beyond tools
  * (resources, prompts) goes through the pool's live SDK client of the server.
  *
+ * Authorization scenarios (auth/*) run mcphost's real sign-in (src/mcp/auth/): the pool's sign-in
+ * step asks the `signIn` question, and the answer here plays the person's browser — it fetches the
+ * authorization URL and follows its redirects, which end at mcphost's loopback listener. Tokens
+ * go to a sign-in store in a fresh temporary folder, so every scenario starts signed out.
+ *
  * Elicitations are answered as `-p` and a library runner answer them when nobody can be asked,
  * with the `accept-defaults` policy (the `elicitation` config option): a form whose required
  * fields all have defaults is accepted with the schema's defaults, anything else declined.
@@ -15,11 +20,21 @@
  * Exit 0 when the script ran; 1 with one line on stderr when it could not. The suite judges the
  * wire traffic, not this exit code alone.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { McpPool, type PoolLogEntry } from '../../src/mcp/pool.js';
+import type { OAuthSettings } from '../../src/mcp/definition.js';
+import { SignInStore } from '../../src/mcp/auth/token-store.js';
 import { messageOf } from '../../src/errors.js';
 import { configureClientFor } from '../../src/mcp/client-features.js';
 import { createElicitationHandler } from '../../src/mcp/elicitation.js';
-import { QuestionQueue } from '../../src/questions.js';
+import {
+  QuestionQueue,
+  type SignInDecision,
+  type SignInRequest,
+  type UserQuestions,
+} from '../../src/questions.js';
 import type { ToolCallBlock, ToolResultBlock } from '../../src/types.js';
 
 /** The one configured server's name: tools are exposed as `conformance__<tool>`. */
@@ -58,13 +73,63 @@ async function call(pool: McpPool, planned: PlannedCall): Promise<ToolResultBloc
   return result;
 }
 
-/** Tool calls the suite hands over in MCP_CONFORMANCE_CONTEXT (`{ toolCalls: [...] }`), if any. */
-function contextCalls(): readonly PlannedCall[] | undefined {
-  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
-  if (raw === undefined || raw === '') return undefined;
-  const parsed = JSON.parse(raw) as { toolCalls?: PlannedCall[] };
-  return parsed.toolCalls;
+/** What the suite hands over in MCP_CONFORMANCE_CONTEXT: tool calls, or a pre-registered client. */
+interface ScenarioContext {
+  readonly toolCalls?: PlannedCall[];
+  readonly client_id?: string;
+  readonly client_secret?: string;
 }
+
+function scenarioContext(): ScenarioContext {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (raw === undefined || raw === '') return {};
+  return JSON.parse(raw) as ScenarioContext;
+}
+
+/** Tool calls the suite hands over (`{ toolCalls: [...] }`), if any. */
+function contextCalls(): readonly PlannedCall[] | undefined {
+  return scenarioContext().toolCalls;
+}
+
+/**
+ * The client ID metadata document URL the suite's CIMD scenario expects a client to use (its
+ * authorization server accepts it without fetching it). Offered in every scenario: the SDK uses
+ * it only where the authorization server says `client_id_metadata_document_supported`.
+ */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/** mcphost's `oauth` settings for the scenario, as a user would write them in `.mcp.json`. */
+function oauthSettings(): OAuthSettings {
+  const { client_id: clientId, client_secret: clientSecret } = scenarioContext();
+  return {
+    grant: 'authorization_code',
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    // auth/pre-registration: the client registered beforehand, handed over by the suite.
+    ...(clientId === undefined ? {} : { clientId }),
+    ...(clientSecret === undefined ? {} : { clientSecret }),
+  };
+}
+
+/**
+ * The person's browser: opens the authorization page and follows every redirect. The suite's
+ * authorization server redirects straight back (no login form), to mcphost's loopback listener,
+ * which answers the final request itself. The fetch runs in the background, as a browser would;
+ * the sign-in waits for the listener, not for this.
+ */
+const followingBrowser: UserQuestions = {
+  signIn: (request: SignInRequest): Promise<SignInDecision> => {
+    process.stderr.write(`sign-in for ${request.server}: following the authorization URL\n`);
+    void fetch(request.url, { redirect: 'follow', signal: request.signal })
+      .then(async (response) => {
+        await response.arrayBuffer();
+        process.stderr.write(`sign-in: the browser ended at HTTP ${response.status}\n`);
+      })
+      .catch((error: unknown) => {
+        process.stderr.write(`sign-in: the browser failed: ${messageOf(error)}\n`);
+      });
+    return Promise.resolve({ kind: 'opened' });
+  },
+};
 
 /** The tool names the pool offers, without the server prefix. */
 async function offeredTools(pool: McpPool): Promise<readonly string[]> {
@@ -121,10 +186,12 @@ async function standardHeaders(pool: McpPool, tools: readonly string[]): Promise
   }
 }
 
+const stateFolder = mkdtempSync(join(tmpdir(), 'mcphost-conformance-'));
 const pool = await McpPool.start({
-  servers: { [SERVER]: { transport: 'http', url, headers: {} } },
+  servers: { [SERVER]: { transport: 'http', url, headers: {}, oauth: oauthSettings() } },
   env: {},
   log,
+  signIn: { store: new SignInStore(join(stateFolder, 'sign-in.json')), questions: followingBrowser },
   clientInfo: { name: 'mcphost-conformance', version: '0.0.0' },
   configureClient: configureClientFor({
     elicit: createElicitationHandler({
@@ -151,6 +218,7 @@ try {
   failure = error;
 } finally {
   await pool.close();
+  rmSync(stateFolder, { recursive: true, force: true });
 }
 if (failure !== undefined) {
   process.stderr.write(`conformance client (${scenario}): ${messageOf(failure)}\n`);

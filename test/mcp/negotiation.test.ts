@@ -246,7 +246,7 @@ describe('remote starts are bounded and fall back only as the spec says', () => 
       log: collector.log,
     });
     expect(pool.status()[0]).toMatchObject({ state: 'failed' });
-    expect(collector.warnings()).toEqual([`server "locked" failed to start: needs sign-in (HTTP ${status})`]);
+    expect(collector.warnings()).toEqual(['server locked needs sign-in: run `mcphost auth login locked`']);
     expect(gets).toBe(0);
   });
 });

@@ -93,7 +93,7 @@ export class JsonReporter implements Reporter {
     if (event.type === 'retry') this.note(retryNotice(event));
   }
 
-  note(message: string): void {
+  note(message: string | readonly string[]): void {
     if (!this.options.quiet) notice(this.io, message);
   }
 

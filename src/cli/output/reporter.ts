@@ -37,8 +37,8 @@ export interface Reporter {
   start(context: RunContext): void;
   /** One event of the run, as it happens. */
   event(event: RunnerEvent): void;
-  /** A note for the user, on stderr (never under --quiet). */
-  note(message: string): void;
+  /** A note for the user, on stderr (never under --quiet); several lines are shown under the first. */
+  note(message: string | readonly string[]): void;
   /** A running tool call's progress (only formats that show it implement this). */
   progress?(report: ToolProgress): void;
   /** The model answered. */

@@ -94,7 +94,7 @@ export class TextReporter implements Reporter {
     if (!this.#quiet) reportEvent(event, this.#io, this.#output);
   }
 
-  note(message: string): void {
+  note(message: string | readonly string[]): void {
     if (!this.#quiet) notice(this.#io, message);
   }
 

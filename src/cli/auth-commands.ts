@@ -1,0 +1,212 @@
+/**
+ * `mcphost auth login|status|logout SERVER`: signing in to remote servers outside the chat.
+ *
+ * The handlers take plain options (no argument parser's types), so that they plug into any command
+ * tree; {@link runAuthCommand} is the thin dispatch for today's argv. They print to the injected
+ * streams only, and never a token: `status` says whether and until when, never what.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig, type LoadedConfig } from '../../config/index.js';
+import type { RemoteServerDefinition, ServerDefinition } from '../mcp/definition.js';
+import { McpOAuthProvider } from '../mcp/auth/provider.js';
+import { signIn } from '../mcp/auth/sign-in.js';
+import { defaultSignInStorePath, SignInStore, serverKey, type SignInEntry } from '../mcp/auth/token-store.js';
+import { ConfigError, messageOf } from '../errors.js';
+import type { UserQuestions } from '../questions.js';
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { notice, pathIn, type CliIO } from './io.js';
+
+/** What every auth command needs. */
+export interface AuthCommandContext {
+  readonly io: CliIO;
+  /** The config's servers (and where it came from, for messages). */
+  readonly config: Pick<LoadedConfig, 'servers' | 'path'>;
+  readonly store: SignInStore;
+  /** The clock, for "expires in". Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** What `auth login` needs besides the context. */
+export interface AuthLoginOptions {
+  readonly server: string;
+  /** How the sign-in page reaches the person. Default: printed, and opened in the browser. */
+  readonly questions?: UserQuestions;
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+}
+
+const USAGE = 'usage: mcphost auth login SERVER | auth status | auth logout SERVER  [--config FILE]';
+
+/** A remote server of the config by name, or a ConfigError that lists the names there are. */
+function remoteServer(context: AuthCommandContext, name: string, command: string): RemoteServerDefinition {
+  const definition: ServerDefinition | undefined = context.config.servers[name];
+  const where = context.config.path ?? 'the config';
+  if (definition === undefined) {
+    const known = Object.keys(context.config.servers).join(', ') || 'none';
+    throw new ConfigError(`auth ${command}`, `no server named "${name}" in ${where} (servers: ${known})`);
+  }
+  if (definition.transport === 'stdio') {
+    throw new ConfigError(
+      `auth ${command}`,
+      `server "${name}" runs locally over stdio: there is nothing to sign in to`,
+    );
+  }
+  return definition;
+}
+
+/** Signs in to one server in the browser, replacing any earlier sign-in. */
+export async function authLogin(
+  context: AuthCommandContext,
+  options: AuthLoginOptions,
+): Promise<ExitCodeValue> {
+  const definition = remoteServer(context, options.server, 'login');
+  if (definition.oauth === false) {
+    throw new ConfigError(`auth login`, `server "${options.server}" has sign-in turned off ("oauth": false)`);
+  }
+  const provider = new McpOAuthProvider({
+    server: options.server,
+    serverUrl: definition.url,
+    settings: definition.oauth ?? { grant: 'authorization_code' },
+    store: context.store,
+    ...(context.now ? { now: context.now } : {}),
+  });
+  const questions = options.questions ?? {
+    signIn: (await import('./sign-in-prompt.js')).browserSignIn(context.io),
+  };
+  await signIn({
+    provider,
+    questions,
+    fresh: true,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
+  context.io.stdout.write(`Signed in to ${options.server}.\n`);
+  return ExitCode.ok;
+}
+
+/** One line per remote server: its sign-in state, never a token. */
+export async function authStatus(context: AuthCommandContext): Promise<ExitCodeValue> {
+  const now = (context.now ?? Date.now)();
+  const stored = await context.store.list();
+  const rows: Array<[string, string, string]> = [];
+  const listed = new Set<string>();
+  for (const [name, definition] of Object.entries(context.config.servers)) {
+    if (definition.transport === 'stdio') continue;
+    const key = serverKey(definition.url);
+    listed.add(key);
+    rows.push([name, definition.url, describeState(definition, stored.get(key), now)]);
+  }
+  for (const [key, entry] of stored) {
+    if (!listed.has(key)) rows.push(['(not in config)', key, describeState(undefined, entry, now)]);
+  }
+  if (rows.length === 0) {
+    context.io.stdout.write('No remote servers in the config, and no sign-ins stored.\n');
+    return ExitCode.ok;
+  }
+  const width = (column: 0 | 1) => Math.max(...rows.map((row) => row[column].length));
+  for (const [name, url, state] of rows) {
+    context.io.stdout.write(`${name.padEnd(width(0))}  ${url.padEnd(width(1))}  ${state}\n`);
+  }
+  return ExitCode.ok;
+}
+
+function describeState(
+  definition: RemoteServerDefinition | undefined,
+  entry: SignInEntry | undefined,
+  now: number,
+) {
+  if (definition?.oauth === false) return 'sign-in off';
+  if (
+    definition !== undefined &&
+    Object.keys(definition.headers).some((name) => name.toLowerCase() === 'authorization')
+  ) {
+    return 'uses its Authorization header';
+  }
+  const tokens = entry?.tokens;
+  if (tokens === undefined) return 'not signed in';
+  if (tokens.expires_in === undefined || entry?.obtainedAt === undefined) return 'signed in';
+  const left = entry.obtainedAt + tokens.expires_in * 1000 - now;
+  if (left > 0) return `signed in (expires in ${formatDuration(left)})`;
+  return tokens.refresh_token === undefined ? 'expired: sign in again' : 'signed in (renewed on next use)';
+}
+
+function formatDuration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 1) return 'under a minute';
+  if (minutes < 120) return `${minutes} min`;
+  return `${Math.round(minutes / 60)} h`;
+}
+
+/** Forgets a server's tokens and registration. */
+export async function authLogout(context: AuthCommandContext, server: string): Promise<ExitCodeValue> {
+  const definition = remoteServer(context, server, 'logout');
+  const had = await context.store.forget(definition.url);
+  context.io.stdout.write(had ? `Signed out of ${server}.\n` : `${server} was not signed in.\n`);
+  return ExitCode.ok;
+}
+
+/**
+ * `mcphost auth …` from today's argv (without the leading `auth`). Loads the config as the chat
+ * would (`--config`, else the search), runs the command, and turns a failure into one line.
+ */
+export async function runAuthCommand(
+  argv: readonly string[],
+  io: CliIO,
+  signal: AbortSignal,
+): Promise<ExitCodeValue> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    notice(io, `${messageOf(error)}\n${USAGE}`);
+    return ExitCode.usage;
+  }
+  const [command, server, ...extra] = parsed.positionals;
+  if (parsed.values.help === true) {
+    io.stdout.write(`${USAGE}\n`);
+    return ExitCode.ok;
+  }
+  const needsServer = command === 'login' || command === 'logout';
+  if (
+    (command !== 'login' && command !== 'logout' && command !== 'status') ||
+    (needsServer && server === undefined) ||
+    (!needsServer && server !== undefined) ||
+    extra.length > 0
+  ) {
+    notice(io, USAGE);
+    return ExitCode.usage;
+  }
+  try {
+    const configPath = pathIn(io, parsed.values.config);
+    const config = await loadConfig({
+      ...(configPath === undefined ? {} : { configPath }),
+      homeDir: io.homeDir,
+      env: io.env,
+      projectDir: io.cwd,
+    });
+    const context: AuthCommandContext = {
+      io,
+      config,
+      store: new SignInStore(defaultSignInStorePath(io.homeDir, io.env)),
+    };
+    switch (command) {
+      case 'status':
+        return await authStatus(context);
+      case 'logout':
+        return await authLogout(context, server ?? '');
+      case 'login':
+        return await authLogin(context, { server: server ?? '', signal });
+      default: {
+        const unknown: never = command;
+        throw new Error(`unknown auth command ${String(unknown)}`);
+      }
+    }
+  } catch (error) {
+    notice(io, messageOf(error).replace(/\s*\n\s*/g, ' '));
+    return error instanceof ConfigError ? ExitCode.usage : ExitCode.internal;
+  }
+}
