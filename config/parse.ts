@@ -64,6 +64,8 @@ export interface ParsedConfig {
   readonly untrustedContent?: UntrustedContentOptions;
   /** Limits on tool calls. */
   readonly budgets?: BudgetOptions;
+  /** How elicitations are answered when nobody can be asked (home config only). */
+  readonly elicitation?: { readonly policy: 'decline' | 'accept-defaults' };
 }
 
 /**
@@ -173,6 +175,7 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     ...(settings.auditLogMaxBytes === undefined ? {} : { auditLogMaxBytes: settings.auditLogMaxBytes }),
     ...(settings.untrustedContent === undefined ? {} : { untrustedContent: settings.untrustedContent }),
     ...(settings.budgets === undefined ? {} : { budgets: settings.budgets }),
+    ...(settings.elicitation === undefined ? {} : { elicitation: settings.elicitation }),
   };
 }
 

@@ -10,9 +10,9 @@
  * - approval rules: both sets apply, and the stricter answer wins, so neither file loosens the other;
  * - hooks: both files' hooks run;
  * - other settings (model, maxSteps, sampling, timeouts, maxToolResultBytes): the project's win;
- * - except `providerUrl`, `providerApiKey` and `auditLog`, which a project file may not set: they
- *   would send the user's API key, or write the user's files, where the repository says. They are
- *   ignored with a warning.
+ * - except `providerUrl`, `providerApiKey`, `auditLog` and `elicitation`, which a project file may
+ *   not set: they would send the user's API key, write the user's files, or answer servers for the
+ *   user, as the repository says. They are ignored with a warning.
  */
 import type { ServerDefinition } from '../src/mcp/definition.js';
 import type { ParsedConfig } from './parse.js';
@@ -45,6 +45,8 @@ export const PROJECT_FORBIDDEN_SETTINGS = [
   'auditLogMaxBytes',
   'untrustedContent',
   'budgets',
+  // A repository must not make -p answer servers' questions on the user's behalf.
+  'elicitation',
 ] as const;
 
 /** What the trust question needs to know about a parsed project file. */
@@ -108,6 +110,7 @@ export function mergeProjectConfig(
     ...(home.auditLogMaxBytes === undefined ? {} : { auditLogMaxBytes: home.auditLogMaxBytes }),
     ...(home.untrustedContent === undefined ? {} : { untrustedContent: home.untrustedContent }),
     ...(home.budgets === undefined ? {} : { budgets: home.budgets }),
+    ...(home.elicitation === undefined ? {} : { elicitation: home.elicitation }),
     ...(maxToolResultBytes === undefined ? {} : { maxToolResultBytes }),
     ...(context === undefined ? {} : { context }),
   };

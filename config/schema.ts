@@ -70,6 +70,8 @@ export const settingsShape = {
   untrustedContent: untrustedContentSchema,
   /** Limits on tool calls per session, server and tool. */
   budgets: budgetsSchema,
+  /** How servers' elicitations are answered when nobody can be asked (`-p`, library). */
+  elicitation: z.strictObject({ policy: z.enum(['decline', 'accept-defaults']) }),
 } as const;
 
 /** The name of a top-level setting. */

@@ -7,6 +7,14 @@ import type { ServerStatus } from '../mcp/status.js';
 import type { Runner } from '../runner.js';
 import { describeFailure } from './exit-codes.js';
 import { listHistory, listServers, listTools, showUsage } from './chat/listings.js';
+import {
+  formatServerLogs,
+  OFFERINGS_COMMANDS,
+  showPrompts,
+  showResources,
+} from './chat/offerings-commands.js';
+import type { ServerLogRecord } from '../mcp/server-logs.js';
+import type { ServerOfferings } from '../mcp/server-offerings.js';
 import type { Style } from './chat/style.js';
 import type { UsageTotals } from './chat/usage.js';
 import { compactionNotice } from './output/text.js';
@@ -26,6 +34,7 @@ export const SLASH_COMMANDS: readonly CommandHelp[] = [
   { name: '/clear', summary: 'start a new conversation (also /new)' },
   { name: '/usage', summary: 'tokens in and out this session, and context use' },
   { name: '/compact', argument: '[focus]', summary: 'summarize the older conversation now' },
+  ...OFFERINGS_COMMANDS,
   { name: '/model', argument: 'provider:model', summary: 'switch model, keeping the conversation' },
   { name: '/save', argument: 'FILE', summary: 'save the conversation to a file' },
   { name: '/quit', summary: 'leave (also /exit, or Ctrl-D)' },
@@ -37,6 +46,7 @@ export type SlashCommand =
   | { readonly kind: 'model'; readonly modelString: string | undefined }
   | { readonly kind: 'save'; readonly path: string | undefined }
   | { readonly kind: 'compact'; readonly focus: string | undefined }
+  | { readonly kind: 'resources' | 'prompts' | 'logs'; readonly server: string | undefined }
   | { readonly kind: 'unknown'; readonly name: string; readonly suggestion: string | undefined };
 
 /**
@@ -68,6 +78,12 @@ export function parseCommand(line: string): SlashCommand | undefined {
       return { kind: 'save', path: argument === '' ? undefined : argument };
     case '/compact':
       return { kind: 'compact', focus: argument === '' ? undefined : argument };
+    case '/resources':
+      return { kind: 'resources', server: argument === '' ? undefined : argument };
+    case '/prompts':
+      return { kind: 'prompts', server: argument === '' ? undefined : argument };
+    case '/logs':
+      return { kind: 'logs', server: argument === '' ? undefined : argument };
     case '/quit':
     case '/exit':
       return { kind: 'quit' };
@@ -96,6 +112,10 @@ export interface CommandContext {
   readonly style: Style;
   columns(): number;
   readonly debug: boolean;
+  /** Resources and prompts of the servers (absent for a chat without MCP servers behind it). */
+  readonly offerings?: ServerOfferings;
+  /** The servers' kept log messages, of one server or all. */
+  serverLogs?(server?: string): readonly ServerLogRecord[];
 }
 
 /** What the chat should do after a command. */
@@ -127,6 +147,18 @@ export async function runCommand(command: SlashCommand, context: CommandContext)
       return switchModel(command.modelString, context);
     case 'save':
       return save(command.path, context);
+    case 'resources':
+    case 'prompts': {
+      if (context.offerings === undefined) return error('No MCP servers in this chat.');
+      const list = command.kind === 'resources' ? showResources : showPrompts;
+      try {
+        return show(await list(context.offerings, command.server, context.style));
+      } catch (failure) {
+        return error(message(failure, context.debug));
+      }
+    }
+    case 'logs':
+      return show(formatServerLogs(context.serverLogs?.(command.server) ?? [], context.style));
     case 'quit':
       return { kind: 'quit' };
     case 'unknown': {

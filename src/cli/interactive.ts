@@ -23,6 +23,11 @@ import { detectDisplay, type Display } from './chat/display.js';
 import { HistoryFile, historyFilePath, loadHistory } from './chat/input-history.js';
 import type { MarkdownRenderer } from './chat/markdown.js';
 import type { PrompterSlot } from './chat/prompter.js';
+import type { PromptArgument } from '@modelcontextprotocol/client';
+import type { PromptEntry } from '../mcp/prompts.js';
+import type { ServerOfferings } from '../mcp/server-offerings.js';
+import type { ServerLogRecord } from '../mcp/server-logs.js';
+import type { Prompt } from '../runner.js';
 import { createStatusIndicator } from './chat/status-line.js';
 import type { ToolOrigin } from './chat/tool-lines.js';
 import { TurnView } from './chat/turn-view.js';
@@ -66,6 +71,10 @@ export interface ChatHost {
   readonly systemPrompt?: string;
   describeTools(): Promise<readonly ToolDescription[]>;
   servers(): readonly ServerStatus[];
+  /** Resources and prompts: `@server:uri` and `/server:prompt` in a message, `/resources`, `/prompts`. */
+  readonly offerings?: ServerOfferings;
+  /** The servers' kept log messages, for `/logs`. */
+  serverLogs?(server?: string): readonly ServerLogRecord[];
 }
 
 export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOptions): Promise<ExitCodeValue> {
@@ -75,6 +84,8 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
       ...optional('systemPrompt', runner.systemPrompt),
       describeTools: () => runner.pool.describeTools(),
       servers: () => runner.servers,
+      offerings: runner.mcp,
+      serverLogs: (server) => runner.serverLogs.list(server),
     },
     io,
     options,
@@ -180,6 +191,10 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     style,
     columns: () => display.columns(),
     debug: options.debug,
+    ...optional('offerings', host.offerings),
+    ...(host.serverLogs === undefined
+      ? {}
+      : { serverLogs: (server?: string) => host.serverLogs?.(server) ?? [] }),
   };
 
   const runTurn = async (text: string): Promise<void> => {
@@ -199,7 +214,10 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     turn = { controller, view };
     view.start();
     try {
-      const result = await host.runner.run(text, {
+      const prompt = await expandTurn(host, text, options.prompter, controller.signal, (note) => {
+        io.stderr.write(`${style.dim(note)}\n`);
+      });
+      const result = await host.runner.run(prompt, {
         signal: controller.signal,
         onEvent: (event) => {
           view.onEvent(event);
@@ -269,6 +287,35 @@ function promptFor(modelString: string, display: Display): string {
 /** Said when the model would have no tools at all: how to give it some. */
 export const NO_SERVERS_HINT =
   'No MCP servers are configured, so the model has no tools. Try `mcphost --builtin fs,todo` for the built-in ones, or add servers to ~/.mcp.json (see docs/builtin-servers.md).';
+
+/**
+ * `/server:prompt args` and `@server:uri` filled in through the servers; a missing required
+ * prompt argument is asked on the chat's own prompt. Plain text when there are no servers.
+ */
+async function expandTurn(
+  host: ChatHost,
+  text: string,
+  prompter: PrompterSlot | undefined,
+  signal: AbortSignal,
+  note: (line: string) => void,
+): Promise<Prompt> {
+  if (host.offerings === undefined) return text;
+  const turn = await host.offerings.expandUserTurn(text, {
+    signal,
+    ...optional(
+      'askArgument',
+      prompter &&
+        ((prompt: PromptEntry, argument: PromptArgument) => {
+          const about = argument.description === undefined ? '' : ` (${argument.description})`;
+          return prompter.ask(`/${prompt.server}:${prompt.name} needs ${argument.name}${about}: `, {
+            signal,
+          });
+        }),
+    ),
+  });
+  for (const line of turn.notes) note(line);
+  return turn.content;
+}
 
 async function banner(host: ChatHost, modelString: string, style: Display['style']): Promise<string> {
   const servers = host.servers();

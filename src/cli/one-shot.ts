@@ -28,7 +28,11 @@ export async function runOneShot(runner: McpRunner, options: OneShotOptions): Pr
   const { reporter } = options;
   const tools = await runner.pool.describeTools();
   reporter.start({ model: modelNameOf(runner.provider), servers: runner.servers, tools });
-  const result = await runner.run(options.prompt, {
+  // `/server:prompt args` and `@server:uri` are filled in first: a missing required argument is a
+  // ConfigError (exit 2) naming the prompt's arguments, an unreadable resource a ServerError.
+  const turn = await runner.mcp.expandUserTurn(options.prompt, { signal: options.signal });
+  for (const note of turn.notes) reporter.note(note);
+  const result = await runner.run(turn.content, {
     signal: options.signal,
     onEvent: (event) => reporter.event(event),
   });

@@ -4,6 +4,7 @@
  * the arguments are parsed, so `mcphost --help` loads none of it.
  */
 import { resolve } from 'node:path';
+import type { ElicitationOutcome } from '../mcp/elicitation.js';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import { optional } from '../optional.js';
 import type { HistoryChange } from '../runner.js';
@@ -129,6 +130,16 @@ async function run(
       ),
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
     interactive: chatFollows,
+    onProgress: (report) => reporter.progress?.(report),
+    // --debug asks servers for everything; otherwise each server keeps its own default level.
+    ...(options.debug ? { serverLogLevel: 'debug' as const } : {}),
+    onElicitationOutcome: (outcome) => {
+      reporter.note(describeElicitationOutcome(outcome));
+    },
+    ...optional(
+      'onElicitation',
+      prompter && (await import('./chat/elicitation-prompt.js')).createElicitationPrompt(prompter),
+    ),
     ...optional(
       'onApproval',
       prompter && (await import('./approval-prompt.js')).createApprovalPrompt(prompter),
@@ -251,4 +262,11 @@ function reportServerLog(
   const line = entry.level === 'warn' ? `mcphost: ${clean}\n` : `[${entry.server}] ${clean}\n`;
   if (chat?.bound === true) chat.write(line);
   else io.stderr.write(line);
+}
+
+/** One stderr line: which server asked what, and what was answered (and why, if the host chose). */
+function describeElicitationOutcome(outcome: ElicitationOutcome): string {
+  const reason = outcome.reason === undefined ? '' : ` (${outcome.reason})`;
+  const message = stripControlCharacters(outcome.message);
+  return `server "${outcome.server}" asked for input (${outcome.mode}): "${message}" — ${outcome.action}${reason}`;
 }

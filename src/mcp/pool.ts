@@ -7,7 +7,7 @@
  * call is answered as an error result the model reads.
  */
 import { CANCELLED, untilAborted } from '../abort.js';
-import { AbortedError } from '../errors.js';
+import { AbortedError, ServerError } from '../errors.js';
 import type { Client, FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
 import type { ToolResultBody } from './content.js';
@@ -15,12 +15,14 @@ import type { ServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 import type { ParentEnvironment } from './environment.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
-import type { ServerConnection } from './server-connection.js';
+import type { ServerConnection, ToolProgress } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
+import type { ServerLogLevel } from './server-logs.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
 import type { PoolSignIn, serverAuthFor } from './auth/pool-sign-in.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
+export type { ToolProgress } from './server-connection.js';
 export type { ConfigureClient } from './server-session.js';
 
 /** How long a server may take to start and list its tools, unless configured otherwise. */
@@ -73,6 +75,13 @@ export interface McpPoolOptions {
   readonly signIn?: PoolSignIn;
   /** Cancels the start: every server begun is ended, and {@link McpPool.start} rejects with AbortedError. */
   readonly signal?: AbortSignal;
+  /**
+   * The least severe log level servers should send (`logging/setLevel`, asked of each server that
+   * declares logging right after it connects, restarts too). Default: the server's own.
+   */
+  readonly serverLogLevel?: ServerLogLevel;
+  /** Every tool call carries a progress token; its progress reports arrive here. */
+  readonly onProgress?: (progress: ToolProgress) => void;
 }
 
 export type { PoolSignIn } from './auth/pool-sign-in.js';
@@ -123,6 +132,8 @@ export class McpPool implements ToolHost {
         ...(options.fetch ? { fetch: options.fetch } : {}),
         ...(options.configureClient ? { configureClient: options.configureClient } : {}),
         ...(authProvider ? { authProvider } : {}),
+        ...(options.serverLogLevel === undefined ? {} : { serverLogLevel: options.serverLogLevel }),
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
         ...(signInStep ? { signIn: signInStep } : {}),
         now,
         log,
@@ -226,7 +237,7 @@ export class McpPool implements ToolHost {
     }
     let body: ToolResultBody;
     try {
-      body = await connection.call(address.tool, call.input, signal);
+      body = await connection.call(address.tool, call.input, signal, call.id);
     } catch (error) {
       // Unreachable by design (a connection answers every failure as data); kept so a bug here
       // costs one tool result, not the whole run.
@@ -241,9 +252,30 @@ export class McpPool implements ToolHost {
     };
   }
 
-  /** A ready server's live SDK client (undefined while it is starting, down, failed or unknown). */
-  client(serverName: string): Client | undefined {
-    return this.connections.get(serverName)?.client();
+  /** The configured server names, in configuration order. */
+  serverNames(): readonly string[] {
+    return [...this.connections.keys()];
+  }
+
+  /**
+   * A server's live SDK client, for requests other than tool calls (resources, prompts,
+   * completion). A stopped server is started or restarted as for a tool call. Rejects with
+   * ServerError saying why when there is no such server or it cannot be used.
+   */
+  async client(serverName: string, signal?: AbortSignal): Promise<Client> {
+    const connection = this.connections.get(serverName);
+    if (connection === undefined || this.closing !== undefined) {
+      const known = this.serverNames().join(', ') || 'none';
+      throw new ServerError(
+        serverName,
+        this.closing === undefined
+          ? `no MCP server is named "${serverName}" (configured: ${known})`
+          : 'the MCP servers have been shut down',
+      );
+    }
+    const client = await connection.client(signal);
+    if (typeof client === 'string') throw new ServerError(serverName, client);
+    return client;
   }
 
   /** Each server's state, tool count, last error and stderr tail, in configuration order. */

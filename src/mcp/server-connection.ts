@@ -22,6 +22,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/client';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { applyLogLevel } from './client-features.js';
+import type { ServerLogLevel } from './server-logs.js';
 import { toToolResultBody, type ToolResultBody } from './content.js';
 import { isRemoteServer, type ServerDefinition } from './definition.js';
 import type { ParentEnvironment } from './environment.js';
@@ -68,6 +70,21 @@ export interface ServerConnectionOptions {
   readonly log: PoolLog;
   /** The set of offered tools may have changed (list changed, server given up). */
   readonly onToolsChanged: () => void;
+  /** Asked of the server right after each connect, when it declares logging. */
+  readonly serverLogLevel?: ServerLogLevel;
+  /** A tool call's `notifications/progress`, with the call's own id given to {@link call}. */
+  readonly onProgress?: (progress: ToolProgress) => void;
+}
+
+/** One progress report of a running tool call. */
+export interface ToolProgress {
+  readonly server: string;
+  readonly tool: string;
+  /** The id of the model's tool call, when the caller gave one. */
+  readonly toolCallId?: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /** A server and its current session. */
@@ -123,6 +140,7 @@ export class ServerConnection {
     tool: string,
     input: Readonly<Record<string, unknown>>,
     signal?: AbortSignal,
+    toolCallId?: string,
   ): Promise<ToolResultBody> {
     const session = await this.usableSession(signal);
     if (typeof session === 'string') return errorBody(session);
@@ -141,6 +159,14 @@ export class ServerConnection {
             this.debug(
               `"${tool}" progress ${progress.progress}${progress.total === undefined ? '' : `/${progress.total}`}`,
             );
+            this.options.onProgress?.({
+              server: this.name,
+              tool,
+              ...(toolCallId === undefined ? {} : { toolCallId }),
+              progress: progress.progress,
+              ...(progress.total === undefined ? {} : { total: progress.total }),
+              ...(progress.message === undefined ? {} : { message: progress.message }),
+            });
           },
         },
       );
@@ -151,9 +177,13 @@ export class ServerConnection {
     }
   }
 
-  /** The live SDK client, while the server is ready (for resources, prompts and the like). */
-  client(): Client | undefined {
-    return this.state === 'ready' ? this.session?.client : undefined;
+  /**
+   * The live SDK client (starting or restarting the server as a tool call would), for requests
+   * other than tool calls: resources, prompts, completion. A string says why there is none.
+   */
+  async client(signal?: AbortSignal): Promise<Client | string> {
+    const session = await this.usableSession(signal);
+    return typeof session === 'string' ? session : session.client;
   }
 
   /** A snapshot for `/servers`. */
@@ -309,6 +339,9 @@ export class ServerConnection {
     this.session = session;
     this.kind = session.kind;
     this.protocolVersion = session.protocolVersion;
+    void applyLogLevel(session.client, this.options.serverLogLevel, (message) => {
+      this.debug(message);
+    });
     this.offered = this.filter(session.tools);
     this.toolsStale = false;
     this.state = 'ready';
@@ -423,6 +456,7 @@ export class ServerConnection {
     const { allowedTools, excludedTools } = this.options.definition;
     return tools.filter(
       (tool) =>
+        !isAppOnly(tool) &&
         (allowedTools === undefined || allowedTools.includes(tool.name)) &&
         (excludedTools === undefined || !excludedTools.includes(tool.name)),
     );
@@ -491,6 +525,17 @@ export class ServerConnection {
         : `\n  ${tail.some((line) => line.startsWith(STDERR_GAP_PREFIX)) ? 'first and last stderr lines' : 'last stderr lines'}:\n${tail.map((line) => `    ${line}`).join('\n')}`;
     this.options.log({ server: this.name, level: 'warn', message: `${message}${stderr}` });
   }
+}
+
+/**
+ * A tool meant only for an app's UI (MCP Apps: `_meta.ui.visibility` without `"model"`), which
+ * must not be offered to the model.
+ */
+function isAppOnly(tool: Tool): boolean {
+  const ui: unknown = tool._meta?.ui;
+  if (typeof ui !== 'object' || ui === null || !('visibility' in ui)) return false;
+  const { visibility } = ui;
+  return Array.isArray(visibility) && !visibility.includes('model');
 }
 
 /** The SDK's timeout error for the total cap (not the per-progress one) carries `maxTotalTimeout`. */

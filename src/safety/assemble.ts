@@ -7,7 +7,7 @@ import type { ParentEnvironment } from '../mcp/environment.js';
 import type { UserQuestions } from '../questions.js';
 import type { RunnerOptions } from '../runner.js';
 import type { ToolHost } from '../types.js';
-import type { ApprovalHandler } from './approval.js';
+import type { ApprovalHandler, QuestionQueue } from './approval.js';
 import type { AuditSink, ServerIdentity } from './audit-log.js';
 import { GuardedToolHost, type GuardedToolHostOptions, type ToolLocation } from './guarded-tool-host.js';
 import { HookRunner, type HookSessionContext } from './hooks.js';
@@ -39,6 +39,8 @@ export interface SafetySettings {
   readonly env: ParentEnvironment;
   /** Hook failures that do not block. */
   readonly onWarning?: (message: string) => void;
+  /** The runner's one question queue. */
+  readonly questionQueue?: QuestionQueue;
 }
 
 /** The guarded host, and the Runner options for `UserPromptSubmit` and `Stop` hooks. */
@@ -70,6 +72,7 @@ export function assembleSafety(settings: SafetySettings): Safety {
     ...(hooks === undefined ? {} : { hooks }),
     ...(settings.audit === undefined ? {} : { audit: settings.audit }),
     ...(settings.toolOutputFolder === undefined ? {} : { toolOutputFolder: settings.toolOutputFolder }),
+    ...(settings.questionQueue === undefined ? {} : { questionQueue: settings.questionQueue }),
   });
   const prompt: Partial<Safety['runnerOptions']> = hooks === undefined ? {} : promptHooks(hooks);
   return {

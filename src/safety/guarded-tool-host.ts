@@ -80,6 +80,8 @@ export interface GuardedToolHostOptions {
   readonly onFlagged?: (report: { readonly source: string; readonly flag: ContentFlag }) => void;
   /** The clock. Default `Date.now`. */
   readonly now?: () => number;
+  /** The runner's one question queue (shared with elicitation). Default: a queue of its own. */
+  readonly questionQueue?: QuestionQueue;
 }
 
 /** Whether a call may run, and who said so. */
@@ -102,7 +104,7 @@ export class GuardedToolHost implements ToolHost {
   readonly #policy: ApprovalPolicy;
   readonly #budgets: ToolBudgets;
   readonly #maxResultBytes: number;
-  readonly #questions = new QuestionQueue();
+  readonly #questions: QuestionQueue;
   readonly #contentQuestions = new UserQuestionQueue();
   #turn = 0;
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -115,6 +117,7 @@ export class GuardedToolHost implements ToolHost {
       throw new TypeError(`maxToolResultBytes must be a positive integer, got ${String(maxResultBytes)}`);
     }
     this.#options = options;
+    this.#questions = options.questionQueue ?? new QuestionQueue();
     this.#maxResultBytes = maxResultBytes;
     this.#policy = new ApprovalPolicy(options.safety?.approval ?? []);
     this.#budgets = new ToolBudgets(options.safety?.budgets, options.now);

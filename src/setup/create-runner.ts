@@ -13,7 +13,19 @@ import {
 } from '../../config/index.js';
 import { createProvider, parseModelString } from '../../providers/index.js';
 import { ServerError } from '../errors.js';
-import { McpPool, type PoolLogEntry, type ServerStatus } from '../mcp/pool.js';
+import { McpPool, type PoolLogEntry, type ServerStatus, type ToolProgress } from '../mcp/pool.js';
+import {
+  describeLogData,
+  ServerLogBook,
+  type ServerLogLevel,
+  type ServerLogMessage,
+} from '../mcp/server-logs.js';
+import {
+  createElicitationHandler,
+  type ElicitationOutcome,
+  type ElicitationPolicy,
+} from '../mcp/elicitation.js';
+import { QuestionQueue } from '../questions.js';
 import { optional } from '../optional.js';
 import type { ContextOptions } from '../context/context-budget.js';
 import type { RunnerOptions } from '../runner.js';
@@ -29,7 +41,8 @@ import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './b
 import type { McpRunner } from './mcp-runner.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
-import type { UserQuestions } from '../questions.js';
+import { configureClientFor, type ServerFeatures } from '../mcp/client-features.js';
+import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../questions.js';
 import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
 import type { GenerationSettings, Message, Provider } from '../types.js';
 
@@ -104,6 +117,26 @@ export interface CreateRunnerOptions {
    */
   readonly questions?: UserQuestions;
   /**
+   * Answers servers' elicitations (form and URL mode); wins over `questions.elicit`. Default: none,
+   * and every elicitation is declined. Answers to a form are checked against its schema before
+   * they are sent; a form that cannot be shown, a bad answer or a suspicious URL is declined.
+   */
+  readonly onElicitation?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
+  /**
+   * How elicitations are answered when there is no `onElicitation` / `questions.elicit`:
+   * `decline` every one, or `accept-defaults` (a form whose required fields all have defaults is
+   * accepted with the schema's defaults). Default: the config file's `elicitation`, else decline.
+   */
+  readonly elicitation?: { readonly policy: ElicitationPolicy };
+  /** Told how each elicitation was answered (and why, when the host answered for the user). */
+  readonly onElicitationOutcome?: (outcome: ElicitationOutcome) => void;
+  /** Progress reports of running tool calls (every call carries a progress token). */
+  readonly onProgress?: (progress: ToolProgress) => void;
+  /** Servers' log messages (`notifications/message`). Also passed to `onServerLog` as `debug`. */
+  readonly onServerLogMessage?: (server: string, message: ServerLogMessage) => void;
+  /** The least severe log level servers should send (`logging/setLevel`). Default: the server's own. */
+  readonly serverLogLevel?: ServerLogLevel;
+  /**
    * Safety settings (`approveAll`, `auditLog`, `untrustedContent`, `budgets`…); each one set here
    * overrides the config file's. The merged object goes unchanged to the tool guard.
    */
@@ -164,6 +197,9 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     options.model === undefined && config.model !== undefined
       ? `${config.path ?? 'config'}: model`
       : '--model';
+  // One queue per runner: tool approvals and server questions are asked one at a time.
+  const questionQueue = new QuestionQueue();
+  const serverLogs = new ServerLogBook();
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
   const safety = mergeSafetyOptions(configSafety(config), options.safety ?? {});
@@ -172,6 +208,11 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   // here needs it. A set-up failure (a missing API key, an unreadable prompt file) cancels the start.
   const setUpFailed = new AbortController();
   const poolStart = McpPool.start({
+    configureClient: configureClientFor(
+      serverFeatures(options, questionQueue, serverLogs, (options.elicitation ?? config.elicitation)?.policy),
+    ),
+    ...optional('serverLogLevel', options.serverLogLevel),
+    ...optional('onProgress', options.onProgress),
     servers: config.servers,
     env,
     clientInfo: { name: 'mcphost', version: packageVersion() },
@@ -240,6 +281,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       systemPrompt,
       audit,
       projectDir,
+      questionQueue,
+      serverLogs,
       safety,
     });
   } catch (error) {
@@ -273,6 +316,8 @@ function assembleAroundPool(
     readonly systemPrompt: string | undefined;
     readonly audit: AuditSink | undefined;
     readonly projectDir: string;
+    readonly questionQueue: QuestionQueue;
+    readonly serverLogs: ServerLogBook;
     readonly safety: SafetyOptions;
   },
 ): Assembly {
@@ -318,11 +363,13 @@ function assembleAroundPool(
     },
     env,
     ...optional('onWarning', options.onWarning),
+    questionQueue: context.questionQueue,
   });
   const guard: GuardedToolHost = safety.guard;
   const runner = new McpRunner({
     provider,
     pool,
+    serverLogs: context.serverLogs,
     tools: guard,
     onClose: async () => {
       // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
@@ -354,6 +401,34 @@ function toolOutputFolderFor(
       ? stateHome
       : join(options.homeDir ?? homedir(), '.local', 'state');
   return join(base, 'mcphost', 'tool-output');
+}
+
+/** What the pool offers servers: elicitation answered through the questions, logs passed on. */
+function serverFeatures(
+  options: CreateRunnerOptions,
+  queue: QuestionQueue,
+  serverLogs: ServerLogBook,
+  elicitationPolicy: ElicitationPolicy | undefined,
+): ServerFeatures {
+  const questions: UserQuestions = {
+    ...options.questions,
+    ...optional('elicit', options.onElicitation),
+  };
+  return {
+    elicit: createElicitationHandler({
+      questions,
+      queue,
+      ...optional('policy', elicitationPolicy),
+      ...optional('onOutcome', options.onElicitationOutcome),
+    }),
+    onLogMessage: (server, message) => {
+      serverLogs.add({ ...message, server, at: Date.now() });
+      const logger = message.logger === undefined ? '' : ` ${message.logger}`;
+      const data = describeLogData(message.data);
+      options.onServerLog?.({ server, level: 'debug', message: `log ${message.level}${logger}: ${data}` });
+      options.onServerLogMessage?.(server, message);
+    },
+  };
 }
 
 /** Creates a Runner for a model with the tools of every configured MCP server. */

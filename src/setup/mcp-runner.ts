@@ -1,5 +1,7 @@
 /** The Runner createRunner makes: its tools are the MCP servers of a config. */
 import type { McpPool, ServerStatus } from '../mcp/pool.js';
+import { ServerLogBook } from '../mcp/server-logs.js';
+import { ServerOfferings } from '../mcp/server-offerings.js';
 import { Runner } from '../runner.js';
 
 /** A Runner whose tools come from the MCP servers of a config. */
@@ -8,7 +10,18 @@ export class McpRunner extends Runner {
 
   readonly #systemPrompt: string | undefined;
 
-  constructor(options: ConstructorParameters<typeof Runner>[0] & { readonly pool: McpPool }) {
+  /** Resources, templates and prompts of the servers, and `@server:uri` / `/server:prompt` expansion. */
+  readonly mcp: ServerOfferings;
+
+  /** The servers' latest log messages (`notifications/message`), for `/logs`. */
+  readonly serverLogs: ServerLogBook;
+
+  constructor(
+    options: ConstructorParameters<typeof Runner>[0] & {
+      readonly pool: McpPool;
+      readonly serverLogs?: ServerLogBook;
+    },
+  ) {
     // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
     super({
       ...options,
@@ -17,6 +30,8 @@ export class McpRunner extends Runner {
     });
     this.#pool = options.pool;
     this.#systemPrompt = options.systemPrompt;
+    this.mcp = new ServerOfferings(options.pool);
+    this.serverLogs = options.serverLogs ?? new ServerLogBook();
   }
 
   /** The system prompt sent with every model call (a saved session records it). */

@@ -13,6 +13,10 @@
  * authorization URL and follows its redirects, which end at mcphost's loopback listener. Tokens
  * go to a sign-in store in a fresh temporary folder, so every scenario starts signed out.
  *
+ * Elicitations are answered as `-p` and a library runner answer them when nobody can be asked,
+ * with the `accept-defaults` policy (the `elicitation` config option): a form whose required
+ * fields all have defaults is accepted with the schema's defaults, anything else declined.
+ *
  * Exit 0 when the script ran; 1 with one line on stderr when it could not. The suite judges the
  * wire traffic, not this exit code alone.
  */
@@ -23,7 +27,14 @@ import { McpPool, type PoolLogEntry } from '../../src/mcp/pool.js';
 import type { OAuthSettings } from '../../src/mcp/definition.js';
 import { SignInStore } from '../../src/mcp/auth/token-store.js';
 import { messageOf } from '../../src/errors.js';
-import type { SignInDecision, SignInRequest, UserQuestions } from '../../src/questions.js';
+import { configureClientFor } from '../../src/mcp/client-features.js';
+import { createElicitationHandler } from '../../src/mcp/elicitation.js';
+import {
+  QuestionQueue,
+  type SignInDecision,
+  type SignInRequest,
+  type UserQuestions,
+} from '../../src/questions.js';
 import type { ToolCallBlock, ToolResultBlock } from '../../src/types.js';
 
 /** The one configured server's name: tools are exposed as `conformance__<tool>`. */
@@ -163,8 +174,7 @@ async function runScenario(pool: McpPool): Promise<void> {
 /** Exercises every request kind that carries `Mcp-Method` / `Mcp-Name`. */
 async function standardHeaders(pool: McpPool, tools: readonly string[]): Promise<void> {
   for (const tool of tools) await call(pool, { name: tool, arguments: {} });
-  const client = pool.client(SERVER);
-  if (client === undefined) throw new Error('the server is not ready');
+  const client = await pool.client(SERVER);
   const capabilities = client.getServerCapabilities();
   if (capabilities?.resources !== undefined) {
     const { resources } = await client.listResources();
@@ -183,6 +193,17 @@ const pool = await McpPool.start({
   log,
   signIn: { store: new SignInStore(join(stateFolder, 'sign-in.json')), questions: followingBrowser },
   clientInfo: { name: 'mcphost-conformance', version: '0.0.0' },
+  configureClient: configureClientFor({
+    elicit: createElicitationHandler({
+      questions: undefined,
+      queue: new QuestionQueue(),
+      policy: 'accept-defaults',
+      onOutcome: (outcome) => {
+        const reason = outcome.reason === undefined ? '' : ` (${outcome.reason})`;
+        process.stderr.write(`elicitation (${outcome.mode}) → ${outcome.action}${reason}\n`);
+      },
+    }),
+  }),
   // The suite runs every scenario at once: on a small CI machine a start can take a while.
   initTimeoutMs: 60_000,
   toolTimeoutMs: 60_000,

@@ -263,8 +263,8 @@ describe('client seams', () => {
       },
     });
     expect(configured).toEqual(['good']);
-    const client = pool.client('good');
-    expect(client?.getServerVersion()?.name).toBe('good-fixture');
-    expect(pool.client('nobody')).toBeUndefined();
+    const client = await pool.client('good');
+    expect(client.getServerVersion()?.name).toBe('good-fixture');
+    await expect(pool.client('nobody')).rejects.toThrow('no MCP server is named "nobody"');
   });
 });

@@ -131,7 +131,9 @@ describe('the chat on plain pipes', () => {
       'scripted:test › hello\n# Hi\n\n**there**\n10 tokens in · 5 out · 0% of 8.2k context\n',
     );
     expect(output).toContain('scripted:test › /servers\nNo MCP servers are configured');
-    expect(chat.err()).toContain('Unknown command /bogus (/help lists them; nothing was sent to the model)');
+    expect(chat.err()).toContain(
+      'Unknown command /bogus — did you mean /logs? (/help lists them; nothing was sent to the model)',
+    );
     expect(output).toContain('scripted:test › and again\nAgain.\n');
     expect(chat.raw() + chat.err()).not.toContain(ESC);
     // Two model calls, the second with the first turn in it; the command never reached the model.

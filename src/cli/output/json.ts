@@ -3,6 +3,7 @@
  * {@link StreamEvent} per line as things happen, the same JsonResult last). stdout holds JSON only;
  * notes (retries included) and the one-line error stay on stderr, for the humans reading a CI log.
  */
+import type { ToolProgress } from '../../mcp/server-connection.js';
 import type { RunResult, RunnerEvent } from '../../events.js';
 import { describeError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { notice, type CliIO } from '../io.js';
@@ -180,6 +181,19 @@ export class StreamJsonReporter extends JsonReporter {
         throw new TypeError(`unknown event ${JSON.stringify(unexpected)}`);
       }
     }
+  }
+
+  progress(report: ToolProgress): void {
+    writeJson(this.io, {
+      type: 'progress',
+      step: this.outcome.tracker.step,
+      ...(report.toolCallId === undefined ? {} : { id: report.toolCallId }),
+      server: report.server,
+      tool: report.tool,
+      progress: report.progress,
+      ...(report.total === undefined ? {} : { total: report.total }),
+      ...(report.message === undefined ? {} : { message: report.message }),
+    });
   }
 
   protected override announceFailure(error: unknown): void {

@@ -4,6 +4,7 @@
  * life; each format decides what reaches stdout and stderr.
  */
 import type { RunResult, RunnerEvent } from '../../events.js';
+import type { ToolProgress } from '../../mcp/server-connection.js';
 import type { ServerStatus } from '../../mcp/status.js';
 import type { ExitCodeValue } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
@@ -38,6 +39,8 @@ export interface Reporter {
   event(event: RunnerEvent): void;
   /** A note for the user, on stderr (never under --quiet); several lines are shown under the first. */
   note(message: string | readonly string[]): void;
+  /** A running tool call's progress (only formats that show it implement this). */
+  progress?(report: ToolProgress): void;
   /** The model answered. */
   succeed(result: RunResult): void;
   /** The command failed, at any point (also before `start`). */

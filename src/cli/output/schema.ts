@@ -107,6 +107,17 @@ export type StreamEvent =
     >)
   /** A tool call finished. */
   | ({ readonly type: 'tool-result'; readonly step: number } & JsonToolCall)
+  /** A running tool call reported progress (`notifications/progress`). `total` and `message` when sent. */
+  | {
+      readonly type: 'progress';
+      readonly step: number;
+      readonly id?: string;
+      readonly server: string;
+      readonly tool: string;
+      readonly progress: number;
+      readonly total?: number;
+      readonly message?: string;
+    }
   /** A model call failed with a retryable error; the next try starts after `delayMs`. */
   | { readonly type: 'retry'; readonly attempt: number; readonly delayMs: number; readonly error: JsonError }
   /** The older conversation was replaced by a summary (see docs/long-conversations.md). */

@@ -1,0 +1,85 @@
+/**
+ * The chat's commands for what servers offer besides tools: `/resources [server]` (resources and
+ * templates) and `/prompts [server]` (prompts with their arguments, invoked as `/server:prompt`).
+ */
+import type { PromptEntry } from '../../mcp/prompts.js';
+import { describeArguments } from '../../mcp/prompts.js';
+import type { ResourceListing } from '../../mcp/resources.js';
+import type { ServerOfferings } from '../../mcp/server-offerings.js';
+import { stripControlCharacters } from '../../safety/output-limits.js';
+import { describeLogData, type ServerLogRecord } from '../../mcp/server-logs.js';
+import type { Style } from './style.js';
+
+/** These commands, for `/help` and Tab completion. */
+export const OFFERINGS_COMMANDS = [
+  {
+    name: '/resources',
+    argument: '[server]',
+    summary: 'list resources and templates; attach one with @server:uri',
+  },
+  { name: '/prompts', argument: '[server]', summary: 'list prompts; run one with /server:prompt [args]' },
+  { name: '/logs', argument: '[server]', summary: "the servers' latest log messages" },
+] as const;
+
+const clean = (text: string): string => stripControlCharacters(text);
+
+/** `/resources [server]`. */
+export async function showResources(
+  offerings: ServerOfferings,
+  server: string | undefined,
+  style: Style,
+): Promise<string> {
+  return formatResources(await offerings.listResources(server), style);
+}
+
+export function formatResources(listing: ResourceListing, style: Style): string {
+  const lines: string[] = [];
+  for (const resource of listing.resources) {
+    const about = resource.description ?? resource.title ?? resource.name;
+    lines.push(`  ${style.cyan(`@${resource.server}:${clean(resource.uri)}`)}  ${clean(about)}`);
+  }
+  if (listing.templates.length > 0) {
+    lines.push('Templates (fill in the {braces}):');
+    for (const template of listing.templates) {
+      const about = template.description ?? template.title ?? template.name;
+      lines.push(`  ${style.cyan(`@${template.server}:${clean(template.uriTemplate)}`)}  ${clean(about)}`);
+    }
+  }
+  for (const failure of listing.failures) {
+    lines.push(style.red(`  ${failure.server}: ${clean(failure.reason)}`));
+  }
+  return lines.length === 0 ? 'No server offers resources.' : ['Resources:', ...lines].join('\n');
+}
+
+/** `/prompts [server]`. */
+export async function showPrompts(
+  offerings: ServerOfferings,
+  server: string | undefined,
+  style: Style,
+): Promise<string> {
+  return formatPrompts(await offerings.listPrompts(server), style);
+}
+
+export function formatPrompts(prompts: readonly PromptEntry[], style: Style): string {
+  if (prompts.length === 0) return 'No server offers prompts.';
+  const lines = prompts.map((prompt) => {
+    const about = prompt.description ?? prompt.title ?? '';
+    return `  ${style.cyan(`/${prompt.server}:${prompt.name}`)}  ${clean(about)}\n      takes ${clean(describeArguments(prompt))}`;
+  });
+  return ['Prompts (arguments as name=value or in order):', ...lines].join('\n');
+}
+
+/** `/logs [server]`: the kept log messages, oldest first. */
+export function formatServerLogs(records: readonly ServerLogRecord[], style: Style): string {
+  if (records.length === 0) return 'No log messages from servers yet.';
+  return records
+    .map((record) => {
+      const time = new Date(record.at).toISOString().slice(11, 19);
+      const logger = record.logger === undefined ? '' : ` ${clean(record.logger)}`;
+      const level = ['error', 'critical', 'alert', 'emergency'].includes(record.level)
+        ? style.red(record.level)
+        : record.level;
+      return `  ${time} ${style.cyan(record.server)} ${level}${logger}: ${clean(describeLogData(record.data))}`;
+    })
+    .join('\n');
+}

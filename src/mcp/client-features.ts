@@ -1,0 +1,86 @@
+/**
+ * What the client side offers a server besides calling its tools: answering its elicitations,
+ * receiving its log messages, hearing that its resources or prompts changed.
+ *
+ * {@link configureClientFor} turns them into the pool's `configureClient` (issue 11's seam, called for
+ * every SDK client before it connects). A handler that is absent leaves the matching capability
+ * undeclared, so the server knows not to ask.
+ */
+import type { Client, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
+import type { ConfigureClient } from './server-session.js';
+import type { ServerLogLevel, ServerLogMessage } from './server-logs.js';
+
+/** What the pool's owner handles for every server. Each handler names the server it is about. */
+export interface ServerFeatures {
+  /** A server's `elicitation/create` (form or URL mode). The answer is sent back as is. */
+  readonly elicit?: (
+    server: string,
+    params: ElicitRequestParams,
+    signal: AbortSignal,
+  ) => Promise<ElicitResult>;
+  /** A server finished a URL-mode elicitation (`notifications/elicitation/complete`). */
+  readonly onElicitationComplete?: (server: string, elicitationId: string) => void;
+  /** A server's `notifications/message`. */
+  readonly onLogMessage?: (server: string, message: ServerLogMessage) => void;
+  /** A server's resource list changed, or a subscribed resource was updated (`uri` set). */
+  readonly onResourcesChanged?: (server: string, uri?: string) => void;
+  /** A server's prompt list changed. */
+  readonly onPromptsChanged?: (server: string) => void;
+}
+
+/**
+ * The pool's {@link ConfigureClient} for these features: declares the capabilities they need and
+ * registers their handlers on every fresh SDK client (restarts too), bound to its server.
+ */
+export function configureClientFor(features: ServerFeatures): ConfigureClient {
+  return (client, server) => {
+    const { elicit, onElicitationComplete, onLogMessage, onResourcesChanged, onPromptsChanged } = features;
+    if (elicit !== undefined) {
+      // Both modes: URL mode is how a server asks for a secret without it passing through the client.
+      client.registerCapabilities({ elicitation: { form: {}, url: {} } });
+      client.setRequestHandler('elicitation/create', (request, context) =>
+        elicit(server, request.params, context.mcpReq.signal),
+      );
+    }
+    if (onElicitationComplete !== undefined) {
+      client.setNotificationHandler('notifications/elicitation/complete', (notification) => {
+        onElicitationComplete(server, notification.params.elicitationId);
+      });
+    }
+    if (onLogMessage !== undefined) {
+      client.setNotificationHandler('notifications/message', (notification) => {
+        const { level, logger, data } = notification.params;
+        onLogMessage(server, { level, data, ...(logger === undefined ? {} : { logger }) });
+      });
+    }
+    if (onResourcesChanged !== undefined) {
+      client.setNotificationHandler('notifications/resources/list_changed', () => {
+        onResourcesChanged(server);
+      });
+      client.setNotificationHandler('notifications/resources/updated', (notification) => {
+        onResourcesChanged(server, notification.params.uri);
+      });
+    }
+    if (onPromptsChanged !== undefined) {
+      client.setNotificationHandler('notifications/prompts/list_changed', () => {
+        onPromptsChanged(server);
+      });
+    }
+  };
+}
+
+/** Tells a freshly connected server the log level wanted, when it can take one. Never throws. */
+export async function applyLogLevel(
+  client: Client,
+  level: ServerLogLevel | undefined,
+  onDebug: (message: string) => void,
+): Promise<void> {
+  if (level === undefined || client.getServerCapabilities()?.logging === undefined) return;
+  try {
+    // Deprecated by the 2026-07-28 revision, but the way to set the level for 2025-era servers.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    await client.setLoggingLevel(level);
+  } catch (error) {
+    onDebug(`logging/setLevel ${level} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Server offerings in the chat, in a real terminal (tmux, the BUILT CLI): `/prompts`,
+ * `/resources`, a `/server:prompt` whose missing argument the chat asks for, and a form
+ * elicitation answered field by field, a bad e-mail address refused as it is typed.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { CLI, REPOSITORY, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
+import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+
+const hasTmux = tmuxAvailable();
+const PROMPT = 'ollama:mistral-small ›';
+const OFFERINGS = {
+  command: process.execPath,
+  args: [join(REPOSITORY, 'test/fixtures/servers/offerings.mjs')],
+};
+
+let home: TemporaryHome;
+let ollama: FakeOllama | undefined;
+let terminal: TmuxTerminal | undefined;
+
+beforeEach(async () => {
+  home = await temporaryHome();
+  await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER, offerings: OFFERINGS } });
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await ollama?.close();
+  ollama = undefined;
+  await home.remove();
+});
+
+async function startChat(ollamaUrl: string): Promise<TmuxTerminal> {
+  terminal = await TmuxTerminal.start({
+    command: [process.execPath, CLI, '--provider-url', ollamaUrl],
+    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+    cwd: home.path,
+  });
+  await terminal.waitFor(PROMPT);
+  return terminal;
+}
+
+/** Types a line and presses Enter. */
+function enter(chat: TmuxTerminal, text: string): void {
+  if (text !== '') chat.type(text);
+  chat.keys('Enter');
+}
+
+describe.skipIf(!hasTmux)('server offerings in the chat', () => {
+  it('lists prompts and resources, and asks for a prompt argument that is missing', async () => {
+    ollama = await startFakeOllama([
+      (request) => textReply(`model got: ${request.messages.at(-1)?.content ?? ''}`),
+    ]);
+    const chat = await startChat(ollama.url);
+    enter(chat, '/prompts');
+    await chat.waitFor('takes name (required: Who to greet), mood');
+    expect(chat.capture()).toContain('/everything:args-prompt');
+    enter(chat, '/resources offerings');
+    await chat.waitFor('@offerings:fixture://broken');
+    enter(chat, '/help');
+    await chat.waitFor('list prompts; run one with /server:prompt [args]');
+
+    enter(chat, '/offerings:greet');
+    await chat.waitFor('/offerings:greet needs name (Who to greet):');
+    enter(chat, 'Ada');
+    await chat.waitFor('model got: Say hello to Ada');
+  });
+
+  it('asks a form elicitation field by field and sends the checked answer', async () => {
+    ollama = await startFakeOllama([
+      toolCallReply(['everything__trigger-elicitation-request', {}]),
+      (request) => textReply(`tool said: ${request.messages.at(-1)?.content ?? ''}`),
+    ]);
+    const chat = await startChat(ollama.url);
+    enter(chat, 'ask me things');
+    await chat.waitFor('Server "everything" asks for input: Please provide inputs for the following fields:');
+    await chat.waitFor('Answer? [y] fill in  [n] decline  [c] cancel:');
+    enter(chat, 'y');
+    await chat.waitFor('name "String" — Your full, legal name (text, required):');
+    enter(chat, 'Ada Lovelace');
+    await chat.waitFor('check "Boolean"');
+    enter(chat, 'y');
+    await chat.waitFor('firstLine');
+    enter(chat, '');
+    await chat.waitFor('email "String with email format"');
+    enter(chat, 'not-an-address');
+    await chat.waitFor('must match format "email"');
+    enter(chat, 'ada@example.com');
+    for (const next of [
+      'homepage',
+      'birthdate',
+      'integer',
+      'number',
+      'untitledSingleSelectEnum',
+      'untitledMultipleSelectEnum',
+      'titledSingleSelectEnum',
+      'titledMultipleSelectEnum',
+      'legacyTitledEnum',
+    ]) {
+      await chat.waitFor(`${next} "`);
+      enter(chat, next === 'integer' ? '7' : '');
+    }
+    const screen = await chat.waitFor(/tool said:[\s\S]*Favorite Integer: 7/);
+    expect(screen).toContain('Name: Ada Lovelace');
+    expect(screen).toContain('Email: ada@example.com');
+    expect(screen).toContain('Agreed to terms: true');
+  });
+});
