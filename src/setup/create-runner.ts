@@ -20,11 +20,7 @@ import {
   type ServerLogLevel,
   type ServerLogMessage,
 } from '../mcp/server-logs.js';
-import {
-  createElicitationHandler,
-  type ElicitationOutcome,
-  type ElicitationPolicy,
-} from '../mcp/elicitation.js';
+import type { ElicitationOutcome, ElicitationPolicy } from '../mcp/elicitation.js';
 import { QuestionQueue } from '../questions.js';
 import { optional } from '../optional.js';
 import type { ContextOptions } from '../context/context-budget.js';
@@ -414,13 +410,21 @@ function serverFeatures(
     ...options.questions,
     ...optional('elicit', options.onElicitation),
   };
+  // The handler checks answers with the SDK's ajv validator: loaded when a server first asks, so
+  // that a run without servers never loads the MCP SDK.
+  let handler: Promise<NonNullable<ServerFeatures['elicit']>> | undefined;
   return {
-    elicit: createElicitationHandler({
-      questions,
-      queue,
-      ...optional('policy', elicitationPolicy),
-      ...optional('onOutcome', options.onElicitationOutcome),
-    }),
+    elicit: async (server, params, signal) => {
+      handler ??= import('../mcp/elicitation.js').then(({ createElicitationHandler }) =>
+        createElicitationHandler({
+          questions,
+          queue,
+          ...optional('policy', elicitationPolicy),
+          ...optional('onOutcome', options.onElicitationOutcome),
+        }),
+      );
+      return (await handler)(server, params, signal);
+    },
     onLogMessage: (server, message) => {
       serverLogs.add({ ...message, server, at: Date.now() });
       const logger = message.logger === undefined ? '' : ` ${message.logger}`;

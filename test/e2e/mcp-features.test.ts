@@ -38,6 +38,9 @@ describe('server offerings through the library', () => {
       providerUrl: ollama.url,
       mcpServers: { everything: EVERYTHING_SERVER, offerings: OFFERINGS },
       env: {},
+      // The fake reports no num_ctx, so Ollama's 4k default would apply, and server-everything's
+      // tool list alone nearly fills it: these tests are about the servers, not compaction.
+      context: { contextWindow: 131_072 },
       onElicitation: async (request) => {
         elicitations.push(request);
         const answer = answerForm(request);
