@@ -285,6 +285,12 @@ describe('a reader that goes away', () => {
       expect(stderr).not.toContain('EPIPE');
       expect(stderr).not.toContain('    at ');
       const { pid, childPid } = JSON.parse(firstLine) as { pid: number; childPid: number };
+      // The exit hook signals the server's process group as mcphost exits; the group's processes end
+      // a moment later, which on a loaded machine can be after the 'close' event. Bounded wait.
+      const deadline = Date.now() + 3000;
+      while ((isAlive(pid) || isAlive(childPid)) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       expect([isAlive(pid), isAlive(childPid)]).toEqual([false, false]);
     } finally {
       await fake.close();
