@@ -1,4 +1,4 @@
-/* global process */
+/* global process, URL */
 // Bundles the executable (`dist/bin/mcphost.js`, emitted by tsc) into a few files, after `tsc`.
 //
 // Why: Node 20's ESM loader pays about a millisecond per module to resolve, read, link and compile
