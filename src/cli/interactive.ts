@@ -127,7 +127,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
   });
   const unbind = options.prompter?.bind({
     ask: async (question, askOptions) => {
-      if (openQuestions++ === 0) turn?.view.suspend();
+      if (openQuestions++ === 0) turn?.view.suspend(askOptions?.toolCallId);
       try {
         return await input.ask(question, askOptions);
       } finally {

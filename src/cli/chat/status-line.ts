@@ -10,9 +10,18 @@ import { formatSeconds } from '../activity.js';
 import type { Display } from './display.js';
 import { shorten } from './sanitize.js';
 
+/** How {@link StatusIndicator.show} counts time. */
+export interface ShowOptions {
+  /**
+   * Count from now even if the label is the same as before: a new turn's "thinking" must not go
+   * on from the last turn's (which stopped at its end), nor a tool's time include its approval.
+   */
+  readonly restartClock?: boolean;
+}
+
 export interface StatusIndicator {
-  /** Shows `label` with a spinner; the clock restarts when the label changes. */
-  show(label: string): void;
+  /** Shows `label` with a spinner; the clock restarts when the label changes (or when asked). */
+  show(label: string, options?: ShowOptions): void;
   /** Takes the line off the screen (before anything else is written). */
   hide(): void;
 }
@@ -44,8 +53,8 @@ export function createStatusIndicator(
     return `${shorten(label, room)} ${style.dim(elapsed)}${style.dim(hint)}`;
   };
   return {
-    show(next) {
-      if (next !== label) {
+    show(next, options = {}) {
+      if (next !== label || options.restartClock === true) {
         label = next;
         since = now();
       }

@@ -1,15 +1,11 @@
 /** How the chat shows a tool call and its result (colors on a rich display, plain text otherwise). */
 import type { ToolCallRecord } from '../../events.js';
 import type { ToolCallBlock } from '../../types.js';
-import { argumentsText, formatSeconds, previewResult } from '../activity.js';
+import { argumentsText, formatSeconds, originNote, previewResult, type ToolOrigin } from '../activity.js';
 import { oneLine, shorten } from './sanitize.js';
 import type { Style } from './style.js';
 
-/** The server and the tool's own name behind an exposed `server__tool` name. */
-export interface ToolOrigin {
-  readonly server: string;
-  readonly tool: string;
-}
+export type { ToolOrigin } from '../activity.js';
 
 /**
  * `→ server__tool {"arg":1}`; when the exposed name was shortened or disambiguated, the real tool
@@ -22,10 +18,7 @@ export function toolCallLine(
   columns: number,
 ): string {
   const name = oneLine(call.name);
-  const note =
-    origin === undefined || `${origin.server}__${origin.tool}` === name
-      ? ''
-      : ` (${oneLine(origin.tool)} on ${oneLine(origin.server)})`;
+  const note = originNote(name, origin);
   const room = Math.max(20, columns - 3 - name.length - note.length);
   return `${style.cyan('→')} ${style.bold(name)}${style.dim(note)} ${style.dim(argumentsText(call, room))}`;
 }
