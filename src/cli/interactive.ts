@@ -11,6 +11,7 @@
 import { AbortedError, messageOf } from '../errors.js';
 import type { ToolDescription } from '../mcp/pool.js';
 import type { ServerStatus } from '../mcp/status.js';
+import type { ToolProgress } from '../mcp/server-connection.js';
 import { optional } from '../optional.js';
 import { parseModelString } from '../../providers/index.js';
 import type { Runner } from '../runner.js';
@@ -62,6 +63,13 @@ export interface ChatOptions {
   readonly historyPath?: string | null;
   /** A markdown renderer to use at once (tests); by default marked-terminal, loaded in the background. */
   readonly renderMarkdown?: MarkdownRenderer;
+  /** Running tools' progress reports, shown in the status line of the turn that runs them. */
+  readonly progress?: ProgressSource;
+}
+
+/** Where progress reports come from: `listen` returns the function that stops listening. */
+export interface ProgressSource {
+  listen(listener: (report: ToolProgress) => void): () => void;
 }
 
 /** What the chat needs besides the runner: tool and server listings. */
@@ -148,6 +156,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
       });
     },
   });
+  const stopProgress = options.progress?.listen((report) => turn?.view.progress(report));
   const onSignal = () => {
     turn?.controller.abort();
     input.close();
@@ -257,6 +266,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
   } finally {
     status.hide();
     unbind?.();
+    stopProgress?.();
     options.signal.removeEventListener('abort', onSignal);
     io.stdout.off('resize', onResize);
     input.close();

@@ -256,6 +256,31 @@ describe('TurnView', () => {
     expect(screen).not.toMatch(/thinking \d{2}s/);
   });
 
+  it("shows a running call's progress in the status line, and forgets it when the call ends", () => {
+    const { view, status } = setUp();
+    view.start();
+    view.onEvent({ type: 'tool-call', call });
+    view.progress({ toolCallId: 'c1', progress: 4, total: 10, message: 'copying…' });
+    view.progress({ toolCallId: 'other', progress: 1 });
+    view.progress({ toolCallId: 'c1', progress: 7 });
+    view.onEvent({
+      type: 'tool-result',
+      record: {
+        call,
+        durationMs: 5,
+        result: { type: 'tool-result', toolCallId: 'c1', toolName: 'fs__read', content: [], isError: false },
+      },
+    });
+    view.progress({ toolCallId: 'c1', progress: 9, total: 10 });
+    expect(status.filter((entry) => entry.startsWith('show'))).toEqual([
+      'show thinking',
+      'show running read file on files',
+      'show running read file on files — 40% (4/10) copying…',
+      'show running read file on files — 7',
+      'show thinking',
+    ]);
+  });
+
   it('renders the answer as markdown on a rich display', () => {
     const rich: Display = { ...plainDisplay(), rich: true, style: createStyle(true) };
     const { view, out } = setUp(rich);

@@ -17,6 +17,11 @@ export interface ShowOptions {
    * on from the last turn's (which stopped at its end), nor a tool's time include its approval.
    */
   readonly restartClock?: boolean;
+  /**
+   * Keep counting from before although the label changed: the same activity, told in new words
+   * (a running tool's progress).
+   */
+  readonly keepClock?: boolean;
 }
 
 export interface StatusIndicator {
@@ -54,10 +59,8 @@ export function createStatusIndicator(
   };
   return {
     show(next, options = {}) {
-      if (next !== label || options.restartClock === true) {
-        label = next;
-        since = now();
-      }
+      if (options.restartClock === true || (next !== label && options.keepClock !== true)) since = now();
+      label = next;
       if (spinner.isSpinning) {
         spinner.text = text();
         return;

@@ -13,7 +13,13 @@ import { AnswerStream } from './answer-stream.js';
 import type { Display } from './display.js';
 import type { MarkdownRenderer } from './markdown.js';
 import type { ShowOptions, StatusIndicator } from './status-line.js';
-import { runningLabel, toolCallLine, toolResultLines, type ToolOrigin } from './tool-lines.js';
+import {
+  runningLabel,
+  toolCallLine,
+  toolResultLines,
+  type CallProgress,
+  type ToolOrigin,
+} from './tool-lines.js';
 import { formatCount, UsageTotals } from './usage.js';
 import type { ContextUsage } from '../../context/context-budget.js';
 import { compactionNotice } from '../output/text.js';
@@ -58,6 +64,8 @@ export class TurnView {
   #suspension: Suspension | undefined;
   /** Time the user took to answer questions about a call (its approval), by call id. */
   readonly #answeringMs = new Map<string, number>();
+  /** The last progress each running call reported, by call id. */
+  readonly #progress = new Map<string, CallProgress>();
 
   constructor(options: TurnViewOptions) {
     this.#options = options;
@@ -93,18 +101,17 @@ export class TurnView {
         this.#print(
           `${toolCallLine(event.call, this.#options.origins.get(event.call.name), this.#style, this.#columns)}\n`,
         );
-        this.#showStatus(runningLabel(this.#running, this.#options.origins));
+        this.#showStatus(this.#runningLabel());
         return;
       case 'tool-result': {
         const index = this.#running.findIndex((call) => call.id === event.record.call.id);
         if (index !== -1) this.#running.splice(index, 1);
+        this.#progress.delete(event.record.call.id);
         // The call's time is the tool's: the time its approval question was on screen is left out.
         const answering = this.#answeringMs.get(event.record.call.id) ?? 0;
         const record = { ...event.record, durationMs: Math.max(0, event.record.durationMs - answering) };
         this.#print(`${toolResultLines(record, this.#style, this.#columns)}\n`);
-        this.#showStatus(
-          this.#running.length > 0 ? runningLabel(this.#running, this.#options.origins) : 'thinking',
-        );
+        this.#showStatus(this.#running.length > 0 ? this.#runningLabel() : 'thinking');
         return;
       }
       case 'retry': {
@@ -159,6 +166,21 @@ export class TurnView {
     this.#showStatus(this.#label, { restartClock: true });
   }
 
+  /**
+   * A running call reported progress (`notifications/progress`): the spinner says how far it is,
+   * its clock going on. Reports for calls not running (late, or of another turn) are ignored.
+   */
+  progress(report: { readonly toolCallId?: string } & CallProgress): void {
+    const id = report.toolCallId;
+    if (id === undefined || !this.#running.some((call) => call.id === id)) return;
+    this.#progress.set(id, {
+      progress: report.progress,
+      ...(report.total === undefined ? {} : { total: report.total }),
+      ...(report.message === undefined ? {} : { message: report.message }),
+    });
+    this.#showStatus(this.#runningLabel(), { keepClock: true });
+  }
+
   /** The terminal was resized while the answer streams. */
   terminalResized(): void {
     this.#answer.terminalResized();
@@ -198,6 +220,7 @@ export class TurnView {
   #close(end: 'render' | 'raw'): void {
     this.#options.status.hide();
     this.#running.length = 0;
+    this.#progress.clear();
     this.#answer.finish(end);
   }
 
@@ -219,6 +242,10 @@ export class TurnView {
   #showStatus(label: string, options?: ShowOptions): void {
     this.#label = label;
     if (this.#suspension === undefined) this.#options.status.show(label, options);
+  }
+
+  #runningLabel(): string {
+    return runningLabel(this.#running, this.#options.origins, this.#progress);
   }
 
   #now(): number {
