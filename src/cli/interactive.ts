@@ -63,6 +63,11 @@ export interface ChatOptions {
   readonly historyPath?: string | null;
   /** A markdown renderer to use at once (tests); by default marked-terminal, loaded in the background. */
   readonly renderMarkdown?: MarkdownRenderer;
+  /**
+   * Sent as the first turn, right after the banner, as if typed at the prompt (`-p … --no-exit`):
+   * the answer shows as every chat answer does, with its token line, the prompt following.
+   */
+  readonly firstPrompt?: string;
   /** Running tools' progress reports, shown in the status line of the turn that runs them. */
   readonly progress?: ProgressSource;
 }
@@ -245,6 +250,13 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
 
   try {
     io.stdout.write(`${await banner(host, modelString, style)}\n`);
+    if (options.firstPrompt !== undefined) {
+      const continuation = `\n${style.dim('… ')}`;
+      io.stdout.write(
+        `${promptFor(modelString, display)}${options.firstPrompt.split('\n').join(continuation)}\n`,
+      );
+      await runTurn(options.firstPrompt);
+    }
     for (;;) {
       const entry = await input.next(promptFor(modelString, display));
       if (entry === undefined) break;

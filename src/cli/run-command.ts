@@ -167,18 +167,27 @@ async function run(
         `no config file in ${io.homeDir} (.mcp.json, .mcphost.json|yml|yaml): running without MCP servers`,
       );
     }
-    if (prompt !== undefined) {
-      const code = await runOneShot(runner, { prompt, reporter, signal });
-      // --no-exit: the chat goes on from the answer, with the same history.
-      if (!options.noExit) return code;
-    }
+    // --no-exit: the prompt is the chat's first turn (shown as the chat shows every turn: under
+    // the banner, after the prompt, with the token line), and the chat goes on from its answer.
+    if (prompt !== undefined && !options.noExit)
+      return await runOneShot(runner, { prompt, reporter, signal });
     const progress = chatProgress && {
       listen: (listener: (report: ToolProgress) => void) => {
         chatProgress.add(listener);
         return () => chatProgress.delete(listener);
       },
     };
-    return await chat(runner, { io, options, config, modelString, signal, reporter, prompter, progress });
+    return await chat(runner, {
+      io,
+      options,
+      config,
+      modelString,
+      signal,
+      reporter,
+      prompter,
+      progress,
+      firstPrompt: options.noExit ? prompt : undefined,
+    });
   } finally {
     await runner.close();
   }
@@ -231,6 +240,8 @@ async function chat(
     readonly reporter: Reporter;
     readonly prompter: PrompterSlot | undefined;
     readonly progress: ProgressSource | undefined;
+    /** `-p … --no-exit`: the chat's first turn. */
+    readonly firstPrompt: string | undefined;
   },
 ): Promise<ExitCodeValue> {
   const { io, options, config } = context;
@@ -242,6 +253,7 @@ async function chat(
     color: options.noColor !== true,
     ...optional('prompter', context.prompter),
     ...optional('progress', context.progress),
+    ...optional('firstPrompt', context.firstPrompt),
     // `/model`: the URL and key from the flags and config are kept only for the same provider.
     createProvider: (model, sameProvider) =>
       createModel(
