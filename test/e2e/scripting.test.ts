@@ -40,7 +40,8 @@ function echoScript() {
       text: 'Let me check.',
       toolCalls: [{ name: 'everything__echo', arguments: { message: 'ping' } }],
     },
-    (request: FakeChatRequest) => textReply(`The tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
+    (request: FakeChatRequest) =>
+      textReply(`The tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
   ];
 }
 

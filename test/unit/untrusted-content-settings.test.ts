@@ -5,10 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseArguments, type CliOptions } from '../../src/cli/args.js';
-import {
-  describeFlaggedContent,
-  parseFlaggedContentAnswer,
-} from '../../src/cli/flagged-content-prompt.js';
+import { describeFlaggedContent, parseFlaggedContentAnswer } from '../../src/cli/flagged-content-prompt.js';
 import { ConfigError } from '../../src/errors.js';
 import { mergeSafetyOptions } from '../../src/safety/options.js';
 
