@@ -7,6 +7,7 @@
  * GIF or WebP. It rejects `temperature`, `top_p` and `top_k` with a 400.
  */
 import type { Anthropic } from '@anthropic-ai/sdk';
+import { envelopedContent } from './untrusted-marking.js';
 import type {
   AssistantContent,
   ChatRequest,
@@ -141,7 +142,8 @@ function toAssistantBlock(block: AssistantContent): ContentBlock[] {
 }
 
 function toToolResult(result: ToolResultBlock): Anthropic.ToolResultBlockParam {
-  const content = result.content.flatMap(toUserBlock);
+  // Marked as data: the text inside the XML-tag envelope (untrusted-marking.ts).
+  const content = envelopedContent(result).flatMap(toUserBlock);
   const mapped: Anthropic.ToolResultBlockParam = { type: 'tool_result', tool_use_id: result.toolCallId };
   // An empty content list is allowed; an empty text block is not.
   if (content.length > 0) mapped.content = content;

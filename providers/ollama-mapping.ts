@@ -18,6 +18,7 @@ import type {
   ToolSpec,
   UserMessage,
 } from '../src/types.js';
+import { envelopedContent } from './untrusted-marking.js';
 
 /** A tool call as Ollama sends and receives it: no id, arguments as a JSON object. */
 export interface OllamaToolCall {
@@ -112,7 +113,8 @@ function toAssistantMessage(message: AssistantMessage): OllamaMessage {
 
 function toToolMessages(message: ToolMessage): OllamaMessage[] {
   return message.content.map((result) => {
-    const text = joinText(result.content);
+    // Marked as data: the model's template renders the tool role; the envelope is the visible boundary.
+    const text = joinText(envelopedContent(result));
     return withImages(
       {
         role: 'tool',

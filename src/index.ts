@@ -35,6 +35,7 @@ export type {
   ToolMessage,
   ToolResultBlock,
   ToolSpec,
+  UntrustedMarking,
   Usage,
   UserContent,
   UserMessage,

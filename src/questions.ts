@@ -99,7 +99,7 @@ export interface FlaggedContentReview {
   readonly source: string;
   /** What was found, one line each (e.g. "instructions addressed to the assistant"). */
   readonly findings: readonly string[];
-  /** The start of the content, made safe to show. */
+  /** The start of the content (at most 500 characters), hidden characters made visible. */
   readonly preview: string;
   readonly signal: AbortSignal;
 }
@@ -107,6 +107,8 @@ export interface FlaggedContentReview {
 export type FlaggedContentDecision =
   /** Let the model see it (marked as external data, as always). */
   | { readonly kind: 'show' }
+  /** Let the model see it with each flagged passage replaced by `[removed by mcphost: KIND]`. */
+  | { readonly kind: 'redact' }
   /** Show the model a note that the content was withheld instead. */
   | { readonly kind: 'withhold' };
 

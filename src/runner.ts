@@ -41,8 +41,9 @@ export interface RunnerOptions {
   /** Sent with every model call. */
   readonly systemPrompt?: string;
   /**
-   * Send tool results to the model inside an `<untrusted-tool-output>` envelope (createRunner turns
-   * it on; see `safety/untrusted-content.ts`). The history keeps the plain text. Default false.
+   * Send tool results to the model marked as data from outside (`ToolResultBlock.untrusted`;
+   * createRunner turns it on unless `untrustedContent.markAsData` is false). The history keeps the
+   * plain results. Default false here.
    */
   readonly markToolOutput?: boolean;
   /** Model calls per run; default {@link DEFAULT_MAX_STEPS}. */

@@ -56,6 +56,21 @@ export interface ToolResultBlock {
   readonly content: ReadonlyArray<TextBlock | ImageBlock>;
   /** True when the call failed: unknown tool, bad arguments, server error, timeout, denied… */
   readonly isError: boolean;
+  /**
+   * Set on the copy of the history sent to the model when tool output is marked as external data
+   * (the default of createRunner; `untrustedContent.markAsData`). Each provider then carries the
+   * content in the form its vendor handles best: Anthropic, OpenAI and Ollama inside an
+   * `<untrusted-tool-output source="…">` envelope in the tool-result message, Gemini as fields of
+   * the `functionResponse.response` object. A provider of your own should do the same. The
+   * history itself never has it.
+   */
+  readonly untrusted?: UntrustedMarking;
+}
+
+/** Marks content as data from outside, never instructions (see {@link ToolResultBlock.untrusted}). */
+export interface UntrustedMarking {
+  /** Where it came from, for the model: the exposed tool name (`server__tool`). */
+  readonly source: string;
 }
 
 /** Content a user may send. */

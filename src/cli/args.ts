@@ -249,7 +249,7 @@ function withSuggestion(message: string): string {
   const [first = ''] = unknown.split(', ');
   const flags = CHAT_FLAGS.flatMap((flag) => [
     flag.name,
-    ...(flag.defaultValue === true ? [`no-${flag.name}`] : []),
+    ...(flag.defaultValue === true || flag.negatable === true ? [`no-${flag.name}`] : []),
   ]);
   const typed = first.replace(/^-+/, '');
   const suggestion = nearest(typed, [...flags, ...COMMANDS]);

@@ -11,7 +11,7 @@ const PROVIDERS = ['ollama:', 'anthropic:', 'google:', 'openai:'];
 function bashScript(): string {
   const flags = CHAT_FLAGS.flatMap((flag) => [
     `--${flag.name}`,
-    ...(flag.defaultValue === true ? [`--no-${flag.name}`] : []),
+    ...(flag.defaultValue === true || flag.negatable === true ? [`--no-${flag.name}`] : []),
     ...(flag.short === undefined ? [] : [`-${flag.short}`]),
   ]);
   return `# mcphost completion for bash. Load it with:  source <(mcphost completion bash)

@@ -128,9 +128,9 @@ async function run(
     // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
     onServerLog: (entry) => reportServerLog(entry, io, options.debug, prompter),
     onWarning: (message) => reporter.note(`warning: ${message}`),
-    onContentFlagged: ({ source, flag }) =>
+    onContentFlagged: ({ source, origin, flag }) =>
       reporter.note(
-        `possible prompt injection in the result of ${source} (${flag.action}): ${flag.findings.join('; ')}`,
+        `possible prompt injection in ${origin.kind === 'tool-result' ? `the result of ${source}` : source} (${flag.action}): ${flag.findings.join('; ')}`,
       ),
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
     interactive: chatFollows,
@@ -156,9 +156,15 @@ async function run(
       askToTrust ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout) : undefined,
     ),
     // The chat offers the sign-in page of a server that asks for one; -p reports it in one line.
+    // Under the `ask` injection policy the chat asks about flagged content; -p withholds it.
     ...optional(
       'questions',
-      chatFollows ? { signIn: (await import('./sign-in-prompt.js')).browserSignIn(io) } : undefined,
+      prompter && {
+        signIn: (await import('./sign-in-prompt.js')).browserSignIn(io),
+        reviewFlaggedContent: (await import('./flagged-content-prompt.js')).createFlaggedContentPrompt(
+          prompter,
+        ),
+      },
     ),
   });
   try {

@@ -26,6 +26,7 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
     safety: {
       approveAll: options.approveAll === true,
       ...optional('auditLog', pathIn(io, options.auditLog)),
+      ...optional('untrustedContent', options.untrustedContent),
     },
     ...optional('servers', inputs.script?.servers),
     ...optional('builtin', options.builtin),

@@ -6,7 +6,7 @@ import type { Client, GetPromptResult, PromptArgument } from '@modelcontextproto
 import { ConfigError, ServerError, messageOf } from '../errors.js';
 import type { UserContent } from '../types.js';
 import { toBlock } from './content.js';
-import type { ServerClients } from './resources.js';
+import { resourceBlocks, type ServerClients } from './resources.js';
 
 /** One prompt a server lists. */
 export interface PromptEntry {
@@ -155,10 +155,21 @@ export async function getPrompt(
 /**
  * A prompt's messages as one user turn. Messages in the assistant's role are kept as text marked
  * as such: the turn is the user's, and a provider would reject a made-up assistant message here.
+ * With `markAsData`, an embedded text resource is wrapped in `<untrusted-resource>` tags (the
+ * prompt's own text is what the user chose to send, so it stays as it is; the detector still
+ * screens it).
  */
-export function promptContent(result: GetPromptResult): UserContent[] {
+export function promptContent(
+  result: GetPromptResult,
+  options: { readonly server?: string; readonly markAsData?: boolean } = {},
+): UserContent[] {
   const content: UserContent[] = [];
   for (const message of result.messages) {
+    const embedded = message.content.type === 'resource' ? message.content.resource : undefined;
+    if (options.markAsData === true && embedded !== undefined && 'text' in embedded) {
+      content.push(...resourceBlocks(options.server ?? '', { contents: [embedded] }, { markAsData: true }));
+      continue;
+    }
     const block = toBlock(message.content);
     if (message.role === 'assistant' && block.type === 'text') {
       content.push({ type: 'text', text: `(assistant) ${block.text}` });

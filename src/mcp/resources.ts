@@ -146,15 +146,25 @@ export async function readResource(
 
 /**
  * A read resource as blocks for the model: text as text, images as images, and any other binary
- * as a note saying what was left out (no provider takes arbitrary bytes).
+ * as a note saying what was left out (no provider takes arbitrary bytes). Each is wrapped in
+ * `<resource>` tags, or `<untrusted-resource>` tags with `markAsData` (the default system-prompt
+ * clause names them): the server's text cannot close them (a closing tag in it is neutralised).
  */
-export function resourceBlocks(server: string, result: ReadResourceResult): Array<TextBlock | ImageBlock> {
+export function resourceBlocks(
+  server: string,
+  result: ReadResourceResult,
+  options: { readonly markAsData?: boolean } = {},
+): Array<TextBlock | ImageBlock> {
+  const tag = options.markAsData === true ? 'untrusted-resource' : 'resource';
   const blocks: Array<TextBlock | ImageBlock> = [];
   for (const contents of result.contents) {
-    const mimeType = contents.mimeType === undefined ? '' : ` type="${contents.mimeType}"`;
-    const header = `<resource server="${server}" uri="${contents.uri}"${mimeType}>`;
+    const mimeType = contents.mimeType === undefined ? '' : ` type="${attribute(contents.mimeType)}"`;
+    const header = `<${tag} server="${attribute(server)}" uri="${attribute(contents.uri)}"${mimeType}>`;
     if ('text' in contents) {
-      blocks.push({ type: 'text', text: `${header}\n${contents.text}\n</resource>` });
+      blocks.push({
+        type: 'text',
+        text: `${header}\n${neutraliseClosingTag(contents.text, tag)}\n</${tag}>`,
+      });
     } else if (contents.mimeType?.startsWith('image/') === true) {
       blocks.push({ type: 'text', text: `${header} (image follows)` });
       blocks.push({ type: 'image', mimeType: contents.mimeType, data: contents.blob });
@@ -162,9 +172,19 @@ export function resourceBlocks(server: string, result: ReadResourceResult): Arra
       const bytes = Math.floor((contents.blob.replace(/=+$/, '').length * 3) / 4);
       blocks.push({
         type: 'text',
-        text: `${header} [binary content, ${bytes} bytes, left out: the model cannot read it]</resource>`,
+        text: `${header} [binary content, ${bytes} bytes, left out: the model cannot read it]</${tag}>`,
       });
     }
   }
   return blocks;
+}
+
+/** A value safe inside a double-quoted attribute. */
+function attribute(value: string): string {
+  return value.replace(/["<>\n\r]/g, (character) => encodeURIComponent(character));
+}
+
+/** `</tag>` inside the content would end the wrapper early: it is shown as quoted instead. */
+export function neutraliseClosingTag(text: string, tag: string): string {
+  return text.replace(new RegExp(`<\\/\\s*${tag}\\s*>`, 'giu'), `</${tag} (quoted)>`);
 }

@@ -5,13 +5,27 @@
 import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import { getPrompt, listPrompts, type PromptEntry } from './prompts.js';
 import { listResources, readResource, type ResourceListing, type ServerClients } from './resources.js';
+import type { ContentScreen } from '../safety/untrusted-content.js';
 import { expandUserTurn, type ExpandedUserTurn, type ExpandUserTurnOptions } from './user-turn.js';
+
+/** How resources and prompts are treated on their way into a user turn. */
+export interface OfferingsOptions {
+  /**
+   * Screens a resource's or prompt's content before it joins the turn (createRunner: the session's
+   * untrusted-content policy, the same as for tool results). Default: not screened.
+   */
+  readonly screen?: ContentScreen;
+  /** Wrap attached resources in `<untrusted-resource>` tags (createRunner: on by default). */
+  readonly markAsData?: boolean;
+}
 
 export class ServerOfferings {
   readonly #pool: ServerClients;
+  readonly #options: OfferingsOptions;
 
-  constructor(pool: ServerClients) {
+  constructor(pool: ServerClients, options: OfferingsOptions = {}) {
     this.#pool = pool;
+    this.#options = options;
   }
 
   /** The configured server names. */
@@ -46,6 +60,6 @@ export class ServerOfferings {
 
   /** `/server:prompt args` and `@server:uri` in a user's text, expanded into a user turn. */
   expandUserTurn(text: string, options?: ExpandUserTurnOptions): Promise<ExpandedUserTurn> {
-    return expandUserTurn(this.#pool, text, options);
+    return expandUserTurn(this.#pool, text, { ...this.#options, ...options });
   }
 }

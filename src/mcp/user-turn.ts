@@ -5,6 +5,7 @@
  */
 import type { PromptArgument } from '@modelcontextprotocol/client';
 import { ServerError } from '../errors.js';
+import type { ContentOrigin, ContentScreen } from '../safety/untrusted-content.js';
 import type { UserContent } from '../types.js';
 import {
   bindPromptArguments,
@@ -39,6 +40,13 @@ export interface ExpandUserTurnOptions {
    * required argument is a {@link PromptArgumentsError}.
    */
   readonly askArgument?: (prompt: PromptEntry, argument: PromptArgument) => Promise<string>;
+  /**
+   * Screens each resource's and the prompt's content (injection detector and policy) before it
+   * joins the turn; content it withholds is replaced by a note saying so.
+   */
+  readonly screen?: ContentScreen;
+  /** Mark resources, attached or embedded in a prompt, as data from outside (`<untrusted-resource>`). */
+  readonly markAsData?: boolean;
 }
 
 /** The expanded turn, and one line per thing fetched (for the user to see what was added). */
@@ -95,13 +103,32 @@ export async function expandUserTurn(
       result: await readResource(pool, mention.server, mention.uri, options.signal),
     })),
   );
+  // Screened one at a time, in order: under `ask` each is its own question.
+  const screened: Array<{ blocks: readonly UserContent[]; note: string }> = [];
+  for (const { mention, result } of reads) {
+    const blocks = resourceBlocks(mention.server, result, { markAsData: options.markAsData === true });
+    const outcome = await screenContent(options, blocks, {
+      kind: 'resource',
+      server: mention.server,
+      uri: mention.uri,
+    });
+    const verb = outcome.withheld ? 'withheld' : 'attached';
+    screened.push({ blocks: outcome.content, note: `${verb} @${mention.server}:${mention.uri}` });
+  }
   return {
-    content: [
-      { type: 'text', text },
-      ...reads.flatMap(({ mention, result }) => resourceBlocks(mention.server, result)),
-    ],
-    notes: reads.map(({ mention }) => `attached @${mention.server}:${mention.uri}`),
+    content: [{ type: 'text', text }, ...screened.flatMap(({ blocks }) => blocks)],
+    notes: screened.map(({ note }) => note),
   };
+}
+
+/** The content through the screen, when there is one. */
+async function screenContent(
+  options: ExpandUserTurnOptions,
+  content: readonly UserContent[],
+  origin: ContentOrigin,
+): Promise<{ content: readonly UserContent[]; withheld: boolean }> {
+  if (options.screen === undefined) return { content, withheld: false };
+  return options.screen(content, origin, options.signal ?? new AbortController().signal);
 }
 
 async function expandPrompt(
@@ -124,5 +151,10 @@ async function expandPrompt(
     values[argument.name] = await options.askArgument(prompt, argument);
   }
   const result = await getPrompt(pool, server, name, values, options.signal);
-  return { content: promptContent(result), notes: [`prompt /${server}:${name}`] };
+  const content = promptContent(result, { server, markAsData: options.markAsData === true });
+  const outcome = await screenContent(options, content, { kind: 'prompt', server, prompt: name });
+  return {
+    content: outcome.content,
+    notes: [`${outcome.withheld ? 'withheld' : 'prompt'} /${server}:${name}`],
+  };
 }

@@ -33,8 +33,8 @@ import {
 } from './audit-log.js';
 import { ToolBudgets } from './budgets.js';
 import type { SafetyOptions } from './options.js';
-import { screenToolResult, type ContentFlag } from './untrusted-content.js';
-import { QuestionQueue as UserQuestionQueue, type UserQuestions } from '../questions.js';
+import { screenToolResult, type ContentFlag, type FlagReport } from './untrusted-content.js';
+import type { UserQuestions } from '../questions.js';
 import type { HookRunner } from './hooks.js';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES, stripResultControlCharacters } from './output-limits.js';
 import { ApprovalPolicy } from './policy.js';
@@ -77,7 +77,7 @@ export interface GuardedToolHostOptions {
   /** Who a server is (name, version, command or URL), for the audit line. */
   readonly identify?: (server: string) => ServerIdentity | undefined;
   /** Told when the detector flags a result (the CLI shows it). */
-  readonly onFlagged?: (report: { readonly source: string; readonly flag: ContentFlag }) => void;
+  readonly onFlagged?: (report: FlagReport) => void;
   /** The clock. Default `Date.now`. */
   readonly now?: () => number;
   /** The runner's one question queue (shared with elicitation). Default: a queue of its own. */
@@ -105,7 +105,6 @@ export class GuardedToolHost implements ToolHost {
   readonly #budgets: ToolBudgets;
   readonly #maxResultBytes: number;
   readonly #questions: QuestionQueue;
-  readonly #contentQuestions = new UserQuestionQueue();
   #turn = 0;
   readonly #inFlight = new Set<Promise<unknown>>();
   /** Aborted by {@link close}: questions, hooks and calls still pending end at once. */
@@ -273,20 +272,22 @@ export class GuardedToolHost implements ToolHost {
     signal: AbortSignal,
   ): Promise<{ result: ToolResultBlock; flag?: ContentFlag }> {
     const settings = this.#options.safety?.untrustedContent;
-    const screened = await screenToolResult(
+    return screenToolResult(
       result,
       {
-        policy: settings?.policy ?? 'warn',
+        settings: {
+          policy: settings?.policy ?? 'warn',
+          ...(this.#options.questions === undefined ? {} : { questions: this.#options.questions }),
+          // The runner's one queue: a content question never overlaps an approval prompt.
+          queue: this.#questions,
+          ...(this.#options.onFlagged === undefined ? {} : { onFlagged: this.#options.onFlagged }),
+        },
         source: call.name,
         ...optionalServer(location?.server),
-        ...(this.#options.questions === undefined ? {} : { questions: this.#options.questions }),
-        queue: this.#contentQuestions,
         signal,
       },
       fromServer,
     );
-    if (screened.flag !== undefined) this.#options.onFlagged?.({ source: call.name, flag: screened.flag });
-    return screened;
   }
 
   async #locate(name: string): Promise<ToolLocation | undefined> {

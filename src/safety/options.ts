@@ -27,8 +27,19 @@ export interface SafetyOptions {
   readonly budgets?: BudgetOptions;
 }
 
-/** `base` with every setting `over` sets (the command line over the config file). */
+/**
+ * `base` with every setting `over` sets (the command line over the config file). `untrustedContent`
+ * is merged field by field: `--no-untrusted-clause` keeps the config's `policy`.
+ */
 export function mergeSafetyOptions(base: SafetyOptions, over: SafetyOptions): SafetyOptions {
   const set = Object.fromEntries(Object.entries(over).filter(([, value]) => value !== undefined));
-  return { ...base, ...set };
+  const untrustedContent =
+    base.untrustedContent === undefined || over.untrustedContent === undefined
+      ? {}
+      : { untrustedContent: { ...base.untrustedContent, ...definedFields(over.untrustedContent) } };
+  return { ...base, ...set, ...untrustedContent };
+}
+
+function definedFields<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
 }

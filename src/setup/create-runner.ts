@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   loadConfig,
   parseConfig,
@@ -30,8 +30,14 @@ import type { assembleSafety } from '../safety/assemble.js';
 import type { AuditSink } from '../safety/audit-log.js';
 import type { GuardedToolHost, GuardedToolHostOptions } from '../safety/guarded-tool-host.js';
 import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
-import { UNTRUSTED_CONTENT_CLAUSE } from '../safety/untrusted-content.js';
-import type { ServerIdentity } from '../safety/audit-log.js';
+import {
+  configSafety,
+  contentScreenFor,
+  marksToolOutput,
+  serverIdentity,
+  toolOutputFolderFor,
+  withUntrustedContentClause,
+} from './safety-settings.js';
 import { packageVersion } from '../version.js';
 import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
 import type { McpRunner } from './mcp-runner.js';
@@ -137,7 +143,10 @@ export interface CreateRunnerOptions {
    * overrides the config file's. The merged object goes unchanged to the tool guard.
    */
   readonly safety?: SafetyOptions;
-  /** Told when the untrusted-content detector flags a tool result (the chat shows it). */
+  /**
+   * Told when the untrusted-content detector flags a tool result, an attached resource or a prompt
+   * (the CLI shows it).
+   */
   readonly onContentFlagged?: GuardedToolHostOptions['onFlagged'];
   /** Told to hooks (`interactive`): true for a chat. Default false. */
   readonly interactive?: boolean;
@@ -275,6 +284,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       provider,
       modelString,
       systemPrompt,
+      userSystemPrompt,
       audit,
       projectDir,
       questionQueue,
@@ -310,6 +320,7 @@ function assembleAroundPool(
     readonly provider: Provider;
     readonly modelString: string;
     readonly systemPrompt: string | undefined;
+    readonly userSystemPrompt: string | undefined;
     readonly audit: AuditSink | undefined;
     readonly projectDir: string;
     readonly questionQueue: QuestionQueue;
@@ -373,30 +384,21 @@ function assembleAroundPool(
     },
     ...safety.runnerOptions,
     settings: { ...config.generation, ...options.settings },
-    // Off by default for now: see DEFAULT_MARK_TOOL_OUTPUT.
-    markToolOutput: settings.untrustedContent?.markAsData ?? DEFAULT_MARK_TOOL_OUTPUT,
+    markToolOutput: marksToolOutput(settings),
+    // `@server:uri` and `/server:prompt` content passes the same screen and marking as tool results.
+    offerings: {
+      screen: contentScreenFor(settings, context.questionQueue, options.questions, options.onContentFlagged),
+      markAsData: marksToolOutput(settings),
+    },
     ...optional('systemPrompt', systemPrompt),
+    // Saved sessions keep the user's own prompt; the clause follows the settings of each run.
+    userSystemPrompt: context.userSystemPrompt,
     ...optional('maxSteps', maxSteps),
     ...optional('history', options.history),
     ...optional('onHistoryChange', options.onHistoryChange),
     context: { ...config.context, ...options.context },
   });
   return { runner, config, modelString };
-}
-
-/** The folder for whole tool results over the budget (see {@link CreateRunnerOptions.toolOutputFolder}). */
-function toolOutputFolderFor(
-  options: CreateRunnerOptions,
-  env: Readonly<Record<string, string | undefined>>,
-): string | undefined {
-  if (options.toolOutputFolder === null) return undefined;
-  if (options.toolOutputFolder !== undefined) return options.toolOutputFolder;
-  const stateHome = env.XDG_STATE_HOME?.trim();
-  const base =
-    stateHome !== undefined && stateHome !== ''
-      ? stateHome
-      : join(options.homeDir ?? homedir(), '.local', 'state');
-  return join(base, 'mcphost', 'tool-output');
 }
 
 /** What the pool offers servers: elicitation answered through the questions, logs passed on. */
@@ -459,51 +461,4 @@ export function createModel(
     },
     source,
   );
-}
-
-/**
- * The envelope and the clause are built and tested, but off unless the config turns them on: on by
- * default they change what every end-to-end test asserts about the model's view, and those tests
- * are to be updated together with the switch (see docs/untrusted-content.md).
- */
-export const DEFAULT_MARK_TOOL_OUTPUT = false;
-export const DEFAULT_SYSTEM_PROMPT_CLAUSE = false;
-
-/** The config file's safety settings, as the one object the guard takes. */
-function configSafety(config: LoadedConfig): SafetyOptions {
-  return {
-    ...optional('approval', config.approval),
-    ...optional('hooks', config.hooks),
-    ...optional('auditLog', config.auditLog),
-    ...optional('auditLogMaxBytes', config.auditLogMaxBytes),
-    ...optional('maxToolResultBytes', config.maxToolResultBytes),
-    ...optional('untrustedContent', config.untrustedContent),
-    ...optional('budgets', config.budgets),
-  };
-}
-
-/** The system prompt with the untrusted-content clause, unless it is turned off (or already there). */
-function withUntrustedContentClause(prompt: string | undefined, safety: SafetyOptions): string | undefined {
-  if (!(safety.untrustedContent?.systemPromptClause ?? DEFAULT_SYSTEM_PROMPT_CLAUSE)) return prompt;
-  if (prompt === undefined || prompt.trim() === '') return UNTRUSTED_CONTENT_CLAUSE;
-  if (prompt.includes(UNTRUSTED_CONTENT_CLAUSE)) return prompt;
-  return `${prompt}\n\n${UNTRUSTED_CONTENT_CLAUSE}`;
-}
-
-/** Who a server is: its own name and version, and the command or URL it was started with. */
-function serverIdentity(
-  pool: McpPool,
-  definition: ServerDefinition | undefined,
-  server: string,
-): ServerIdentity | undefined {
-  const implementation = pool.status().find((status) => status.name === server)?.implementation;
-  const started =
-    definition === undefined
-      ? {}
-      : definition.transport === 'stdio'
-        ? { command: [definition.command, ...definition.args].join(' ') }
-        : definition.transport === 'builtin'
-          ? {} // in-process: its serverInfo (`mcphost-fs`…) says which one
-          : { url: definition.url };
-  return { ...(implementation ?? {}), ...started };
 }

@@ -1,7 +1,7 @@
 /** The Runner createRunner makes: its tools are the MCP servers of a config. */
 import type { McpPool, ServerStatus } from '../mcp/pool.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
-import { ServerOfferings } from '../mcp/server-offerings.js';
+import { ServerOfferings, type OfferingsOptions } from '../mcp/server-offerings.js';
 import { Runner } from '../runner.js';
 
 /** A Runner whose tools come from the MCP servers of a config. */
@@ -20,6 +20,14 @@ export class McpRunner extends Runner {
     options: ConstructorParameters<typeof Runner>[0] & {
       readonly pool: McpPool;
       readonly serverLogs?: ServerLogBook;
+      /** How resources and prompts are screened and marked (see ServerOfferings). */
+      readonly offerings?: OfferingsOptions;
+      /**
+       * The user's own system prompt, without the untrusted-content clause createRunner adds: what
+       * a saved session records, so the clause follows the settings of the run that continues it.
+       * Default `systemPrompt`.
+       */
+      readonly userSystemPrompt?: string | undefined;
     },
   ) {
     // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
@@ -29,12 +37,12 @@ export class McpRunner extends Runner {
       onClose: options.onClose ?? (() => options.pool.close()),
     });
     this.#pool = options.pool;
-    this.#systemPrompt = options.systemPrompt;
-    this.mcp = new ServerOfferings(options.pool);
+    this.#systemPrompt = 'userSystemPrompt' in options ? options.userSystemPrompt : options.systemPrompt;
+    this.mcp = new ServerOfferings(options.pool, options.offerings);
     this.serverLogs = options.serverLogs ?? new ServerLogBook();
   }
 
-  /** The system prompt sent with every model call (a saved session records it). */
+  /** The user's system prompt (a saved session records it); the clause, when on, is sent after it. */
   get systemPrompt(): string | undefined {
     return this.#systemPrompt;
   }

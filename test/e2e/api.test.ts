@@ -18,6 +18,7 @@ import {
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { isAlive, REPOSITORY, temporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
 import { liveChildren } from '../support/processes.js';
+import { unwrapped } from '../support/untrusted.js';
 
 const fixture = (name: string) => join(REPOSITORY, 'test/fixtures/servers', name);
 let ollama: FakeOllama | undefined;
@@ -31,7 +32,7 @@ describe('createRunner', () => {
   it('runs with inline servers, shares one conversation across runs, and closes once', async () => {
     ollama = await startFakeOllama([
       toolCallReply(['everything__echo', { message: 'api' }]),
-      (request) => textReply(`got ${request.messages.at(-1)?.content ?? ''}`),
+      (request) => textReply(`got ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
       (request) => textReply(`history of ${request.messages.length} messages`),
     ]);
     const runner = await createRunner({
@@ -45,7 +46,8 @@ describe('createRunner', () => {
     expect(first).toMatchObject({ text: 'got Echo: api', steps: 2, stopReason: 'end' });
     expect(first.toolCalls[0]?.call.name).toBe('everything__echo');
     const second = await runner.run('and now?');
-    expect(second.text).toBe('history of 5 messages');
+    // The system prompt (the default untrusted-content clause), then the 5 of the conversation.
+    expect(second.text).toBe('history of 6 messages');
 
     const copy = runner.history as unknown[];
     copy.length = 0;
@@ -210,7 +212,7 @@ describe('the examples', () => {
     await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
     ollama = await startFakeOllama([
       toolCallReply(['everything__echo', { message: 'from the example' }]),
-      (request) => textReply(`done: ${request.messages.at(-1)?.content ?? ''}`),
+      (request) => textReply(`done: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
     ]);
     try {
       const run = await runExample('one-shot.ts', { HOME: home.path, OLLAMA_HOST: ollama.url }, ['echo it']);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { CLI, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
 import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux)
@@ -28,7 +29,7 @@ beforeEach(async () => {
     fallback: (request) => {
       const last = request.messages.at(-1);
       return last?.role === 'tool'
-        ? textReply(`model saw: ${last.content.replace(/\s+/g, ' ')}`)
+        ? textReply(`model saw: ${unwrapped(last.content).replace(/\s+/g, ' ')}`)
         : toolCallReply(['everything__echo', { message: `echo of ${last?.content ?? ''}` }]);
     },
   });

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { CLI, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux)
@@ -62,7 +63,7 @@ describe.skipIf(!hasTmux)('built-in servers in the chat', () => {
       fallback: (request) => {
         const last = request.messages.at(-1);
         return last?.role === 'tool'
-          ? textReply(`model saw: ${last.content.replace(/\s+/g, ' ')}`)
+          ? textReply(`model saw: ${unwrapped(last.content).replace(/\s+/g, ' ')}`)
           : toolCallReply(['bash__run_command', { command: `touch ${marker} && echo touched` }]);
       },
     });

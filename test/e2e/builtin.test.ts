@@ -16,6 +16,7 @@ import {
 } from '../fakes/ollama-server.js';
 import { runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback.js';
+import { unwrapped } from '../support/untrusted.js';
 
 let home: TemporaryHome;
 let work: string;
@@ -35,14 +36,14 @@ afterEach(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-/** The tool results the model was sent in its last request, in order. */
+/** The tool results the model was sent in its last request, in order (the text inside the envelope). */
 function toolResults(request: FakeChatRequest): string[] {
   const messages = request.messages;
   const lastAssistant = messages.map((message) => message.role).lastIndexOf('assistant');
   return messages
     .slice(lastAssistant + 1)
     .filter((message) => message.role === 'tool')
-    .map((message) => message.content);
+    .map((message) => unwrapped(message.content));
 }
 
 function cli(args: readonly string[]) {

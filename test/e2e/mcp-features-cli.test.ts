@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { EVERYTHING_SERVER, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { unwrapped } from '../support/untrusted.js';
 
 const OFFERINGS = {
   command: process.execPath,
@@ -64,7 +65,8 @@ describe('mcphost -p with server offerings', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('attached @everything:demo://resource/dynamic/text/2');
     expect(ollama.chatRequests[0]?.messages.at(-1)?.content).toMatch(
-      /What does @everything:demo:\/\/resource\/dynamic\/text\/2 say\?\n*<resource server="everything" uri="demo:\/\/resource\/dynamic\/text\/2"/,
+      // Marked as data from outside (on by default), like tool output.
+      /What does @everything:demo:\/\/resource\/dynamic\/text\/2 say\?\n*<untrusted-resource server="everything" uri="demo:\/\/resource\/dynamic\/text\/2"/,
     );
 
     const broken = await mcphost('Read @offerings:fixture://broken');
@@ -76,7 +78,7 @@ describe('mcphost -p with server offerings', () => {
   it('declines an elicitation, tells the server, and says so on stderr', async () => {
     ollama = await startFakeOllama([
       toolCallReply(['everything__trigger-elicitation-request', {}]),
-      (request) => textReply(`tool said: ${request.messages.at(-1)?.content ?? ''}`),
+      (request) => textReply(`tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
     ]);
     const run = await mcphost('ask me');
     expect(run.code).toBe(0);
@@ -95,7 +97,7 @@ describe('mcphost -p with server offerings', () => {
       });
       ollama = await startFakeOllama([
         toolCallReply(['offerings__defaults-form', {}]),
-        (request) => textReply(`tool said: ${request.messages.at(-1)?.content ?? ''}`),
+        (request) => textReply(`tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
       ]);
       const run = await runCli(
         ['-m', 'ollama:mistral-small', '--provider-url', ollama.url, '-p', 'settings'],

@@ -88,7 +88,8 @@ describe('server offerings through the library', () => {
     const sent = ollama.chatRequests.at(-1)?.messages.at(-1)?.content ?? '';
     expect(sent).toContain('Summarize @everything:demo://resource/dynamic/text/1');
     expect(sent).toMatch(
-      /<resource server="everything" uri="demo:\/\/resource\/dynamic\/text\/1"[^>]*>\n.*Resource 1/,
+      // Marked as data from outside (on by default), like tool output.
+      /<untrusted-resource server="everything" uri="demo:\/\/resource\/dynamic\/text\/1"[^>]*>\n.*Resource 1/,
     );
     expect(sent).toContain('[binary content, 11 bytes, left out: the model cannot read it]');
   });

@@ -26,6 +26,7 @@ import {
   EVERYTHING_SERVER,
   npmServerConfig,
 } from '../support/cli.js';
+import { unwrapped } from '../support/untrusted.js';
 
 let home: TemporaryHome;
 let files: string;
@@ -102,7 +103,7 @@ describe('mcphost -p', () => {
     await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
     ollama = await startFakeOllama([
       toolCallReply(['everything__no_such_tool', {}]),
-      (request) => textReply(`saw: ${request.messages.at(-1)?.content ?? ''}`),
+      (request) => textReply(`saw: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
     ]);
     const run = await runCli(['-p', 'x', '--provider-url', ollama.url], home.path);
     expect(run.code).toBe(0);
@@ -197,7 +198,7 @@ describe('mcphost -p', () => {
     });
     ollama = await startFakeOllama([
       toolCallReply(['spawner__pids', {}]),
-      (request) => textReply(request.messages.at(-1)?.content ?? ''),
+      (request) => textReply(unwrapped(request.messages.at(-1)?.content ?? '')),
     ]);
     const run = await runCli(['-p', 'pids?', '--provider-url', ollama.url], home.path);
     expect(run.code).toBe(0);
@@ -254,7 +255,7 @@ describe('a reader that goes away', () => {
       (request) => ({
         type: 'answer',
         text: [
-          `${request.messages.at(-1)?.content ?? ''}\n`,
+          `${unwrapped(request.messages.at(-1)?.content ?? '')}\n`,
           ...Array.from({ length: 400 }, (_, index) => `line ${index}\n`),
         ],
         chunkDelayMs: 5,

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { UNTRUSTED_CONTENT_CLAUSE } from '../../src/safety/untrusted-content.js';
 
 let home: TemporaryHome;
 let ollama: FakeOllama;
@@ -46,6 +47,7 @@ describe('saved conversations', () => {
     // The model got the whole conversation, and it went on in the same file.
     const last = ollama.chatRequests.at(-1)?.messages.map((message) => [message.role, message.content]);
     expect(last).toEqual([
+      ['system', UNTRUSTED_CONTENT_CLAUSE],
       ['user', 'first question'],
       ['assistant', 'an answer'],
       ['user', 'second question'],

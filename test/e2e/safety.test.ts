@@ -24,6 +24,7 @@ import {
   EVERYTHING_SERVER,
   npmServerConfig,
 } from '../support/cli.js';
+import { unwrapped } from '../support/untrusted.js';
 
 let home: TemporaryHome;
 let work: string;
@@ -46,7 +47,7 @@ function filesystem() {
 
 /** What the model was told about the last tool call (Ollama marks errors with "Error: "). */
 function lastToolResult(request: FakeChatRequest): string {
-  return request.messages.filter((message) => message.role === 'tool').at(-1)?.content ?? '(none)';
+  return unwrapped(request.messages.filter((message) => message.role === 'tool').at(-1)?.content ?? '(none)');
 }
 
 /** A fake model that calls `tool` once, then answers with what it was told. */

@@ -9,6 +9,7 @@ import type { JsonResult } from '../../src/cli/output/schema.js';
 import { startFakeOllama, textReply, type FakeChatRequest, type FakeOllama } from '../fakes/ollama-server.js';
 import { CLI, npmServer, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { startCli } from './scripting-helpers.js';
+import { unwrapped } from '../support/untrusted.js';
 
 const ECHO_SCRIPT = join(REPOSITORY, 'test/fixtures/scripts/echo.md');
 const PLAIN_SCRIPT = join(REPOSITORY, 'test/fixtures/scripts/plain.md');
@@ -53,7 +54,7 @@ function echoModel() {
         },
       ],
     }),
-    (request: FakeChatRequest) => textReply(`done: ${request.messages.at(-1)?.content ?? ''}`),
+    (request: FakeChatRequest) => textReply(`done: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
   ];
 }
 

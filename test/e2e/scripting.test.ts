@@ -14,6 +14,7 @@ import {
 } from '../fakes/ollama-server.js';
 import { runCli, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
 import { jsonLines, startCli } from './scripting-helpers.js';
+import { unwrapped } from '../support/untrusted.js';
 
 let home: TemporaryHome;
 let ollama: FakeOllama | undefined;
@@ -39,7 +40,8 @@ function echoScript() {
       text: 'Let me check.',
       toolCalls: [{ name: 'everything__echo', arguments: { message: 'ping' } }],
     },
-    (request: FakeChatRequest) => textReply(`The tool said: ${request.messages.at(-1)?.content ?? ''}`),
+    (request: FakeChatRequest) =>
+      textReply(`The tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
   ];
 }
 

@@ -20,6 +20,8 @@ import {
 } from '../fakes/ollama-server.js';
 import { REPOSITORY, runCli, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
 import { jsonLines, startCli } from './scripting-helpers.js';
+import { UNTRUSTED_CONTENT_CLAUSE } from '../../src/safety/untrusted-content.js';
+import { enveloped } from '../support/untrusted.js';
 
 let home: TemporaryHome;
 let ollama: FakeOllama | undefined;
@@ -46,6 +48,9 @@ function transcript(messages: readonly FakeChatMessage[] | undefined): string[][
 
 describe('sessions', () => {
   it('saves after a run, and a later run continues the conversation with the history intact', async () => {
+    // A large window: this test is about the saved history, not compaction (the everything
+    // server's tools and the default system-prompt clause would otherwise fill the fake's window).
+    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER }, contextWindow: 131_072 });
     const file = join(home.path, 'chat.json');
     ollama = await startFakeOllama([
       toolCallReply(['everything__echo', { message: 'one' }]),
@@ -78,10 +83,12 @@ describe('sessions', () => {
     const second = await runCli(['--load-session', file, '-p', 'second', '--provider-url', url], home.path);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('second answer\n');
+    // As the model receives it: the clause, and the tool result marked as data (both by default).
     expect(transcript(ollama.chatRequests[2]?.messages)).toEqual([
+      ['system', UNTRUSTED_CONTENT_CLAUSE],
       ['user', 'first'],
       ['assistant', '[everything__echo]'],
-      ['tool', 'Echo: one'],
+      ['tool', enveloped('everything__echo', 'Echo: one')],
       ['assistant', 'first answer'],
       ['user', 'second'],
     ]);
@@ -137,7 +144,11 @@ describe('sessions', () => {
     expect(run.code).toBe(0);
     const request = ollama.chatRequests[1];
     expect(request?.model).toBe('llama3.2');
-    expect(request?.messages[0]).toMatchObject({ role: 'system', content: 'Be terse.' });
+    // The session keeps the user's prompt; the run adds the untrusted-content clause (on by default).
+    expect(request?.messages[0]).toMatchObject({
+      role: 'system',
+      content: `Be terse.\n\n${UNTRUSTED_CONTENT_CLAUSE}`,
+    });
   });
 
   it('refuses corrupt, hand-broken and newer-version files with exit code 2, leaving them unchanged', async () => {

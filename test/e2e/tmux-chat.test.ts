@@ -27,6 +27,7 @@ import {
 } from '../support/cli.js';
 import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
 import { loadSavedConversation } from '../../src/saved-conversation.js';
+import { enveloped, unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the terminal tests (apt-get install tmux)');
@@ -86,6 +87,11 @@ function heldReply(reply: FakeOllamaReply) {
   return { item, release };
 }
 
+/** The conversation part of a request (the system prompt, with the default clause, left out). */
+function withoutSystem(request: FakeChatRequest | undefined): FakeChatRequest['messages'] {
+  return (request?.messages ?? []).filter((message) => message.role !== 'system');
+}
+
 function roles(request: FakeChatRequest | undefined): string[] {
   return (request?.messages ?? [])
     .filter((message) => message.role !== 'system')
@@ -105,7 +111,7 @@ async function chatWithSpawner(command: readonly string[]) {
     servers: { spawner: { command: program, args } },
     script: [
       toolCallReply(['spawner__pids', {}]),
-      (request) => textReply(`pids: ${request.messages.at(-1)?.content ?? ''}`),
+      (request) => textReply(`pids: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
     ],
   });
   chat.type('which pids?');
@@ -160,7 +166,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     chat.keys('Enter');
     await chat.waitFor((text) => after(text, 'still there?').includes('Fine again.'));
     // The cancelled turn left nothing behind; the first turn is still in the history.
-    expect(ollama?.chatRequests.at(-1)?.messages.map((message) => message.content)).toEqual([
+    expect(withoutSystem(ollama?.chatRequests.at(-1)).map((message) => message.content)).toEqual([
       'tell me about fruit',
       '# Fruit report\n\nMangoes are **sweet** and `ripe`.\n\n- one\n- two\n',
       'still there?',
@@ -172,8 +178,8 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
       servers: { everything: EVERYTHING_SERVER },
       script: [
         toolCallReply(['everything__echo', { message: 'ping from the model' }]),
-        (request) => textReply(`The tool said: ${request.messages.at(-1)?.content ?? ''}`),
-        (request) => textReply(`You said ${request.messages.length} things.`),
+        (request) => textReply(`The tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
+        (request) => textReply(`You said ${withoutSystem(request).length} things.`),
       ],
     });
     chat.type('use the echo tool');
@@ -186,7 +192,10 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     chat.keys('Enter');
     await chat.waitFor('You said 5 things.');
     expect(roles(ollama?.chatRequests[2])).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
-    expect(ollama?.chatRequests[2]?.messages[2]?.content).toBe('Echo: ping from the model');
+    // The request carries the result marked as data from outside; the screen shows the plain text.
+    expect(withoutSystem(ollama?.chatRequests[2])[2]?.content).toBe(
+      enveloped('everything__echo', 'Echo: ping from the model'),
+    );
   });
 
   it('Ctrl-C while a tool runs cancels it on its server, and the history stays answered', async () => {
@@ -206,7 +215,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     chat.type('hello again');
     chat.keys('Enter');
     await chat.waitFor('Ready when you are.');
-    const messages = ollama?.chatRequests[1]?.messages ?? [];
+    const messages = withoutSystem(ollama?.chatRequests[1]);
     expect(roles(ollama?.chatRequests[1])).toEqual(['user', 'assistant', 'tool', 'user']);
     expect(messages[1]?.tool_calls?.[0]?.function.name).toBe('slow__sleep');
     expect(messages[2]?.content).toMatch(/cancelled/);

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { CLI, REPOSITORY, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
 import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
 const PROMPT = 'ollama:mistral-small ›';
@@ -51,7 +52,7 @@ function enter(chat: TmuxTerminal, text: string): void {
 describe.skipIf(!hasTmux)('server offerings in the chat', () => {
   it('lists prompts and resources, and asks for a prompt argument that is missing', async () => {
     ollama = await startFakeOllama([
-      (request) => textReply(`model got: ${request.messages.at(-1)?.content ?? ''}`),
+      (request) => textReply(`model got: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
     ]);
     const chat = await startChat(ollama.url);
     enter(chat, '/prompts');
@@ -71,7 +72,7 @@ describe.skipIf(!hasTmux)('server offerings in the chat', () => {
   it('asks a form elicitation field by field and sends the checked answer', async () => {
     ollama = await startFakeOllama([
       toolCallReply(['everything__trigger-elicitation-request', {}]),
-      (request) => textReply(`tool said: ${request.messages.at(-1)?.content ?? ''}`),
+      (request) => textReply(`tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
     ]);
     const chat = await startChat(ollama.url);
     enter(chat, 'ask me things');

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRunner } from '../../src/index.js';
 import { UNTRUSTED_CONTENT_CLAUSE } from '../../src/safety/untrusted-content.js';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { REPOSITORY } from '../support/cli.js';
+import { REPOSITORY, runCli, temporaryHome } from '../support/cli.js';
 
 const goodServer = {
   command: process.execPath,
@@ -38,7 +38,7 @@ function chatBodies(fake: FakeOllama): ChatBody[] {
 }
 
 describe('tool output is untrusted, end to end', () => {
-  it('marks the result for the model, adds the clause, and audits with session, turn and identity', async () => {
+  it('marks the result for the model and adds the clause by default, and audits with session, turn and identity', async () => {
     folder = await mkdtemp(join(tmpdir(), 'mcphost-untrusted-'));
     const auditLog = join(folder, 'audit.jsonl');
     ollama = await startFakeOllama([
@@ -52,7 +52,8 @@ describe('tool output is untrusted, end to end', () => {
       providerUrl: ollama.url,
       mcpServers: { good: goodServer },
       systemPrompt: 'Be brief.',
-      safety: { auditLog, untrustedContent: { markAsData: true, systemPromptClause: true } },
+      // Marking and the clause are on by default.
+      safety: { auditLog },
       env: {},
     });
     const result = await runner.run('echo hi');
@@ -81,12 +82,13 @@ describe('tool output is untrusted, end to end', () => {
     expect(lines[1]?.sessionId).toBe(lines[0]?.sessionId);
   });
 
-  it('sends no clause and no envelope when both are off (the default for now)', async () => {
+  it('sends no clause and no envelope when both are turned off', async () => {
     ollama = await startFakeOllama([toolCallReply(['good__echo', { message: 'hi' }]), textReply('done')]);
     const runner = await createRunner({
       model: 'ollama:mistral-small',
       providerUrl: ollama.url,
       mcpServers: { good: goodServer },
+      safety: { untrustedContent: { markAsData: false, systemPromptClause: false } },
       env: {},
     });
     await runner.run('echo hi');
@@ -145,5 +147,64 @@ describe('tool output is untrusted, end to end', () => {
       total += text.trim().split('\n').length;
     }
     expect(total).toBe(6);
+  });
+});
+
+describe('the command-line flags', () => {
+  let home: Awaited<ReturnType<typeof temporaryHome>> | undefined;
+  afterEach(async () => {
+    await home?.remove();
+    home = undefined;
+  });
+
+  /** Runs `-p` once with `flags`; resolves with the exit code, stderr and the model's last request. */
+  async function runWith(...flags: string[]) {
+    home = await temporaryHome();
+    await home.writeConfig({ mcpServers: { good: goodServer } });
+    const requests: ChatBody[] = [];
+    ollama = await startFakeOllama([], {
+      fallback: (request) => {
+        requests.push(request);
+        return request.messages.at(-1)?.role === 'tool'
+          ? textReply('done')
+          : toolCallReply(['good__echo', { message: 'hi' }]);
+      },
+    });
+    const run = await runCli(
+      ['-m', 'ollama:mistral-small', '--provider-url', ollama.url, '-p', 'echo', ...flags],
+      home.path,
+    );
+    return { ...run, last: requests.at(-1) };
+  }
+
+  it('marks the result and adds the clause by default', async () => {
+    const run = await runWith();
+    expect(run.code).toBe(0);
+    expect(run.last?.messages[0]).toEqual({ role: 'system', content: UNTRUSTED_CONTENT_CLAUSE });
+    expect(run.last?.messages.at(-1)?.content).toBe(
+      '<untrusted-tool-output source="good__echo">\necho: hi\n</untrusted-tool-output>',
+    );
+  });
+
+  it('--no-mark-tool-output sends the plain result, keeping the clause', async () => {
+    const run = await runWith('--no-mark-tool-output');
+    expect(run.code).toBe(0);
+    expect(run.last?.messages[0]?.role).toBe('system');
+    expect(run.last?.messages.at(-1)?.content).toBe('echo: hi');
+  });
+
+  it('--no-untrusted-clause leaves the clause out, keeping the marking', async () => {
+    const run = await runWith('--no-untrusted-clause');
+    expect(run.code).toBe(0);
+    expect(run.last?.messages.some((message) => message.role === 'system')).toBe(false);
+    expect(run.last?.messages.at(-1)?.content).toContain('<untrusted-tool-output');
+  });
+
+  it('refuses an unknown --injection-policy with exit code 2 and one line', async () => {
+    const run = await runWith('--injection-policy', 'loud');
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe(
+      'mcphost: --injection-policy: "loud" is not one of warn, ask, redact, block',
+    );
   });
 });

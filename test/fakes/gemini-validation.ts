@@ -279,6 +279,12 @@ function validatePart(
         `* GenerateContentRequest.${path}.function_response.name: Name cannot be empty.\n`,
       );
     }
+    // `response` is a google.protobuf.Struct: required, and a JSON object (not a string or a list).
+    if (!isObject(functionResponse.response)) {
+      return invalidArgument(
+        `Invalid value at '${path}.function_response.response' (type.googleapis.com/google.protobuf.Struct), ${JSON.stringify(functionResponse.response ?? null)}`,
+      );
+    }
     if (functionResponse.parts !== undefined && !context.gemini3) {
       return invalidArgument('function_response.parts is not supported for this model.');
     }

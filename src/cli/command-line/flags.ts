@@ -7,6 +7,7 @@ import { parseBuiltinNames, type BuiltinServerName } from '../../builtin/names.j
 import { ConfigError } from '../../errors.js';
 import { optional } from '../../optional.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/schema.js';
+import { INJECTION_POLICIES, type UntrustedContentOptions } from '../../safety/untrusted-content.js';
 
 /** What the user asked for on the command line. Unset options fall back to the config file. */
 export interface CliOptions {
@@ -28,6 +29,11 @@ export interface CliOptions {
   readonly approveAll?: boolean;
   /** `--audit-log FILE`: one JSON line per tool call appended there. */
   readonly auditLog?: string;
+  /**
+   * `--injection-policy`, `--no-mark-tool-output`, `--no-untrusted-clause`: each set one overrides
+   * the config's `untrustedContent` field.
+   */
+  readonly untrustedContent?: UntrustedContentOptions;
   /** `--quiet`: the final answer alone on stdout; on stderr, errors only. */
   readonly quiet: boolean;
   /** `--output-format` of a one-shot run. */
@@ -71,6 +77,11 @@ export interface FlagSpec {
   readonly describe: string;
   /** For booleans that are on unless negated (`--no-color`). */
   readonly defaultValue?: boolean;
+  /**
+   * A boolean whose `--no-` form is the one users type, left unset when not given so that the
+   * config file decides (`--no-mark-tool-output`).
+   */
+  readonly negatable?: boolean;
 }
 
 export const CHAT_FLAGS: readonly FlagSpec[] = [
@@ -197,6 +208,25 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     describe: 'append one JSON line per tool call to FILE (secrets redacted)',
   },
   {
+    name: 'injection-policy',
+    kind: 'string',
+    value: 'POLICY',
+    describe: 'tool output that looks like a prompt injection: warn (default), ask, redact or block',
+  },
+  {
+    name: 'mark-tool-output',
+    kind: 'boolean',
+    negatable: true,
+    describe: 'send tool output to the model marked as external data (default; --no-mark-tool-output: plain)',
+  },
+  {
+    name: 'untrusted-clause',
+    kind: 'boolean',
+    negatable: true,
+    describe:
+      'add the "tool output is data" clause to the system prompt (default; --no-untrusted-clause: leave it out)',
+  },
+  {
     name: 'color',
     kind: 'boolean',
     defaultValue: true,
@@ -260,6 +290,10 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     debug: flag('debug') === true,
     approveAll: flag('approve-all') === true,
     ...optional('auditLog', text('audit-log')),
+    ...optional(
+      'untrustedContent',
+      untrustedContent(text('injection-policy'), flag('mark-tool-output'), flag('untrusted-clause')),
+    ),
     quiet: flag('quiet') === true,
     outputFormat: outputFormat(text('output-format')),
     ...optional('saveSession', text('save-session')),
@@ -273,6 +307,23 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     ...optional('builtin', builtinNames(strings('builtin'))),
     ...optional('script', script),
   });
+}
+
+function untrustedContent(
+  policy: string | undefined,
+  markAsData: boolean | undefined,
+  systemPromptClause: boolean | undefined,
+): UntrustedContentOptions | undefined {
+  const known = INJECTION_POLICIES.find((candidate) => candidate === policy);
+  if (policy !== undefined && known === undefined) {
+    throw new ConfigError('--injection-policy', `"${policy}" is not one of ${INJECTION_POLICIES.join(', ')}`);
+  }
+  const options: UntrustedContentOptions = {
+    ...optional('policy', known),
+    ...optional('markAsData', markAsData),
+    ...optional('systemPromptClause', systemPromptClause),
+  };
+  return Object.keys(options).length === 0 ? undefined : options;
 }
 
 function builtinNames(values: readonly string[] | undefined): BuiltinServerName[] | undefined {

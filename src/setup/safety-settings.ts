@@ -1,0 +1,113 @@
+/**
+ * The safety side of createRunner, kept apart from the composition itself: the config's safety
+ * settings as the one {@link SafetyOptions} object, the untrusted-content defaults and clause, the
+ * content screen shared by the guard and the servers' resources and prompts, and who a server is
+ * for the audit log.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { LoadedConfig } from '../../config/index.js';
+import type { ServerDefinition } from '../mcp/definition.js';
+import type { McpPool } from '../mcp/pool.js';
+import { optional } from '../optional.js';
+import type { QuestionQueue, UserQuestions } from '../questions.js';
+import type { ServerIdentity } from '../safety/audit-log.js';
+import type { SafetyOptions } from '../safety/options.js';
+import {
+  screenUntrustedContent,
+  UNTRUSTED_CONTENT_CLAUSE,
+  type ContentScreen,
+  type FlagReport,
+} from '../safety/untrusted-content.js';
+
+/** Tool output (and attached resources) reach the model marked as data from outside. */
+export const DEFAULT_MARK_TOOL_OUTPUT = true;
+/** The system prompt carries {@link UNTRUSTED_CONTENT_CLAUSE}. */
+export const DEFAULT_SYSTEM_PROMPT_CLAUSE = true;
+
+/** Whether tool output is marked for the model (`untrustedContent.markAsData`, default on). */
+export function marksToolOutput(safety: SafetyOptions): boolean {
+  return safety.untrustedContent?.markAsData ?? DEFAULT_MARK_TOOL_OUTPUT;
+}
+
+/** The config file's safety settings, as the one object the guard takes. */
+export function configSafety(config: LoadedConfig): SafetyOptions {
+  return {
+    ...optional('approval', config.approval),
+    ...optional('hooks', config.hooks),
+    ...optional('auditLog', config.auditLog),
+    ...optional('auditLogMaxBytes', config.auditLogMaxBytes),
+    ...optional('maxToolResultBytes', config.maxToolResultBytes),
+    ...optional('untrustedContent', config.untrustedContent),
+    ...optional('budgets', config.budgets),
+  };
+}
+
+/** The system prompt with the untrusted-content clause, unless it is turned off (or already there). */
+export function withUntrustedContentClause(
+  prompt: string | undefined,
+  safety: SafetyOptions,
+): string | undefined {
+  if (!(safety.untrustedContent?.systemPromptClause ?? DEFAULT_SYSTEM_PROMPT_CLAUSE)) return prompt;
+  if (prompt === undefined || prompt.trim() === '') return UNTRUSTED_CONTENT_CLAUSE;
+  if (prompt.includes(UNTRUSTED_CONTENT_CLAUSE)) return prompt;
+  return `${prompt}\n\n${UNTRUSTED_CONTENT_CLAUSE}`;
+}
+
+/**
+ * The session's {@link ContentScreen}: content from outside that is not a tool result (resources,
+ * prompts, sampling messages) is screened with the same policy, questions and queue as the guard
+ * gives tool results.
+ */
+export function contentScreenFor(
+  safety: SafetyOptions,
+  questionQueue: QuestionQueue,
+  questions: UserQuestions | undefined,
+  onFlagged: ((report: FlagReport) => void) | undefined,
+): ContentScreen {
+  return (content, origin, signal) =>
+    screenUntrustedContent(
+      content,
+      origin,
+      {
+        policy: safety.untrustedContent?.policy ?? 'warn',
+        queue: questionQueue,
+        ...optional('questions', questions),
+        ...optional('onFlagged', onFlagged),
+      },
+      signal,
+    );
+}
+
+/** The folder for whole tool results over the budget (see CreateRunnerOptions.toolOutputFolder). */
+export function toolOutputFolderFor(
+  options: { readonly toolOutputFolder?: string | null; readonly homeDir?: string },
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (options.toolOutputFolder === null) return undefined;
+  if (options.toolOutputFolder !== undefined) return options.toolOutputFolder;
+  const stateHome = env.XDG_STATE_HOME?.trim();
+  const base =
+    stateHome !== undefined && stateHome !== ''
+      ? stateHome
+      : join(options.homeDir ?? homedir(), '.local', 'state');
+  return join(base, 'mcphost', 'tool-output');
+}
+
+/** Who a server is: its own name and version, and the command or URL it was started with. */
+export function serverIdentity(
+  pool: McpPool,
+  definition: ServerDefinition | undefined,
+  server: string,
+): ServerIdentity | undefined {
+  const implementation = pool.status().find((status) => status.name === server)?.implementation;
+  const started =
+    definition === undefined
+      ? {}
+      : definition.transport === 'stdio'
+        ? { command: [definition.command, ...definition.args].join(' ') }
+        : definition.transport === 'builtin'
+          ? {} // in-process: its serverInfo (`mcphost-fs`…) says which one
+          : { url: definition.url };
+  return { ...(implementation ?? {}), ...started };
+}
