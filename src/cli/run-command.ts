@@ -7,8 +7,6 @@ import { resolve } from 'node:path';
 import type { ElicitationOutcome } from '../mcp/elicitation.js';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import { optional } from '../optional.js';
-import type { HistoryChange } from '../runner.js';
-import type { Message } from '../types.js';
 import type { CliOptions, ScriptCommand } from './args.js';
 import { AbortedError } from '../errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
@@ -25,7 +23,8 @@ import type { PrompterSlot } from './chat/prompter.js';
 import type { Reporter } from './output/reporter.js';
 import { applyScript, loadScript, type ScriptFile } from './script.js';
 import { runnerOptionsFor } from './runner-options.js';
-import { modelNameOf, runOneShot } from './one-shot.js';
+import { runOneShot } from './one-shot.js';
+import { ConversationRecorder } from '../conversation-recorder.js';
 import { composePrompt } from './stdin.js';
 import { resolveSessionChoice } from './session-choice.js';
 import { continuingNotice } from './saved-conversations.js';
@@ -102,23 +101,12 @@ async function run(
   const prompter = chatFollows ? new (await import('./chat/prompter.js')).PrompterSlot() : undefined;
   const askToTrust =
     prompt === undefined && inputs.script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true;
-  const journal = inputs.session.journal;
-  const { runner, config, modelString } = await assembleRunner({
+  // The one path that saves the conversation: here after every change (so that a crash or Ctrl-C
+  // loses at most the step in progress), and in the chat for /save and /resume.
+  const recorder = new ConversationRecorder({ journal: inputs.session.journal });
+  const { runner, config } = await assembleRunner({
     ...runnerOptionsFor(inputs, io),
-    // Saved after every change, so that a crash or Ctrl-C loses at most the step in progress.
-    ...optional(
-      'onHistoryChange',
-      journal &&
-        ((history: readonly Message[], change?: HistoryChange) =>
-          journal.record(
-            {
-              model: modelNameOf(runner.provider),
-              ...optional('systemPrompt', runner.systemPrompt),
-              messages: history,
-            },
-            change?.type === 'compaction' ? change : undefined,
-          )),
-    ),
+    onHistoryChange: (history, change) => recorder.recordChange(runner, history, change),
     // Ctrl-C while the servers start stops the start (and the servers) at once.
     signal,
     // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
@@ -165,7 +153,7 @@ async function run(
       // --no-exit: the chat goes on from the answer, with the same history.
       if (!options.noExit) return code;
     }
-    return await chat(runner, { io, options, config, modelString, signal, reporter, prompter });
+    return await chat(runner, { io, options, config, recorder, signal, reporter, prompter });
   } finally {
     await runner.close();
   }
@@ -213,7 +201,7 @@ async function chat(
     readonly io: CliIO;
     readonly options: CliOptions;
     readonly config: LoadedConfig;
-    readonly modelString: string;
+    readonly recorder: ConversationRecorder;
     readonly signal: AbortSignal;
     readonly reporter: Reporter;
     readonly prompter: PrompterSlot | undefined;
@@ -222,7 +210,7 @@ async function chat(
   const { io, options, config } = context;
   const { runInteractive } = await import('./interactive.js');
   return runInteractive(runner, io, {
-    modelString: context.modelString,
+    recorder: context.recorder,
     debug: options.debug,
     signal: context.signal,
     color: options.noColor !== true,
