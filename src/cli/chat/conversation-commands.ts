@@ -2,6 +2,7 @@
  * The chat's commands about the conversation as a whole: `/model` (switch model, keeping it),
  * `/save FILE` (a copy) and `/resume [N|ID]` (take up another saved conversation of this folder).
  */
+import { ConfigError } from '../../errors.js';
 import { describeFailure } from '../exit-codes.js';
 import {
   continuingNotice,
@@ -74,6 +75,7 @@ async function resume(chosen: string, context: CommandContext): Promise<CommandO
       if (answer === '') return show('Nothing chosen; the conversation goes on.');
     }
     const summary = pick(summaries, answer);
+    if (typeof summary === 'string') return failed(`Could not resume: ${summary}`);
     const messages = await saved.takeUp(summary.path);
     const [head = '', ...exchange] = continuingNotice(summary.id, messages, context.columns());
     return show([head, ...exchange.map((line) => `  ${line}`)].join('\n'));
@@ -82,12 +84,20 @@ async function resume(chosen: string, context: CommandContext): Promise<CommandO
   }
 }
 
-/** A number from the list, or an id (or the start of one). */
-function pick(summaries: readonly ConversationSummary[], answer: string): ConversationSummary {
+/** A number from the list, or an id (or the start of one); else what is wrong, in words. */
+function pick(summaries: readonly ConversationSummary[], answer: string): ConversationSummary | string {
   if (/^[0-9]+$/.test(answer)) {
-    const numbered = summaries[Number(answer) - 1];
-    if (numbered !== undefined) return numbered;
-    throw new RangeError(`there is no conversation ${answer}: give 1-${summaries.length} or an id`);
+    return (
+      summaries[Number(answer) - 1] ??
+      `there is no conversation ${answer}: give 1-${summaries.length} or an id`
+    );
   }
-  return findConversation(summaries, answer);
+  try {
+    return findConversation(summaries, answer);
+  } catch (failure) {
+    // findConversation speaks of `--resume`; here the words alone say it.
+    return failure instanceof ConfigError
+      ? failure.detail.replace('mcphost --resume', '/resume')
+      : String(failure);
+  }
 }
