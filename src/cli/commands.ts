@@ -7,6 +7,7 @@ import { describeFailure } from './exit-codes.js';
 import { listHistory, listServers, listTools, showUsage } from './chat/listings.js';
 import { OFFERINGS_COMMANDS } from './chat/offerings-commands.js';
 import { CONVERSATION_COMMANDS } from './chat/conversation-commands.js';
+import { PERMISSIONS_COMMANDS } from './chat/permissions-command.js';
 import {
   failed,
   parseCommandLine,
@@ -83,6 +84,7 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
   ...CORE_COMMANDS,
   ...OFFERINGS_COMMANDS,
   ...CONVERSATION_COMMANDS,
+  ...PERMISSIONS_COMMANDS,
   ...QUIT_COMMANDS,
 ];
 

@@ -10,6 +10,7 @@
  */
 import { AbortedError } from '../errors.js';
 import type { ConversationRecorder } from '../conversation-recorder.js';
+import type { KeptPermissions } from '../safety/kept-permissions.js';
 import type { ToolDescription } from '../mcp/pool.js';
 import type { ServerStatus } from '../mcp/status.js';
 import { optional } from '../optional.js';
@@ -37,6 +38,8 @@ export interface ChatOptions {
    * one) switches it to the conversation taken up. The model shown is the runner's provider's.
    */
   readonly recorder?: ConversationRecorder;
+  /** The "always allow" answers kept for this folder: `/permissions` lists and removes them. */
+  readonly permissions?: KeptPermissions;
   readonly debug: boolean;
   /** Aborted on SIGTERM/SIGHUP: the chat ends (and so do the servers). */
   readonly signal: AbortSignal;

@@ -3,7 +3,6 @@
  * stop on SIGINT/SIGTERM/SIGHUP with the shell's exit code. `main` imports this module only once
  * the arguments are parsed, so `mcphost --help` loads none of it.
  */
-import { resolve } from 'node:path';
 import type { ElicitationOutcome } from '../mcp/elicitation.js';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import { optional } from '../optional.js';
@@ -27,7 +26,9 @@ import { runOneShot } from './one-shot.js';
 import { ConversationRecorder } from '../conversation-recorder.js';
 import { composePrompt } from './stdin.js';
 import { resolveSessionChoice } from './session-choice.js';
-import { continuingNotice } from './saved-conversations.js';
+import { continuingNotice, stateFolder } from './saved-conversations.js';
+import { KeptPermissions } from '../safety/kept-permissions.js';
+import { join, resolve } from 'node:path';
 
 export { createReporter } from './output/reporter.js';
 
@@ -83,6 +84,7 @@ interface Inputs {
   readonly prompt: string | undefined;
   readonly session: OpenedConversation;
   readonly systemPrompt: string | undefined;
+  readonly permissions: KeptPermissions;
 }
 
 async function run(
@@ -104,8 +106,11 @@ async function run(
   // The one path that saves the conversation: here after every change (so that a crash or Ctrl-C
   // loses at most the step in progress), and in the chat for /save and /resume.
   const recorder = new ConversationRecorder({ journal: inputs.session.journal });
+  const base = runnerOptionsFor(inputs, io);
   const { runner, config } = await assembleRunner({
-    ...runnerOptionsFor(inputs, io),
+    ...base,
+    // "Always allow" answers kept for this folder, in the state folder (never in the project).
+    safety: { ...base.safety, keptPermissions: inputs.permissions },
     onHistoryChange: (history, change) => recorder.recordChange(runner, history, change),
     // Ctrl-C while the servers start stops the start (and the servers) at once.
     signal,
@@ -153,7 +158,16 @@ async function run(
       // --no-exit: the chat goes on from the answer, with the same history.
       if (!options.noExit) return code;
     }
-    return await chat(runner, { io, options, config, recorder, signal, reporter, prompter });
+    return await chat(runner, {
+      io,
+      options,
+      config,
+      recorder,
+      permissions: inputs.permissions,
+      signal,
+      reporter,
+      prompter,
+    });
   } finally {
     await runner.close();
   }
@@ -191,7 +205,11 @@ async function readInputs(
     note(continuingNotice(continuing, session.loaded.messages, (io.stderr as { columns?: number }).columns));
   }
   const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
-  return { options, script, prompt, session, systemPrompt };
+  const permissions = await KeptPermissions.open({
+    file: join(stateFolder(io.homeDir, io.env), 'permissions.json'),
+    projectDir: io.cwd,
+  });
+  return { options, script, prompt, session, systemPrompt, permissions };
 }
 
 /** The chat, after servers are up (or after a `--no-exit` answer). */
@@ -202,6 +220,7 @@ async function chat(
     readonly options: CliOptions;
     readonly config: LoadedConfig;
     readonly recorder: ConversationRecorder;
+    readonly permissions: KeptPermissions;
     readonly signal: AbortSignal;
     readonly reporter: Reporter;
     readonly prompter: PrompterSlot | undefined;
@@ -211,6 +230,7 @@ async function chat(
   const { runInteractive } = await import('./interactive.js');
   return runInteractive(runner, io, {
     recorder: context.recorder,
+    permissions: context.permissions,
     debug: options.debug,
     signal: context.signal,
     color: options.noColor !== true,

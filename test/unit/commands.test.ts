@@ -297,3 +297,32 @@ describe('completeLine', () => {
     ]);
   });
 });
+
+describe('/permissions', () => {
+  it('lists the answers kept for this folder and removes one or all', async () => {
+    const { KeptPermissions } = await import('../../src/safety/kept-permissions.js');
+    const permissions = await KeptPermissions.open({
+      file: join(folder, 'permissions.json'),
+      projectDir: folder,
+    });
+    const given = context({ permissions }).context;
+    expect(shown(await textOf('/permissions', given))).toMatch(/^No "always allow" answer is kept for /);
+    await permissions.keep({ server: 'files', tool: 'write' });
+    await permissions.keep({ server: 'memory' });
+    const listed = shown(await textOf('/permissions', given));
+    expect(listed).toMatch(/ 1\. write of files {2}kept \d{4}-/);
+    expect(listed).toMatch(/ 2\. every tool of memory {2}kept /);
+    expect(await textOf('/permissions remove x', given)).toEqual({
+      kind: 'error',
+      text: '/permissions remove: "x" is not a number from the list, nor "all"',
+    });
+    expect(await textOf('/permissions remove 3', given)).toEqual({
+      kind: 'error',
+      text: '/permissions remove: there is no kept permission 3: give 1-2',
+    });
+    expect(shown(await textOf('/permissions remove 1', given))).toMatch(/^Removed 1 kept permission for /);
+    expect(permissions.list().map((kept) => kept.server)).toEqual(['memory']);
+    expect(shown(await textOf('/permissions remove all', given))).toMatch(/^Removed 1 kept permission/);
+    expect(permissions.list()).toEqual([]);
+  });
+});

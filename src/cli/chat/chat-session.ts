@@ -278,6 +278,7 @@ export class ChatSession implements Prompter {
         return absolute;
       },
       ask: (question) => this.ask(question),
+      ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
       ...(recorder === undefined ? {} : { savedConversations: this.#savedConversations(recorder) }),
       style: display.style,
       columns: () => display.columns(),

@@ -8,6 +8,7 @@ import type { ServerLogRecord } from '../../mcp/server-logs.js';
 import type { ServerOfferings } from '../../mcp/server-offerings.js';
 import type { ServerStatus } from '../../mcp/status.js';
 import type { Runner } from '../../runner.js';
+import type { KeptPermissions } from '../../safety/kept-permissions.js';
 import type { Message } from '../../types.js';
 import type { ConversationSummary } from '../saved-conversations.js';
 import type { Style } from './style.js';
@@ -42,6 +43,8 @@ export interface CommandContext {
   saveConversation(path: string): Promise<string>;
   /** Asks the user a question on the chat's own prompt (`/resume` without an id). */
   ask?(question: string): Promise<string>;
+  /** The "always allow" answers kept for this folder (`/permissions`). */
+  readonly permissions?: KeptPermissions;
   /** Takes up a saved conversation of this folder (`/resume`); absent where there are none. */
   readonly savedConversations?: SavedConversationsAccess;
   readonly style: Style;
