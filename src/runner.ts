@@ -162,9 +162,12 @@ export class Runner {
     return [...this.#messages];
   }
 
-  /** Starts a new conversation (the system prompt and tools stay). */
-  reset(): void {
-    this.#messages = [];
+  /**
+   * Starts a new conversation, empty or from `history` (a saved one, say); the system prompt and
+   * tools stay. Not reported to `onHistoryChange`: the next change is, against this history.
+   */
+  reset(history: readonly Message[] = []): void {
+    this.#messages = [...history];
   }
 
   /**

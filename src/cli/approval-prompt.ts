@@ -34,17 +34,19 @@ const MAX_ATTEMPTS = 3;
 
 /** An answer as typed, understood. */
 export type ApprovalAnswer =
-  | { readonly kind: 'allow-once' | 'allow-tool' | 'allow-server' }
+  | { readonly kind: 'allow-once' }
+  | { readonly kind: 'allow-tool' | 'allow-server'; readonly keep?: boolean }
   | { readonly kind: 'deny'; readonly reason?: string };
 
 /**
  * Reads an answer: `y`/`yes`/`once`, `t`/`tool`/`always`, `s`/`server`, `n`/`no`/`deny` — the
- * last optionally followed by a reason (`n not that folder`, `n: not that folder`). Case does not
+ * last optionally followed by a reason; `tk`/`keep-tool` and `sk`/`keep-server` are `t` and `s`
+ * kept for this project folder in later runs too (`n not that folder`, `n: not that folder`). Case does not
  * matter. `undefined` when it is none of these.
  */
 export function parseApprovalAnswer(text: string): ApprovalAnswer | undefined {
   const trimmed = text.trim();
-  const match = /^([A-Za-z]+)\s*(?::\s*|\s+)?(.*)$/s.exec(trimmed);
+  const match = /^([A-Za-z-]+)\s*(?::\s*|\s+)?(.*)$/s.exec(trimmed);
   if (match === null) return undefined;
   const word = (match[1] ?? '').toLowerCase();
   const rest = (match[2] ?? '').trim();
@@ -55,6 +57,8 @@ export function parseApprovalAnswer(text: string): ApprovalAnswer | undefined {
   if (['y', 'yes', 'o', 'once'].includes(word)) return { kind: 'allow-once' };
   if (['t', 'tool', 'a', 'always'].includes(word)) return { kind: 'allow-tool' };
   if (['s', 'server'].includes(word)) return { kind: 'allow-server' };
+  if (['tk', 'keep-tool'].includes(word)) return { kind: 'allow-tool', keep: true };
+  if (['sk', 'keep-server'].includes(word)) return { kind: 'allow-server', keep: true };
   return undefined;
 }
 
@@ -70,10 +74,15 @@ export function describeApprovalRequest(request: ApprovalRequest): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The question line; `[s]` only when the server is known. */
+/** The question line; `[s]` and the kept answers only when the server is known. */
 export function approvalQuestion(request: ApprovalRequest): string {
-  const server = request.server === undefined ? '' : `  [s] always this server`;
-  return `Allow? [y] once  [t] always this tool${server}  [n] deny (n REASON tells the model why): `;
+  if (request.server === undefined) {
+    return `Allow? [y] once  [t] always this tool  [n] deny (n REASON tells the model why): `;
+  }
+  return (
+    `Allow? [y] once  [t] always this tool  [s] always this server  ` +
+    `[tk]/[sk] the same, kept for this folder  [n] deny (n REASON tells the model why): `
+  );
 }
 
 /**
@@ -88,10 +97,19 @@ export function createApprovalPrompt(io: PromptIO): ApprovalHandler {
       if (typed === undefined) return { kind: 'deny', reason: 'no answer' };
       const answer = parseApprovalAnswer(typed);
       if (answer === undefined) {
-        io.write(`Please answer y, t${request.server === undefined ? '' : ', s'} or n.\n`);
+        io.write(`Please answer y, t${request.server === undefined ? '' : ', s, tk, sk'} or n.\n`);
         continue;
       }
       if (answer.kind === 'allow-server' && request.server === undefined) return { kind: 'allow-tool' };
+      if (
+        answer.kind !== 'deny' &&
+        answer.kind !== 'allow-once' &&
+        answer.keep === true &&
+        request.server === undefined
+      ) {
+        // Kept answers are by server and tool: without a server, this one is for the session.
+        return { kind: 'allow-tool' };
+      }
       if (answer.kind !== 'deny' || answer.reason !== undefined) return answer;
       const reason = await askOrCancel(io, 'Reason, for the model (optional, Enter to skip): ', request);
       const given = reason?.trim() ?? '';

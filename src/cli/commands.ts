@@ -1,96 +1,104 @@
 /**
- * Slash commands of the chat. Parsing is pure ({@link parseCommand}); running one
- * ({@link runCommand}) goes through a {@link CommandContext}, so tests drive it without a terminal.
+ * Slash commands of the chat. Each module exports its list of commands and is registered below
+ * with one line; parsing is pure ({@link parseCommand}); running one ({@link runCommand}) goes
+ * through a {@link CommandContext}, so tests drive it without a terminal.
  */
-import type { ToolDescription } from '../mcp/pool.js';
-import type { ServerStatus } from '../mcp/status.js';
-import type { Runner } from '../runner.js';
 import { describeFailure } from './exit-codes.js';
 import { listHistory, listServers, listTools, showUsage } from './chat/listings.js';
+import { OFFERINGS_COMMANDS } from './chat/offerings-commands.js';
+import { CONVERSATION_COMMANDS } from './chat/conversation-commands.js';
+import { PERMISSIONS_COMMANDS } from './chat/permissions-command.js';
 import {
-  formatServerLogs,
-  OFFERINGS_COMMANDS,
-  showPrompts,
-  showResources,
-} from './chat/offerings-commands.js';
-import type { ServerLogRecord } from '../mcp/server-logs.js';
-import type { ServerOfferings } from '../mcp/server-offerings.js';
-import wrapAnsi from 'wrap-ansi';
+  failed,
+  parseCommandLine,
+  show,
+  type ChatCommand,
+  type CommandContext,
+  type CommandHelp,
+  type CommandOutcome,
+  type ParsedCommand,
+} from './chat/command-table.js';
 import type { Style } from './chat/style.js';
-import type { UsageTotals } from './chat/usage.js';
+import wrapAnsi from 'wrap-ansi';
 import { compactionNotice } from './output/text.js';
 
-/** A command's name, what it takes, and what it does, for `/help` and completion. */
-export interface CommandHelp {
-  readonly name: string;
-  readonly argument?: string;
-  readonly summary: string;
-}
+export type {
+  ChatCommand,
+  CommandContext,
+  CommandHelp,
+  CommandOutcome,
+  ParsedCommand,
+} from './chat/command-table.js';
 
-export const SLASH_COMMANDS: readonly CommandHelp[] = [
-  { name: '/help', summary: 'show this help' },
-  { name: '/tools', summary: 'list the tools, grouped by server' },
-  { name: '/servers', summary: 'show each server: state, tool count, last error' },
-  { name: '/history', summary: 'show the conversation so far' },
-  { name: '/clear', summary: 'start a new conversation (also /new)' },
-  { name: '/usage', summary: 'tokens in and out this session, and context use' },
-  { name: '/compact', argument: '[focus]', summary: 'summarize the older conversation now' },
-  ...OFFERINGS_COMMANDS,
-  { name: '/model', argument: 'provider:model', summary: 'switch model, keeping the conversation' },
-  { name: '/save', argument: 'FILE', summary: 'save the conversation to a file' },
-  { name: '/quit', summary: 'leave (also /exit, or Ctrl-D)' },
+const CORE_COMMANDS: readonly ChatCommand[] = [
+  {
+    name: '/help',
+    summary: 'show this help',
+    run: (_, context) => show(helpText(context.style, context.columns())),
+  },
+  {
+    name: '/tools',
+    summary: 'list the tools, grouped by server',
+    run: async (_, context) =>
+      show(listTools(await context.describeTools(), context.style, context.columns())),
+  },
+  {
+    name: '/servers',
+    summary: 'show each server: state, tool count, last error',
+    run: (_, context) => show(listServers(context.servers(), context.style, context.columns())),
+  },
+  {
+    name: '/history',
+    summary: 'show the conversation so far',
+    run: (_, context) => show(listHistory(context.runner.history, context.style, context.columns())),
+  },
+  {
+    name: '/clear',
+    aliases: ['/new'],
+    summary: 'start a new conversation (also /new)',
+    run: (_, context) => {
+      context.runner.reset();
+      return show('Started a new conversation.');
+    },
+  },
+  {
+    name: '/usage',
+    summary: 'tokens in and out this session, and context use',
+    run: (_, context) =>
+      show(showUsage(context.usage, context.modelString(), context.style, context.runner.contextUsage)),
+  },
+  {
+    name: '/compact',
+    argument: '[focus]',
+    summary: 'summarize the older conversation now',
+    run: (focus, context) => compact(focus === '' ? undefined : focus, context),
+  },
 ];
 
-/** A parsed command line. A tagged union: switch on `kind`. */
-export type SlashCommand =
-  | { readonly kind: 'help' | 'tools' | 'servers' | 'history' | 'clear' | 'usage' | 'quit' }
-  | { readonly kind: 'model'; readonly modelString: string | undefined }
-  | { readonly kind: 'save'; readonly path: string | undefined }
-  | { readonly kind: 'compact'; readonly focus: string | undefined }
-  | { readonly kind: 'resources' | 'prompts' | 'logs'; readonly server: string | undefined }
-  | { readonly kind: 'unknown'; readonly name: string; readonly suggestion: string | undefined };
+const QUIT_COMMANDS: readonly ChatCommand[] = [
+  {
+    name: '/quit',
+    aliases: ['/exit'],
+    summary: 'leave (also /exit, or Ctrl-D)',
+    run: () => ({ kind: 'quit' }),
+  },
+];
 
-/**
- * The command on a line, or undefined when the line is a prompt for the model. A command is `/`
- * and a word (`/help`, `/model x:y`); `/etc/hosts?` is a prompt, and `//text` sends `/text`.
- */
-export function parseCommand(line: string): SlashCommand | undefined {
-  const match = /^\s*\/([a-z][\w-]*)(?:\s+(.*))?$/is.exec(line);
-  if (match === null) return undefined;
-  const name = `/${(match[1] ?? '').toLowerCase()}`;
-  const argument = unquote(match[2]?.trim() ?? '');
-  switch (name) {
-    case '/help':
-      return { kind: 'help' };
-    case '/tools':
-      return { kind: 'tools' };
-    case '/servers':
-      return { kind: 'servers' };
-    case '/history':
-      return { kind: 'history' };
-    case '/clear':
-    case '/new':
-      return { kind: 'clear' };
-    case '/usage':
-      return { kind: 'usage' };
-    case '/model':
-      return { kind: 'model', modelString: argument === '' ? undefined : argument };
-    case '/save':
-      return { kind: 'save', path: argument === '' ? undefined : argument };
-    case '/compact':
-      return { kind: 'compact', focus: argument === '' ? undefined : argument };
-    case '/resources':
-      return { kind: 'resources', server: argument === '' ? undefined : argument };
-    case '/prompts':
-      return { kind: 'prompts', server: argument === '' ? undefined : argument };
-    case '/logs':
-      return { kind: 'logs', server: argument === '' ? undefined : argument };
-    case '/quit':
-    case '/exit':
-      return { kind: 'quit' };
-    default:
-      return { kind: 'unknown', name, suggestion: closestCommand(name) };
-  }
+/** Every command, in the order `/help` lists them: one line per module. */
+export const CHAT_COMMANDS: readonly ChatCommand[] = [
+  ...CORE_COMMANDS,
+  ...OFFERINGS_COMMANDS,
+  ...CONVERSATION_COMMANDS,
+  ...PERMISSIONS_COMMANDS,
+  ...QUIT_COMMANDS,
+];
+
+/** The commands' help, for `/help` and Tab completion. */
+export const SLASH_COMMANDS: readonly CommandHelp[] = CHAT_COMMANDS;
+
+/** The command on a line, or undefined when the line is a prompt for the model. */
+export function parseCommand(line: string): ParsedCommand | undefined {
+  return parseCommandLine(line, CHAT_COMMANDS);
 }
 
 /** A line the model should get: `//text` becomes `/text`. */
@@ -98,78 +106,18 @@ export function promptText(line: string): string {
   return line.startsWith('//') ? line.slice(1) : line;
 }
 
-/** What a command needs from the chat. */
-export interface CommandContext {
-  readonly runner: Runner;
-  describeTools(): Promise<readonly ToolDescription[]>;
-  servers(): readonly ServerStatus[];
-  readonly usage: UsageTotals;
-  /** The model in use, as `provider:model`. */
-  modelString(): string;
-  /** Creates the provider and makes it the runner's; throws (leaving the old one) on failure. */
-  switchModel(modelString: string): Promise<void>;
-  /** Saves the conversation; resolves to the path written. */
-  saveSession(path: string): Promise<string>;
-  readonly style: Style;
-  columns(): number;
-  readonly debug: boolean;
-  /** Resources and prompts of the servers (absent for a chat without MCP servers behind it). */
-  readonly offerings?: ServerOfferings;
-  /** The servers' kept log messages, of one server or all. */
-  serverLogs?(server?: string): readonly ServerLogRecord[];
-}
-
-/** What the chat should do after a command. */
-export type CommandOutcome =
-  | { readonly kind: 'show'; readonly text: string }
-  | { readonly kind: 'error'; readonly text: string }
-  | { readonly kind: 'quit' };
-
-export async function runCommand(command: SlashCommand, context: CommandContext): Promise<CommandOutcome> {
-  switch (command.kind) {
-    case 'help':
-      return show(helpText(context.style, context.columns()));
-    case 'tools':
-      return show(listTools(await context.describeTools(), context.style, context.columns()));
-    case 'servers':
-      return show(listServers(context.servers(), context.style, context.columns()));
-    case 'history':
-      return show(listHistory(context.runner.history, context.style, context.columns()));
-    case 'clear':
-      context.runner.reset();
-      return show('Started a new conversation.');
-    case 'usage':
-      return show(
-        showUsage(context.usage, context.modelString(), context.style, context.runner.contextUsage),
-      );
-    case 'compact':
-      return compact(command.focus, context);
-    case 'model':
-      return switchModel(command.modelString, context);
-    case 'save':
-      return save(command.path, context);
-    case 'resources':
-    case 'prompts': {
-      if (context.offerings === undefined) return error('No MCP servers in this chat.');
-      const list = command.kind === 'resources' ? showResources : showPrompts;
-      try {
-        return show(await list(context.offerings, command.server, context.style));
-      } catch (failure) {
-        return error(message(failure, context.debug));
-      }
-    }
-    case 'logs':
-      return show(formatServerLogs(context.serverLogs?.(command.server) ?? [], context.style));
-    case 'quit':
-      return { kind: 'quit' };
+export async function runCommand(parsed: ParsedCommand, context: CommandContext): Promise<CommandOutcome> {
+  switch (parsed.kind) {
+    case 'command':
+      return parsed.command.run(parsed.argument, context);
     case 'unknown': {
-      const hint = command.suggestion === undefined ? '' : ` — did you mean ${command.suggestion}?`;
-      return error(
-        `Unknown command ${command.name}${hint} (/help lists them; nothing was sent to the model)`,
+      const hint = parsed.suggestion === undefined ? '' : ` — did you mean ${parsed.suggestion}?`;
+      return failed(
+        `Unknown command ${parsed.name}${hint} (/help lists them; nothing was sent to the model)`,
       );
     }
     default: {
-      const unexpected: never = command;
+      const unexpected: never = parsed;
       throw new TypeError(`unknown command ${JSON.stringify(unexpected)}`);
     }
   }
@@ -181,16 +129,8 @@ async function compact(focus: string | undefined, context: CommandContext): Prom
     if (done === undefined) return show('Nothing to compact yet: the conversation is one turn.');
     return show(compactionNotice({ type: 'compaction', ...done }));
   } catch (failure) {
-    return error(`Could not compact: ${describeFailure(failure, context.debug)}`);
+    return failed(`Could not compact: ${describeFailure(failure, context.debug)}`);
   }
-}
-
-function show(text: string): CommandOutcome {
-  return { kind: 'show', text };
-}
-
-function error(text: string): CommandOutcome {
-  return { kind: 'error', text };
 }
 
 /** The commands and keys, wrapped to the terminal's width (a summary under its command when narrow). */
@@ -224,67 +164,4 @@ function indentLines(text: string, spaces: number): string {
     .split('\n')
     .map((line) => `${' '.repeat(spaces)}${line}`)
     .join('\n');
-}
-
-async function switchModel(
-  modelString: string | undefined,
-  context: CommandContext,
-): Promise<CommandOutcome> {
-  if (modelString === undefined) {
-    return show(
-      `Model: ${context.modelString()}. Switch with /model provider:model (e.g. /model ollama:qwen2.5:3b).`,
-    );
-  }
-  try {
-    await context.switchModel(modelString);
-  } catch (failure) {
-    return error(`${message(failure, context.debug)} (still using ${context.modelString()})`);
-  }
-  return show(`Now using ${context.modelString()}; the conversation goes on.`);
-}
-
-async function save(path: string | undefined, context: CommandContext): Promise<CommandOutcome> {
-  if (path === undefined) return error('Usage: /save FILE');
-  try {
-    const written = await context.saveSession(path);
-    return show(`Saved the conversation (${context.runner.history.length} messages) to ${written}.`);
-  } catch (failure) {
-    return error(`Could not save: ${message(failure, context.debug)}`);
-  }
-}
-
-function message(failure: unknown, debug: boolean): string {
-  return describeFailure(failure, debug);
-}
-
-function unquote(text: string): string {
-  const match = /^(["'])(.*)\1$/s.exec(text);
-  return match?.[2] ?? text;
-}
-
-/** The command a typo most likely meant: a shared prefix, or at most two edits away. */
-function closestCommand(name: string): string | undefined {
-  const names = SLASH_COMMANDS.map((command) => command.name);
-  const prefixed = names.find((candidate) => candidate.startsWith(name) || name.startsWith(candidate));
-  if (prefixed !== undefined) return prefixed;
-  let best: { name: string; distance: number } | undefined;
-  for (const candidate of names) {
-    const distance = editDistance(name, candidate);
-    if (distance <= 2 && (best === undefined || distance < best.distance))
-      best = { name: candidate, distance };
-  }
-  return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

@@ -1,25 +1,24 @@
 /**
- * The chat: read an entry, run it as a slash command or a turn, show what happens, repeat. The
- * history is kept across turns. Ctrl-C stops a turn; at an empty prompt, Ctrl-C twice or Ctrl-D
- * leaves (main.ts then closes the runner, servers included).
+ * The chat: set up the terminal and run a {@link ChatSession} (src/cli/chat/chat-session.ts) on
+ * it. Ctrl-C stops a turn; at an empty prompt, Ctrl-C twice or Ctrl-D leaves (main.ts then closes
+ * the runner, servers included).
  *
  * Libraries (imported only here, never on `mcphost --help`): chalk for colors, yocto-spinner for
  * the status line, marked + marked-terminal for markdown (loaded in the background, since it
  * takes a few hundred milliseconds to import, and used once it is there), string-width for
  * measuring what is on screen.
  */
-import { AbortedError, messageOf } from '../errors.js';
+import { AbortedError } from '../errors.js';
+import type { ConversationRecorder } from '../conversation-recorder.js';
+import type { KeptPermissions } from '../safety/kept-permissions.js';
 import type { ToolDescription } from '../mcp/pool.js';
 import type { ServerStatus } from '../mcp/status.js';
 import type { ToolProgress } from '../mcp/server-connection.js';
 import { optional } from '../optional.js';
-import { parseModelString } from '../../providers/index.js';
 import type { Runner } from '../runner.js';
-import { saveConversation } from '../saved-conversation.js';
 import type { McpRunner } from '../setup/create-runner.js';
 import type { Provider } from '../types.js';
-import { ChatInput } from './chat/chat-input.js';
-import { completeLine } from './chat/completion.js';
+import { ChatSession } from './chat/chat-session.js';
 import { detectDisplay, type Display } from './chat/display.js';
 import { HistoryFile, historyFilePath, loadHistory } from './chat/input-history.js';
 import type { MarkdownRenderer } from './chat/markdown.js';
@@ -31,21 +30,17 @@ import type { ServerLogRecord } from '../mcp/server-logs.js';
 import type { Prompt } from '../runner.js';
 import { createStatusIndicator } from './chat/status-line.js';
 import type { ToolOrigin } from './chat/tool-lines.js';
-import { TurnView } from './chat/turn-view.js';
-import { UsageTotals } from './chat/usage.js';
-import {
-  parseCommand,
-  promptText,
-  runCommand,
-  type CommandContext,
-  type CommandOutcome,
-} from './commands.js';
-import { describeError, ExitCode, type ExitCodeValue } from './exit-codes.js';
-import { userPath, type CliIO } from './io.js';
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import type { CliIO } from './io.js';
 
 export interface ChatOptions {
-  /** The model in use, as `provider:model` (shown in the prompt). */
-  readonly modelString: string;
+  /**
+   * Saves the conversation: `/save` writes a copy through it, and `/resume` (offered only with
+   * one) switches it to the conversation taken up. The model shown is the runner's provider's.
+   */
+  readonly recorder?: ConversationRecorder;
+  /** The "always allow" answers kept for this folder: `/permissions` lists and removes them. */
+  readonly permissions?: KeptPermissions;
   readonly debug: boolean;
   /** Aborted on SIGTERM/SIGHUP: the chat ends (and so do the servers). */
   readonly signal: AbortSignal;
@@ -114,175 +109,39 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     env: io.env,
     color: options.color ?? true,
   });
-  const { style } = display;
-  const renderer = markdownRenderer(display, options.renderMarkdown);
   const historyFile =
     options.historyPath === null
       ? undefined
       : new HistoryFile(options.historyPath ?? historyFilePath(io.env, io.homeDir));
-  const earlier = historyFile === undefined ? [] : await loadHistory(historyFile.path).catch(() => []);
-  const usage = new UsageTotals();
+  const earlierEntries = historyFile === undefined ? [] : await loadHistory(historyFile.path).catch(() => []);
   const status = createStatusIndicator(io.stdout, display);
-  let modelString = options.modelString;
-  const startedAt = new Date().toISOString();
-  let turn: { readonly controller: AbortController; readonly view: TurnView } | undefined;
-  let openQuestions = 0;
-
-  const input = new ChatInput({
-    input: io.stdin,
-    output: io.stdout,
-    terminal: display.terminal,
-    history: earlier,
-    style,
-    completer: (line) => completeLine(line, [modelString]),
-    onInterrupt: () => turn?.controller.abort(),
-    onEnd: () => turn?.controller.abort(),
+  const session = new ChatSession({
+    host,
+    io,
+    options,
+    display,
+    status,
+    renderer: markdownRenderer(display, options.renderMarkdown),
+    historyFile,
+    earlierEntries,
+    toolOrigins: () => toolOrigins(host),
+    expandTurn: (text, signal, note) => expandTurn(host, text, options.prompter, signal, note),
   });
-  const unbind = options.prompter?.bind({
-    ask: async (question, askOptions) => {
-      if (openQuestions++ === 0) turn?.view.suspend(askOptions?.toolCallId);
-      try {
-        return await input.ask(question, askOptions);
-      } finally {
-        if (--openQuestions === 0) turn?.view.resume();
-      }
-    },
-    write: (text) => {
-      if (turn === undefined) {
-        // At the prompt (a server warning between turns): print above it, then redraw it.
-        input.printAbove(text);
-        return;
-      }
-      turn.view.suspend();
-      io.stdout.write(text);
-      // A question usually follows at once; if none does, the spinner comes back.
-      setImmediate(() => {
-        if (openQuestions === 0) turn?.view.resume();
-      });
-    },
-  });
-  const stopProgress = options.progress?.listen((report) => turn?.view.progress(report));
-  const onSignal = () => {
-    turn?.controller.abort();
-    input.close();
-  };
+  const unbind = options.prompter?.bind(session);
+  const stopProgress = options.progress?.listen((report) => session.progress(report));
+  const onSignal = () => session.close();
   options.signal.addEventListener('abort', onSignal);
-  const onResize = () => turn?.view.terminalResized();
+  const onResize = () => session.terminalResized();
   io.stdout.on('resize', onResize);
-  let historyFailed = false;
-  const remember = (entry: string) => {
-    historyFile?.add(entry).catch((error: unknown) => {
-      if (historyFailed) return;
-      historyFailed = true;
-      const reason = messageOf(error);
-      io.stderr.write(`${style.yellow(`mcphost: could not save the input history: ${reason}`)}\n`);
-    });
-  };
-
-  const context: CommandContext = {
-    runner: host.runner,
-    describeTools: () => host.describeTools(),
-    servers: () => host.servers(),
-    usage,
-    modelString: () => modelString,
-    switchModel: async (next) => {
-      if (options.createProvider === undefined) throw new Error('switching models is not available here');
-      const sameProvider = parseModelString(next, '/model').provider === providerOf(options.modelString);
-      host.runner.provider = await options.createProvider(next, sameProvider);
-      modelString = next;
-    },
-    saveSession: async (path) => {
-      const absolute = userPath(io, path);
-      await saveConversation(absolute, {
-        model: modelString,
-        ...optional('systemPrompt', host.systemPrompt),
-        createdAt: startedAt,
-        updatedAt: new Date().toISOString(),
-        messages: host.runner.history,
-      });
-      return absolute;
-    },
-    style,
-    columns: () => display.columns(),
-    debug: options.debug,
-    ...optional('offerings', host.offerings),
-    ...(host.serverLogs === undefined
-      ? {}
-      : { serverLogs: (server?: string) => host.serverLogs?.(server) ?? [] }),
-  };
-
-  const runTurn = async (text: string): Promise<void> => {
-    await renderer.ready;
-    const controller = new AbortController();
-    const view = new TurnView({
-      stdout: io.stdout,
-      stderr: io.stderr,
-      display,
-      status,
-      renderer: renderer.current,
-      origins: await toolOrigins(host),
-      usage,
-      contextUsage: () => host.runner.contextUsage,
-      debug: options.debug,
-    });
-    turn = { controller, view };
-    view.start();
-    try {
-      const prompt = await expandTurn(host, text, options.prompter, controller.signal, (note) => {
-        io.stderr.write(`${style.dim(note)}\n`);
-      });
-      const result = await host.runner.run(prompt, {
-        signal: controller.signal,
-        onEvent: (event) => {
-          view.onEvent(event);
-        },
-      });
-      view.succeeded(result);
-    } catch (error) {
-      // A failed turn is shown and the chat goes on.
-      view.failed(error);
-    } finally {
-      turn = undefined;
-    }
-    // A blank line between one turn and the next prompt.
-    io.stdout.write('\n');
-  };
-
   try {
-    io.stdout.write(`${await banner(host, modelString, style)}\n`);
-    if (options.firstPrompt !== undefined) {
-      const continuation = `\n${style.dim('… ')}`;
-      io.stdout.write(
-        `${promptFor(modelString, display)}${options.firstPrompt.split('\n').join(continuation)}\n`,
-      );
-      await runTurn(options.firstPrompt);
-    }
-    for (;;) {
-      const entry = await input.next(promptFor(modelString, display));
-      if (entry === undefined) break;
-      if (entry.trim() === '') continue;
-      remember(entry);
-      const command = parseCommand(entry);
-      if (command === undefined) {
-        await runTurn(promptText(entry));
-        continue;
-      }
-      const outcome = await runCommand(command, context).catch((error: unknown): CommandOutcome => ({
-        kind: 'error',
-        text: describeError(error, options.debug),
-      }));
-      if (outcome.kind === 'quit') break;
-      if (outcome.kind === 'show') io.stdout.write(`${outcome.text}\n`);
-      else io.stderr.write(`${style.red(outcome.text)}\n`);
-    }
+    await session.run(await banner(host, session.modelString, display.style), options.firstPrompt);
   } finally {
     status.hide();
     unbind?.();
     stopProgress?.();
     options.signal.removeEventListener('abort', onSignal);
     io.stdout.off('resize', onResize);
-    input.close();
-    await historyFile?.flush();
+    await session.flush();
   }
   // Ended by a signal (SIGTERM…): main.ts turns this into the signal's exit code.
   throwIfAborted(options.signal);
@@ -291,19 +150,6 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
 
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw new AbortedError();
-}
-
-function providerOf(modelString: string): string | undefined {
-  try {
-    return parseModelString(modelString).provider;
-  } catch {
-    return undefined;
-  }
-}
-
-/** `ollama:mistral-small › ` */
-function promptFor(modelString: string, display: Display): string {
-  return `${display.style.cyan(modelString)} ${display.style.bold('›')} `;
 }
 
 /** Said when the model would have no tools at all: how to give it some. */

@@ -3,14 +3,11 @@
  * reporter's business (text, `--quiet`, `json`, `stream-json`: see `output/`).
  */
 import type { McpRunner } from '../setup/create-runner.js';
-import type { Provider } from '../types.js';
+import { modelNameOf } from '../conversation-recorder.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import type { Reporter } from './output/reporter.js';
 
-/** `provider:model`, as a session records it and `-m` takes it back. */
-export function modelNameOf(provider: Provider): string {
-  return `${provider.name}:${provider.model}`;
-}
+export { modelNameOf } from '../conversation-recorder.js';
 
 export interface OneShotOptions {
   /** The prompt, stdin and script variables already folded in. */

@@ -3,14 +3,11 @@
  * stop on SIGINT/SIGTERM/SIGHUP with the shell's exit code. `main` imports this module only once
  * the arguments are parsed, so `mcphost --help` loads none of it.
  */
-import { resolve } from 'node:path';
 import type { ElicitationOutcome } from '../mcp/elicitation.js';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import type { ToolProgress } from '../mcp/server-connection.js';
 import type { ProgressSource } from './interactive.js';
 import { optional } from '../optional.js';
-import type { HistoryChange } from '../runner.js';
-import type { Message } from '../types.js';
 import type { CliOptions, ScriptCommand } from './args.js';
 import { AbortedError } from '../errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
@@ -27,10 +24,13 @@ import type { PrompterSlot } from './chat/prompter.js';
 import type { Reporter } from './output/reporter.js';
 import { applyScript, loadScript, type ScriptFile } from './script.js';
 import { runnerOptionsFor } from './runner-options.js';
-import { modelNameOf, runOneShot } from './one-shot.js';
+import { runOneShot } from './one-shot.js';
+import { ConversationRecorder } from '../conversation-recorder.js';
 import { composePrompt } from './stdin.js';
 import { resolveSessionChoice } from './session-choice.js';
-import { continuingNotice } from './saved-conversations.js';
+import { continuingNotice, stateFolder } from './saved-conversations.js';
+import { KeptPermissions } from '../safety/kept-permissions.js';
+import { join, resolve } from 'node:path';
 
 export { createReporter } from './output/reporter.js';
 
@@ -86,6 +86,7 @@ interface Inputs {
   readonly prompt: string | undefined;
   readonly session: OpenedConversation;
   readonly systemPrompt: string | undefined;
+  readonly permissions: KeptPermissions;
 }
 
 async function run(
@@ -106,23 +107,15 @@ async function run(
   const chatProgress = chatFollows ? new Set<(report: ToolProgress) => void>() : undefined;
   const askToTrust =
     prompt === undefined && inputs.script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true;
-  const journal = inputs.session.journal;
-  const { runner, config, modelString } = await assembleRunner({
-    ...runnerOptionsFor(inputs, io),
-    // Saved after every change, so that a crash or Ctrl-C loses at most the step in progress.
-    ...optional(
-      'onHistoryChange',
-      journal &&
-        ((history: readonly Message[], change?: HistoryChange) =>
-          journal.record(
-            {
-              model: modelNameOf(runner.provider),
-              ...optional('systemPrompt', runner.systemPrompt),
-              messages: history,
-            },
-            change?.type === 'compaction' ? change : undefined,
-          )),
-    ),
+  // The one path that saves the conversation: here after every change (so that a crash or Ctrl-C
+  // loses at most the step in progress), and in the chat for /save and /resume.
+  const recorder = new ConversationRecorder({ journal: inputs.session.journal });
+  const base = runnerOptionsFor(inputs, io);
+  const { runner, config } = await assembleRunner({
+    ...base,
+    // "Always allow" answers kept for this folder, in the state folder (never in the project).
+    safety: { ...base.safety, keptPermissions: inputs.permissions },
+    onHistoryChange: (history, change) => recorder.recordChange(runner, history, change),
     // Ctrl-C while the servers start stops the start (and the servers) at once.
     signal,
     // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
@@ -187,7 +180,8 @@ async function run(
       io,
       options,
       config,
-      modelString,
+      recorder,
+      permissions: inputs.permissions,
       signal,
       reporter,
       prompter,
@@ -231,7 +225,11 @@ async function readInputs(
     note(continuingNotice(continuing, session.loaded.messages, (io.stderr as { columns?: number }).columns));
   }
   const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
-  return { options, script, prompt, session, systemPrompt };
+  const permissions = await KeptPermissions.open({
+    file: join(stateFolder(io.homeDir, io.env), 'permissions.json'),
+    projectDir: io.cwd,
+  });
+  return { options, script, prompt, session, systemPrompt, permissions };
 }
 
 /** The chat, after servers are up (or after a `--no-exit` answer). */
@@ -241,7 +239,8 @@ async function chat(
     readonly io: CliIO;
     readonly options: CliOptions;
     readonly config: LoadedConfig;
-    readonly modelString: string;
+    readonly recorder: ConversationRecorder;
+    readonly permissions: KeptPermissions;
     readonly signal: AbortSignal;
     readonly reporter: Reporter;
     readonly prompter: PrompterSlot | undefined;
@@ -253,7 +252,8 @@ async function chat(
   const { io, options, config } = context;
   const { runInteractive } = await import('./interactive.js');
   return runInteractive(runner, io, {
-    modelString: context.modelString,
+    recorder: context.recorder,
+    permissions: context.permissions,
     debug: options.debug,
     signal: context.signal,
     color: options.noColor !== true,

@@ -24,10 +24,13 @@ export interface ApprovalRequest {
 export type ApprovalDecision =
   /** Run this call. */
   | { readonly kind: 'allow-once' }
-  /** Run this call and every later call of the same tool, for the rest of the session. */
-  | { readonly kind: 'allow-tool' }
-  /** Run this call and every later call of any tool of the same server, for the rest of the session. */
-  | { readonly kind: 'allow-server' }
+  /**
+   * Run this call and every later call of the same tool, for the rest of the session; with `keep`,
+   * also in later runs in this project folder (kept-permissions.ts), where that is allowed.
+   */
+  | { readonly kind: 'allow-tool'; readonly keep?: boolean }
+  /** Run this call and every later call of any tool of the same server, for the session; `keep` as above. */
+  | { readonly kind: 'allow-server'; readonly keep?: boolean }
   /** Do not run it; `reason`, when given, is passed on to the model. */
   | { readonly kind: 'deny'; readonly reason?: string };
 

@@ -73,6 +73,7 @@ export function assembleSafety(settings: SafetySettings): Safety {
     ...(settings.audit === undefined ? {} : { audit: settings.audit }),
     ...(settings.toolOutputFolder === undefined ? {} : { toolOutputFolder: settings.toolOutputFolder }),
     ...(settings.questionQueue === undefined ? {} : { questionQueue: settings.questionQueue }),
+    ...(settings.onWarning === undefined ? {} : { onWarning: settings.onWarning }),
   });
   const prompt: Partial<Safety['runnerOptions']> = hooks === undefined ? {} : promptHooks(hooks);
   return {

@@ -18,6 +18,8 @@ export type DecidedBy =
   | 'user'
   /** An "always allow" answer given earlier in the session. */
   | 'session'
+  /** An "always allow" answer kept for the project folder from an earlier run. */
+  | 'kept'
   /** `--approve-all`. */
   | 'approve-all'
   /** A PreToolUse hook. */

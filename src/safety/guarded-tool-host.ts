@@ -80,6 +80,8 @@ export interface GuardedToolHostOptions {
   readonly onFlagged?: (report: FlagReport) => void;
   /** The clock. Default `Date.now`. */
   readonly now?: () => number;
+  /** Told when an answer to keep a permission could not be kept (the chat shows it). */
+  readonly onWarning?: (message: string) => void;
   /** The runner's one question queue (shared with elicitation). Default: a queue of its own. */
   readonly questionQueue?: QuestionQueue;
 }
@@ -350,7 +352,9 @@ export class GuardedToolHost implements ToolHost {
       }
     }
     if (!mustAsk) return { kind: 'run', decidedBy };
-    return this.#approve(call, location, askReason, signal);
+    // A kept answer stands in for the user's only where the policy asked and may be lifted.
+    const keptApplies = decidedBy === 'policy' && verdict.alwaysAsk !== true;
+    return this.#approve(call, location, askReason, signal, keptApplies);
   }
 
   async #approve(
@@ -358,9 +362,14 @@ export class GuardedToolHost implements ToolHost {
     location: ToolLocation | undefined,
     reason: string,
     signal: AbortSignal,
+    keptApplies: boolean,
   ): Promise<Gate> {
     const server = location?.server;
     if (this.grants.covers(call.name, server)) return { kind: 'run', decidedBy: 'session', reason };
+    const kept = this.#options.safety?.keptPermissions;
+    if (keptApplies && location !== undefined && kept?.covers(location.server, location.tool) === true) {
+      return { kind: 'run', decidedBy: 'kept', reason };
+    }
     if (this.#options.safety?.approveAll === true) return { kind: 'run', decidedBy: 'approve-all', reason };
     const ask = this.#options.onApproval;
     if (ask === undefined) {
@@ -410,7 +419,30 @@ export class GuardedToolHost implements ToolHost {
       );
     }
     this.grants.remember(answer, call.name, server);
+    if (answer.kind !== 'allow-once' && answer.keep === true) await this.#keep(answer, location, keptApplies);
     return { kind: 'run', decidedBy: 'user', reason };
+  }
+
+  /** Keeps an "always" answer for the project folder, or says why it is kept for this session only. */
+  async #keep(
+    answer: { readonly kind: 'allow-tool' | 'allow-server' },
+    location: ToolLocation | undefined,
+    keptApplies: boolean,
+  ): Promise<void> {
+    const kept = this.#options.safety?.keptPermissions;
+    const warn = (why: string) =>
+      this.#options.onWarning?.(`not kept for this folder: ${why}; allowed for this session`);
+    if (kept === undefined) return warn('there is no store of kept permissions here');
+    if (location === undefined) return warn("the tool's server is unknown");
+    if (!keptApplies) return warn(`${location.server} asks before every call, in every run`);
+    try {
+      await kept.keep({
+        server: location.server,
+        ...(answer.kind === 'allow-tool' ? { tool: location.tool } : {}),
+      });
+    } catch (error) {
+      warn(messageOf(error));
+    }
   }
 
   /** Why a call's signal aborted, for the model and the audit log. */

@@ -5,6 +5,7 @@
  */
 import type { BudgetOptions } from './budgets.js';
 import type { HooksConfig } from './hooks.js';
+import type { KeptPermissions } from './kept-permissions.js';
 import type { ApprovalRuleSet } from './policy.js';
 import type { UntrustedContentOptions } from './untrusted-content.js';
 
@@ -25,6 +26,11 @@ export interface SafetyOptions {
   readonly untrustedContent?: UntrustedContentOptions;
   /** Limits on tool calls per session, server and tool. */
   readonly budgets?: BudgetOptions;
+  /**
+   * "Always allow" answers kept for the project folder: they answer an `ask` without asking (never
+   * a deny rule, nor a rule set marked `alwaysAsk`), and an answer with `keep` is added to them.
+   */
+  readonly keptPermissions?: KeptPermissions;
 }
 
 /**

@@ -43,6 +43,11 @@ export interface ApprovalRuleSet {
   readonly rules: readonly ApprovalRule[];
   /** The decision when no rule matches. Unset: this set has no opinion. */
   readonly default?: ToolDecision;
+  /**
+   * True: this set's `ask` is asked every run; an "always allow" answer kept from an earlier run
+   * (kept-permissions.ts) does not lift it. The built-in bash server's set.
+   */
+  readonly alwaysAsk?: boolean;
 }
 
 /** What a rule is matched against. */
@@ -62,6 +67,8 @@ export interface PolicyVerdict {
   readonly rule?: ApprovalRule;
   /** For messages: `rule "filesystem__write_*" in /home/ada/.mcp.json`. */
   readonly because: string;
+  /** True when the decision is `ask` from a set marked `alwaysAsk`: no kept answer lifts it. */
+  readonly alwaysAsk?: boolean;
 }
 
 interface CompiledRule {
@@ -74,6 +81,7 @@ interface CompiledSet {
   readonly source: string;
   readonly rules: readonly CompiledRule[];
   readonly default: ToolDecision | undefined;
+  readonly alwaysAsk: boolean;
 }
 
 /** The verdict when nothing is configured. */
@@ -87,6 +95,7 @@ export class ApprovalPolicy {
     this.#sets = ruleSets.map((set) => ({
       source: set.source,
       default: set.default,
+      alwaysAsk: set.alwaysAsk === true,
       rules: set.rules.map((rule) => ({
         rule,
         tool: rule.tool === undefined ? undefined : compileGlob(rule.tool),
@@ -108,6 +117,10 @@ export class ApprovalPolicy {
       if (candidate === undefined) continue;
       if (verdict === undefined || strictness(candidate.decision) > strictness(verdict.decision)) {
         verdict = candidate;
+      }
+      // Any set that always asks makes the `ask`, whichever set's reason is shown, one that always asks.
+      if (set.alwaysAsk && candidate.decision === 'ask' && verdict.decision === 'ask') {
+        verdict = { ...verdict, alwaysAsk: true };
       }
     }
     return verdict ?? ALLOWED_BY_DEFAULT;

@@ -61,6 +61,8 @@ export function builtinApprovalRules(servers: Readonly<Record<string, ServerDefi
       ? [
           {
             source: `the built-in "${definition.builtin.name}" server's default (options.requireApproval)`,
+            // A kept "always allow" from an earlier run does not lift it (docs/builtin-servers.md).
+            alwaysAsk: true,
             rules: [{ server, decision: 'ask' as const, reason: 'runs a shell command on this machine' }],
           },
         ]

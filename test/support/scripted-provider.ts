@@ -8,13 +8,19 @@ export type ScriptedReply =
   | ((request: ChatRequest) => readonly ProviderEvent[] | { readonly error: Error });
 
 export class ScriptedProvider implements Provider {
-  readonly name = 'scripted';
-  readonly model = 'test';
+  readonly name: string;
+  readonly model: string;
   readonly requests: ChatRequest[] = [];
   readonly #replies: ScriptedReply[];
 
-  constructor(replies: readonly ScriptedReply[]) {
+  /** `identity` is the provider and model it says it is (default `scripted:test`). */
+  constructor(
+    replies: readonly ScriptedReply[],
+    identity: { readonly name: string; readonly model: string } = { name: 'scripted', model: 'test' },
+  ) {
     this.#replies = [...replies];
+    this.name = identity.name;
+    this.model = identity.model;
   }
 
   async *chat(request: ChatRequest): AsyncIterable<ProviderEvent> {

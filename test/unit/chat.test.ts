@@ -71,7 +71,7 @@ function startChat(setup: ChatSetup) {
     },
     // CI keeps the spinner off: its frames are timing, not content.
     { stdin, stdout, stderr, env: { CI: '1', ...setup.env }, homeDir: folder, cwd: folder },
-    { modelString: 'scripted:test', debug: false, signal: controller.signal, historyPath, ...setup.options },
+    { debug: false, signal: controller.signal, historyPath, ...setup.options },
   );
   /** Resolves once `predicate` holds for what was written (colors taken out), or fails after a deadline. */
   const until = async (predicate: (output: string) => boolean, what: string): Promise<void> => {
@@ -312,7 +312,10 @@ describe('the chat in a terminal', () => {
   });
 
   it('switches model with /model, keeping the history; a bad model string keeps the old one', async () => {
-    const second = new ScriptedProvider([textReply('from the new model')]);
+    const second = new ScriptedProvider([textReply('from the new model')], {
+      name: 'openai',
+      model: 'gpt-test',
+    });
     const created: Array<[string, boolean]> = [];
     const chat = startChat({
       replies: [textReply('from the first model')],

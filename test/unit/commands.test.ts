@@ -18,28 +18,34 @@ import { ConfigError } from '../../src/errors.js';
 import type { ToolDescription } from '../../src/mcp/pool.js';
 import type { ServerStatus } from '../../src/mcp/status.js';
 import { Runner } from '../../src/runner.js';
-import { loadSavedConversation, saveConversation } from '../../src/saved-conversation.js';
+import { ConversationRecorder } from '../../src/conversation-recorder.js';
+import { loadSavedConversation } from '../../src/saved-conversation.js';
 import type { Message } from '../../src/types.js';
 import { ScriptedProvider } from '../support/scripted-provider.js';
 
 describe('parseCommand', () => {
   it('knows every command, with arguments and aliases', () => {
-    expect(parseCommand('/help')).toEqual({ kind: 'help' });
-    expect(parseCommand('  /TOOLS  ')).toEqual({ kind: 'tools' });
-    expect(parseCommand('/servers')).toEqual({ kind: 'servers' });
-    expect(parseCommand('/history')).toEqual({ kind: 'history' });
-    expect(parseCommand('/clear')).toEqual({ kind: 'clear' });
-    expect(parseCommand('/new')).toEqual({ kind: 'clear' });
-    expect(parseCommand('/usage')).toEqual({ kind: 'usage' });
-    expect(parseCommand('/quit')).toEqual({ kind: 'quit' });
-    expect(parseCommand('/exit')).toEqual({ kind: 'quit' });
-    expect(parseCommand('/model')).toEqual({ kind: 'model', modelString: undefined });
-    expect(parseCommand('/model ollama:qwen2.5:3b')).toEqual({
-      kind: 'model',
-      modelString: 'ollama:qwen2.5:3b',
-    });
-    expect(parseCommand('/save "my chat.json"')).toEqual({ kind: 'save', path: 'my chat.json' });
-    expect(parseCommand('/save')).toEqual({ kind: 'save', path: undefined });
+    /** The command's name and argument, or the unknown name. */
+    const read = (line: string) => {
+      const parsed = parseCommand(line);
+      return parsed?.kind === 'command' ? [parsed.command.name, parsed.argument] : parsed;
+    };
+    expect(read('/help')).toEqual(['/help', '']);
+    expect(read('  /TOOLS  ')).toEqual(['/tools', '']);
+    expect(read('/servers')).toEqual(['/servers', '']);
+    expect(read('/history')).toEqual(['/history', '']);
+    expect(read('/clear')).toEqual(['/clear', '']);
+    expect(read('/new')).toEqual(['/clear', '']);
+    expect(read('/usage')).toEqual(['/usage', '']);
+    expect(read('/quit')).toEqual(['/quit', '']);
+    expect(read('/exit')).toEqual(['/quit', '']);
+    expect(read('/model')).toEqual(['/model', '']);
+    expect(read('/model ollama:qwen2.5:3b')).toEqual(['/model', 'ollama:qwen2.5:3b']);
+    expect(read('/save "my chat.json"')).toEqual(['/save', 'my chat.json']);
+    expect(read('/save')).toEqual(['/save', '']);
+    expect(read('/resume 2')).toEqual(['/resume', '2']);
+    // Every command in /help is one parseCommand knows by its name.
+    for (const command of SLASH_COMMANDS) expect(read(command.name)).toEqual([command.name, '']);
   });
 
   it('hints at the closest command for a typo', () => {
@@ -134,14 +140,9 @@ function context(overrides: Partial<CommandContext> = {}) {
       switched.push(next);
       model = next;
     },
-    saveSession: async (path) => {
+    saveConversation: async (path) => {
       const file = resolve(folder, path);
-      await saveConversation(file, {
-        model,
-        createdAt: '2025-01-31T12:00:00.000Z',
-        updatedAt: '2025-01-31T12:00:00.000Z',
-        messages: runner.history,
-      });
+      await new ConversationRecorder().saveCopy(runner, file);
       return file;
     },
     style: createStyle(false),
@@ -255,7 +256,7 @@ describe('runCommand', () => {
     const { context: given } = context();
     const outcome = await textOf(`/save ${join(folder, 'missing', 'x.json')}`, given);
     expect(shown(outcome)).toBe(
-      `Could not save: ${join(folder, 'missing', 'x.json')}: cannot save the session: no such directory: ${join(folder, 'missing')}`,
+      `Could not save: ${join(folder, 'missing', 'x.json')}: cannot save a session there: ${join(folder, 'missing')} is no such directory`,
     );
   });
 
@@ -294,5 +295,34 @@ describe('completeLine', () => {
       ['ollama:qwen2.5:3b', 'ollama:'],
       'ol',
     ]);
+  });
+});
+
+describe('/permissions', () => {
+  it('lists the answers kept for this folder and removes one or all', async () => {
+    const { KeptPermissions } = await import('../../src/safety/kept-permissions.js');
+    const permissions = await KeptPermissions.open({
+      file: join(folder, 'permissions.json'),
+      projectDir: folder,
+    });
+    const given = context({ permissions }).context;
+    expect(shown(await textOf('/permissions', given))).toMatch(/^No "always allow" answer is kept for /);
+    await permissions.keep({ server: 'files', tool: 'write' });
+    await permissions.keep({ server: 'memory' });
+    const listed = shown(await textOf('/permissions', given));
+    expect(listed).toMatch(/ 1\. write of files {2}kept \d{4}-/);
+    expect(listed).toMatch(/ 2\. every tool of memory {2}kept /);
+    expect(await textOf('/permissions remove x', given)).toEqual({
+      kind: 'error',
+      text: '/permissions remove: "x" is not a number from the list, nor "all"',
+    });
+    expect(await textOf('/permissions remove 3', given)).toEqual({
+      kind: 'error',
+      text: '/permissions remove: there is no kept permission 3: give 1-2',
+    });
+    expect(shown(await textOf('/permissions remove 1', given))).toMatch(/^Removed 1 kept permission for /);
+    expect(permissions.list().map((kept) => kept.server)).toEqual(['memory']);
+    expect(shown(await textOf('/permissions remove all', given))).toMatch(/^Removed 1 kept permission/);
+    expect(permissions.list()).toEqual([]);
   });
 });

@@ -54,6 +54,8 @@ describe('parseApprovalAnswer', () => {
     ['always', { kind: 'allow-tool' }],
     ['s', { kind: 'allow-server' }],
     ['server', { kind: 'allow-server' }],
+    ['tk', { kind: 'allow-tool', keep: true }],
+    ['keep-server', { kind: 'allow-server', keep: true }],
     ['n', { kind: 'deny' }],
     ['no', { kind: 'deny' }],
     ['n not in that folder', { kind: 'deny', reason: 'not in that folder' }],
@@ -80,7 +82,7 @@ describe('createApprovalPrompt', () => {
     expect(screen).toContain('server:    filesystem');
     expect(screen).toContain('"path": "/tmp/a.txt"');
     expect(terminal.questions).toEqual([
-      'Allow? [y] once  [t] always this tool  [s] always this server  [n] deny (n REASON tells the model why): ',
+      'Allow? [y] once  [t] always this tool  [s] always this server  [tk]/[sk] the same, kept for this folder  [n] deny (n REASON tells the model why): ',
     ]);
   });
 
@@ -106,7 +108,7 @@ describe('createApprovalPrompt', () => {
   it('asks again after an answer it does not understand, and denies after three', async () => {
     const retried = scriptedTerminal('what?', 'y');
     expect(await createApprovalPrompt(retried.io)(request())).toEqual({ kind: 'allow-once' });
-    expect(retried.screen()).toContain('Please answer y, t, s or n.');
+    expect(retried.screen()).toContain('Please answer y, t, s, tk, sk or n.');
     const stubborn = scriptedTerminal('a1', 'b2', 'c3');
     expect(await createApprovalPrompt(stubborn.io)(request())).toEqual({ kind: 'deny' });
     expect(stubborn.questions).toHaveLength(3);

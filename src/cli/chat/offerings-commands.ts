@@ -9,17 +9,44 @@ import type { ServerOfferings } from '../../mcp/server-offerings.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
 import { describeLogData, type ServerLogRecord } from '../../mcp/server-logs.js';
 import type { Style } from './style.js';
+import { describeFailure } from '../exit-codes.js';
+import { failed, show, type ChatCommand, type CommandContext, type CommandOutcome } from './command-table.js';
 
-/** These commands, for `/help` and Tab completion. */
-export const OFFERINGS_COMMANDS = [
+/** These commands, registered in `src/cli/commands.ts`. */
+export const OFFERINGS_COMMANDS: readonly ChatCommand[] = [
   {
     name: '/resources',
     argument: '[server]',
     summary: 'list resources and templates; attach one with @server:uri',
+    run: (server, context) => listOfferings(showResources, server, context),
   },
-  { name: '/prompts', argument: '[server]', summary: 'list prompts; run one with /server:prompt [args]' },
-  { name: '/logs', argument: '[server]', summary: "the servers' latest log messages" },
-] as const;
+  {
+    name: '/prompts',
+    argument: '[server]',
+    summary: 'list prompts; run one with /server:prompt [args]',
+    run: (server, context) => listOfferings(showPrompts, server, context),
+  },
+  {
+    name: '/logs',
+    argument: '[server]',
+    summary: "the servers' latest log messages",
+    run: (server, context) =>
+      show(formatServerLogs(context.serverLogs?.(server === '' ? undefined : server) ?? [], context.style)),
+  },
+];
+
+async function listOfferings(
+  list: (offerings: ServerOfferings, server: string | undefined, style: Style) => Promise<string>,
+  server: string,
+  context: CommandContext,
+): Promise<CommandOutcome> {
+  if (context.offerings === undefined) return failed('No MCP servers in this chat.');
+  try {
+    return show(await list(context.offerings, server === '' ? undefined : server, context.style));
+  } catch (failure) {
+    return failed(describeFailure(failure, context.debug));
+  }
+}
 
 const clean = (text: string): string => stripControlCharacters(text);
 
