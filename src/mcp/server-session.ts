@@ -21,6 +21,7 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerDefinition } from './definition.js';
 import { describeError, describeExit } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
@@ -104,10 +105,9 @@ const PROBE_TIMEOUT_MS = 10_000;
 /** How long a failed start waits for the server's exit status before describing the failure. */
 const EXIT_GRACE_MS = 300;
 
-async function exitOrTimeout(serverProcess: { readonly exit: unknown }): Promise<void> {
-  for (let waited = 0; waited < EXIT_GRACE_MS && serverProcess.exit === undefined; waited += 20) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** The process's exit, or nothing after {@link EXIT_GRACE_MS}. */
+async function exitOrTimeout(serverProcess: StdioProcessTransport): Promise<void> {
+  await Promise.race([serverProcess.exited, sleep(EXIT_GRACE_MS, undefined, { ref: false })]);
 }
 
 /** Starts (or reaches) the server, runs the handshake and lists its tools. */
