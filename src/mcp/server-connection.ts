@@ -52,6 +52,8 @@ export class ServerConnection {
   private lastStderrTail: readonly string[] = [];
   private kind: ServerStatus['transport'];
   private protocolVersion: string | undefined;
+  /** A stdio server found legacy: restarted without the probe (the spec: cache the era). */
+  private knownLegacy = false;
 
   constructor(options: ServerConnectionOptions) {
     this.name = options.name;
@@ -298,6 +300,7 @@ export class ServerConnection {
           spawned.add(serverProcess);
         },
         signal: this.closing.signal,
+        knownLegacy: this.knownLegacy,
       });
     } catch (error) {
       if (!this.isCurrentAttempt(spawned)) return;
@@ -321,6 +324,8 @@ export class ServerConnection {
     this.state = { kind: 'ready', session };
     this.kind = session.kind;
     this.protocolVersion = session.protocolVersion;
+    // Revisions are dates: anything before 2026-07-28 is the `initialize` generation.
+    this.knownLegacy = session.kind === 'stdio' && (session.protocolVersion ?? '') < '2026-07-28';
     void applyLogLevel(session.client, this.options.serverLogLevel, (message) => {
       this.debug(message);
     });

@@ -27,6 +27,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { LineSplitter, TailBuffer, type OversizeLine } from './lines.js';
+import { ProbeWatch } from './probe-watch.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
   oversizeResponse,
@@ -106,6 +107,18 @@ export class StdioProcessTransport implements Transport {
   /** Settles when the process exits (never, if it could not be started). */
   readonly exited: Promise<ProcessExit> = new Promise((resolve) => {
     this.resolveExited = resolve;
+  });
+
+  private readonly probeWatch = new ProbeWatch({
+    write: (message) => {
+      this.child?.stdin.write(serializeMessage(message));
+    },
+    deliver: (message) => {
+      this.onmessage?.(message);
+    },
+    onDebug: (message) => {
+      this.options.onDebug?.(message);
+    },
   });
 
   constructor(options: StdioTransportOptions) {
@@ -217,12 +230,14 @@ export class StdioProcessTransport implements Transport {
     }
     const id = requestIdOf(message);
     if (id !== undefined) this.unanswered.add(id);
-    return new Promise<void>((resolve, reject) => {
+    const written = new Promise<void>((resolve, reject) => {
       stdin.write(serializeMessage(message), (error) => {
         if (error) reject(error);
         else resolve();
       });
     });
+    this.probeWatch.sent(message);
+    return written;
   }
 
   /**
@@ -257,7 +272,7 @@ export class StdioProcessTransport implements Transport {
       }
       if ('id' in message && !('method' in message) && message.id !== undefined)
         this.unanswered.delete(message.id);
-      this.onmessage?.(message);
+      if (this.probeWatch.received(message)) this.onmessage?.(message);
     }
   }
 
@@ -329,6 +344,7 @@ export class StdioProcessTransport implements Transport {
   }
 
   private async shutdown(): Promise<void> {
+    this.probeWatch.stop();
     const child = this.child;
     if (child !== undefined && !this.groupFinished) {
       if (this.exitInfo === undefined) child.stdin.end();
