@@ -25,6 +25,8 @@ import { CANCELLED, untilAborted } from '../abort.js';
 import { SignInRequiredError } from './auth/errors.js';
 import type { RemoteServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './message-size.js';
+import { sizeLimitedFetch } from './size-limited-fetch.js';
 
 /** How long closing a Streamable HTTP session may wait for the server to acknowledge it. */
 const TERMINATE_SESSION_MS = 1_000;
@@ -52,6 +54,8 @@ export interface RemoteConnectOptions {
   /** OAuth for this server, passed to both transports (the SDK runs the flow on a 401). */
   readonly authProvider?: OAuthClientProvider;
   readonly onDebug: (message: string) => void;
+  /** The largest answer accepted, in bytes (default {@link DEFAULT_MAX_MESSAGE_BYTES}). */
+  readonly maxMessageBytes?: number;
 }
 
 /** The sign-in error in an error's cause chain: a server that wants sign-in is not an old SSE server. */
@@ -120,7 +124,11 @@ async function attempt(options: RemoteConnectOptions, kind: 'http' | 'sse'): Pro
   // The scope the server's last 401/403 challenge named (WWW-Authenticate): a sign-in that follows
   // must ask for it, as the SDK's own flow would (MCP authorization, scope selection strategy).
   let challengedScope: string | undefined;
-  const baseFetch: FetchLike = options.fetch ?? fetch;
+  const baseFetch = sizeLimitedFetch(
+    options.fetch ?? fetch,
+    options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    options.onDebug,
+  );
   const transportOptions = {
     requestInit: { headers: { ...options.definition.headers } },
     ...(options.authProvider
@@ -133,9 +141,7 @@ async function attempt(options: RemoteConnectOptions, kind: 'http' | 'sse'): Pro
             return response;
           }) satisfies FetchLike,
         }
-      : options.fetch
-        ? { fetch: options.fetch }
-        : {}),
+      : { fetch: baseFetch }),
   };
   const transport: Transport =
     kind === 'http'

@@ -10,7 +10,11 @@
  *   probe with `server/discover` first and treat any other error or silence as legacy. It says
  *   nothing of servers that exit on an unknown pre-`initialize` request, and some do (SDKs that
  *   terminate on it). Our transport owns the process tree, so the SDK probes it in place; when the
- *   probe ends the process, we start the server once more and run the legacy handshake on it.
+ *   probe ends the process, we start the server once more and run the legacy handshake on it —
+ *   unless what it said on stderr shows that it failed on its own (it would fail again), see
+ *   {@link mayHaveDiedOfTheProbe}. A legacy server that ignores the probe is found out by a ping
+ *   (probe-watch.ts), not by waiting out the probe. And the era, once known, is kept (the spec
+ *   says to cache it): a server found legacy is restarted without a probe.
  */
 import {
   Client,
@@ -21,6 +25,7 @@ import {
   type Tool,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerDefinition } from './definition.js';
 import { describeError, describeExit } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
@@ -83,6 +88,8 @@ export interface OpenServerSessionOptions {
   readonly onSpawn?: (process: StdioProcessTransport) => void;
   /** Abandons the attempt (the pool is closing). */
   readonly signal?: AbortSignal;
+  /** This stdio server was found to be legacy before: skip the probe, run `initialize`. */
+  readonly knownLegacy?: boolean;
 }
 
 /**
@@ -104,10 +111,9 @@ const PROBE_TIMEOUT_MS = 10_000;
 /** How long a failed start waits for the server's exit status before describing the failure. */
 const EXIT_GRACE_MS = 300;
 
-async function exitOrTimeout(serverProcess: { readonly exit: unknown }): Promise<void> {
-  for (let waited = 0; waited < EXIT_GRACE_MS && serverProcess.exit === undefined; waited += 20) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** The process's exit, or nothing after {@link EXIT_GRACE_MS}. */
+async function exitOrTimeout(serverProcess: StdioProcessTransport): Promise<void> {
+  await Promise.race([serverProcess.exited, sleep(EXIT_GRACE_MS, undefined, { ref: false })]);
 }
 
 /** Starts (or reaches) the server, runs the handshake and lists its tools. */
@@ -148,11 +154,13 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
       };
       serverProcess = spawnServer();
       transport = serverProcess;
-      client = makeClient(options, 'auto');
+      client = makeClient(options, options.knownLegacy === true ? 'legacy' : 'auto');
       try {
         await client.connect(serverProcess, { signal: deadline.signal, timeout: remaining() });
       } catch (error) {
         if (deadline.signal.aborted || !probeEndedTheServer(error)) throw error;
+        await exitOrTimeout(serverProcess);
+        if (!mayHaveDiedOfTheProbe(serverProcess)) throw error;
         options.onDebug(
           `the server/discover probe ended the server (${describeError(error)}); starting it again with "initialize"`,
         );
@@ -227,6 +235,23 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
 /** Ends a session: politely for remote servers, and the whole process tree for stdio ones. */
 export async function closeServerSession(session: ServerSession): Promise<void> {
   await closeQuietly(session.client, session.transport);
+}
+
+/** What a shell says when the command itself could not run: the probe has nothing to do with it. */
+const SHELL_COULD_NOT_RUN = new Set([126, 127]);
+
+/**
+ * Whether a server that ended during the probe may have ended because of it, and so deserves a
+ * second start with `initialize`. A server that exits on a request before `initialize` either
+ * says nothing or names what it got (the method, `initialize`); one that explains a failure of
+ * its own on stderr without either (a missing setting, a bad flag) would only fail again, so it
+ * is reported at once instead of being started twice.
+ */
+function mayHaveDiedOfTheProbe(serverProcess: StdioProcessTransport): boolean {
+  const code = serverProcess.exit?.code;
+  if (code !== undefined && code !== null && SHELL_COULD_NOT_RUN.has(code)) return false;
+  const stderr = serverProcess.stderrExcerpt();
+  return stderr.length === 0 || stderr.some((line) => /discover|initiali[sz]/i.test(line));
 }
 
 /**

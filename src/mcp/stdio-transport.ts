@@ -13,19 +13,27 @@
  *   reports; stderr never reaches our terminal;
  * - a stdout line that is not a JSON-RPC message is reported and skipped, never fatal;
  * - the end of the server is noticed when its process exits, not when its pipes close: a
- *   grandchild holding the pipes open must not hide a crash.
+ *   grandchild holding the pipes open must not hide a crash;
+ * - a message over the size limit is dropped, and the request it answers ends at once with an
+ *   error that gives its size and the limit (see message-size.ts); the connection goes on.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   deserializeMessage,
   serializeMessage,
-  STDIO_DEFAULT_MAX_BUFFER_SIZE,
   type JSONRPCMessage,
+  type RequestId,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { LineSplitter, TailBuffer } from './lines.js';
-import { messageOf } from '../errors.js';
+import { LineSplitter, TailBuffer, type OversizeLine } from './lines.js';
+import { ProbeWatch } from './probe-watch.js';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  oversizeResponse,
+  requestIdOf,
+  responseIdAtEdges,
+} from './message-size.js';
 
 /** How long a server's process group gets between SIGTERM and SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 1_500;
@@ -63,7 +71,7 @@ export interface StdioTransportOptions {
   readonly onDebug?: (message: string) => void;
   readonly stderrTailLines?: number;
   readonly killGraceMs?: number;
-  /** The longest JSON-RPC message accepted, in bytes. */
+  /** The longest JSON-RPC message accepted, in bytes (default {@link DEFAULT_MAX_MESSAGE_BYTES}). */
   readonly maxMessageBytes?: number;
 }
 
@@ -92,13 +100,33 @@ export class StdioProcessTransport implements Transport {
   private readonly stderrHead = new TailBuffer(STDERR_HEAD_LINES);
   private stderrLineCount = 0;
   private stdoutClosedAlive = false;
+  private readonly maxMessageBytes: number;
+  /** Ids of our requests not yet answered: an oversized answer whose id cannot be read is theirs when alone. */
+  private readonly unanswered = new Set<RequestId>();
+  private resolveExited: (exit: ProcessExit) => void = () => undefined;
+  /** Settles when the process exits (never, if it could not be started). */
+  readonly exited: Promise<ProcessExit> = new Promise((resolve) => {
+    this.resolveExited = resolve;
+  });
+
+  private readonly probeWatch = new ProbeWatch({
+    write: (message) => {
+      this.child?.stdin.write(serializeMessage(message));
+    },
+    deliver: (message) => {
+      this.onmessage?.(message);
+    },
+    onDebug: (message) => {
+      this.options.onDebug?.(message);
+    },
+  });
 
   constructor(options: StdioTransportOptions) {
     this.options = options;
     this.stderrLines = new TailBuffer(options.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES);
-    const maxBytes = options.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
-    this.stdoutLines = new LineSplitter(maxBytes);
-    this.stderrSplitter = new LineSplitter(maxBytes);
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.stdoutLines = new LineSplitter(this.maxMessageBytes);
+    this.stderrSplitter = new LineSplitter(this.maxMessageBytes);
   }
 
   /**
@@ -200,12 +228,16 @@ export class StdioProcessTransport implements Transport {
     if (stdin === undefined || this.exitInfo !== undefined || this.closing !== undefined || !stdin.writable) {
       return Promise.reject(new Error('the server process is not running'));
     }
-    return new Promise<void>((resolve, reject) => {
+    const id = requestIdOf(message);
+    if (id !== undefined) this.unanswered.add(id);
+    const written = new Promise<void>((resolve, reject) => {
       stdin.write(serializeMessage(message), (error) => {
         if (error) reject(error);
         else resolve();
       });
     });
+    this.probeWatch.sent(message);
+    return written;
   }
 
   /**
@@ -224,14 +256,11 @@ export class StdioProcessTransport implements Transport {
   }
 
   private handleStdout(chunk: Buffer): void {
-    let lines: string[];
-    try {
-      lines = this.stdoutLines.push(chunk);
-    } catch (error) {
-      this.onerror?.(new Error(`stdout: ${messageOf(error)}; dropped`));
-      return;
-    }
-    for (const line of lines) {
+    for (const line of this.stdoutLines.push(chunk)) {
+      if (typeof line !== 'string') {
+        this.handleOversize(line);
+        continue;
+      }
       if (line.trim() === '') continue;
       let message: JSONRPCMessage;
       try {
@@ -241,8 +270,26 @@ export class StdioProcessTransport implements Transport {
         this.options.onDebug?.(`skipped a stdout line (${reason}): ${truncate(line)}`);
         continue;
       }
-      this.onmessage?.(message);
+      if ('id' in message && !('method' in message) && message.id !== undefined)
+        this.unanswered.delete(message.id);
+      if (this.probeWatch.received(message)) this.onmessage?.(message);
     }
+  }
+
+  /** Ends the request an oversized answer was for, so that it fails now and says why. */
+  private handleOversize(line: OversizeLine): void {
+    const only = this.unanswered.size === 1 ? [...this.unanswered][0] : undefined;
+    const id = responseIdAtEdges(line.head, line.tail) ?? only;
+    const what = `a message of ${line.bytes} bytes (over the limit of ${this.maxMessageBytes})`;
+    if (id === undefined || !this.unanswered.has(id)) {
+      this.options.onDebug?.(`dropped ${what}: it answers none of our requests`);
+      return;
+    }
+    this.options.onDebug?.(`dropped ${what}, the answer to request ${String(id)}`);
+    this.unanswered.delete(id);
+    this.onmessage?.(
+      oversizeResponse(id, { bytes: line.bytes, atLeast: false, limitBytes: this.maxMessageBytes }),
+    );
   }
 
   private handleStdoutEnd(): void {
@@ -258,13 +305,9 @@ export class StdioProcessTransport implements Transport {
   }
 
   private handleStderr(chunk: Buffer): void {
-    let lines: string[];
-    try {
-      lines = this.stderrSplitter.push(chunk);
-    } catch {
-      lines = ['[stderr line too long, dropped]'];
+    for (const line of this.stderrSplitter.push(chunk)) {
+      this.recordStderr(typeof line === 'string' ? line : `[a stderr line of ${line.bytes} bytes, dropped]`);
     }
-    for (const line of lines) this.recordStderr(line);
   }
 
   private recordStderr(line: string): void {
@@ -276,6 +319,7 @@ export class StdioProcessTransport implements Transport {
 
   private handleExit(exit: ProcessExit): void {
     this.exitInfo = exit;
+    this.resolveExited(exit);
     if (this.closing !== undefined) return;
     // Read what the server wrote before it exited (a last answer, a last error line), then report.
     const stdout = this.child?.stdout;
@@ -300,6 +344,7 @@ export class StdioProcessTransport implements Transport {
   }
 
   private async shutdown(): Promise<void> {
+    this.probeWatch.stop();
     const child = this.child;
     if (child !== undefined && !this.groupFinished) {
       if (this.exitInfo === undefined) child.stdin.end();

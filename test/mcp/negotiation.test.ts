@@ -157,6 +157,69 @@ describe('protocol generations', () => {
   });
 });
 
+describe('side effects of the stdio probe', () => {
+  it('starts a server that fails on its own once, and reports why', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'mcphost-probe-'));
+    try {
+      const startLog = join(directory, 'starts');
+      const collector = logCollector();
+      const pool = await startPool({
+        servers: { broken: fixture('fail-on-start.mjs', { env: { START_LOG: startLog } }) },
+        env: testEnvironment(),
+        log: collector.log,
+      });
+      expect(pool.status()[0]).toMatchObject({ state: 'failed' });
+      expect((await readFile(startLog, 'utf8')).trim().split('\n')).toHaveLength(1);
+      expect(collector.warnings()[0]).toMatch(
+        /^server "broken" failed to start: exited with code 3 before answering "initialize"/,
+      );
+      expect(collector.warnings()[0]).toContain('Error: DATABASE_URL is not set');
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('finds a legacy server that ignores the probe by a ping, not by waiting out the probe', async () => {
+    const collector = logCollector();
+    // A probe wait of 10 s: only the ping can end it early, and the debug line says it did.
+    const pool = await startPool({
+      servers: { quiet: fixture('ignores-unknown.mjs') },
+      env: testEnvironment(),
+      log: collector.log,
+      initTimeoutMs: 30_000,
+    });
+    expect(pool.status()[0]).toMatchObject({ state: 'ready', protocolVersion: '2025-11-25' });
+    expect(collector.entries.map((entry) => entry.message)).toContain(
+      'the server answered ping but not server/discover: a legacy server',
+    );
+    expect(firstText(await pool.call(toolCall('quiet__hello')))).toBe('hi');
+  });
+
+  it('restarts a server found legacy without the probe', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'mcphost-probe-'));
+    try {
+      const startLog = join(directory, 'starts');
+      const collector = logCollector();
+      const pool = await startPool({
+        servers: { picky: fixture('exits-on-probe.mjs', { env: { START_LOG: startLog } }) },
+        env: testEnvironment(),
+        log: collector.log,
+      });
+      expect((await readFile(startLog, 'utf8')).trim().split('\n')).toHaveLength(2);
+      const pid = pool.status()[0]?.pid;
+      expect(pid).toBeTypeOf('number');
+      process.kill(pid ?? 0, 'SIGKILL');
+      await expect.poll(() => pool.status()[0]?.state).toBe('down');
+      expect(firstText(await pool.call(toolCall('picky__hello')))).toBe('hi');
+      // One more start, not two: the restart went straight to `initialize`.
+      expect((await readFile(startLog, 'utf8')).trim().split('\n')).toHaveLength(3);
+      expect(pool.status()[0]).toMatchObject({ state: 'ready', restarts: 1 });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('remote starts are bounded and fall back only as the spec says', () => {
   it('ends the start of a server that answers initialize with 2026-07-28 and streams nothing (the hang)', async () => {
     let gets = 0;

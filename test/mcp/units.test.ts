@@ -30,11 +30,19 @@ describe('LineSplitter', () => {
     expect(splitter.flush()).toBe('last');
   });
 
-  it('refuses a line longer than the limit and starts over', () => {
+  it('drops a line over the limit up to its newline, says how long it was, and reads on', () => {
     const splitter = new LineSplitter(8);
-    splitter.push(Buffer.from('12345'));
-    expect(() => splitter.push(Buffer.from('67890'))).toThrow(RangeError);
-    expect(splitter.push(Buffer.from('ok\n'))).toEqual(['ok']);
+    expect(splitter.push(Buffer.from('ok\n12345'))).toEqual(['ok']);
+    expect(splitter.push(Buffer.from('67890'))).toEqual([]);
+    expect(splitter.push(Buffer.from('abc\r\nnext\n'))).toEqual([
+      { kind: 'oversize', bytes: 14, head: '1234567890abc\r', tail: '1234567890abc\r' },
+      'next',
+    ]);
+    expect(splitter.push(Buffer.from('123456789\nlast\n'))).toEqual([
+      { kind: 'oversize', bytes: 9, head: '123456789', tail: '123456789' },
+      'last',
+    ]);
+    expect(splitter.flush()).toBeUndefined();
   });
 });
 

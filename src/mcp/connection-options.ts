@@ -1,0 +1,70 @@
+/** What a {@link ServerConnection} is given, and which of a server's tools it offers. */
+import type { FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
+import type { ServerDefinition } from './definition.js';
+import type { ParentEnvironment } from './environment.js';
+import type { ClientIdentity, ConfigureClient } from './server-session.js';
+import type { ServerLogLevel } from './server-logs.js';
+import type { PoolLog } from './status.js';
+
+/** Everything a connection needs, resolved by the pool. */
+export interface ServerConnectionOptions {
+  readonly name: string;
+  readonly definition: ServerDefinition;
+  readonly parentEnv: ParentEnvironment;
+  readonly clientInfo: ClientIdentity;
+  readonly initTimeoutMs: number;
+  readonly toolTimeoutMs: number;
+  readonly maxToolTimeoutMs: number;
+  readonly killGraceMs?: number;
+  readonly fetch?: FetchLike;
+  /** Sets up each fresh SDK client of this server (capabilities, request handlers). */
+  readonly configureClient?: ConfigureClient;
+  /** OAuth for a remote server: signs its requests in (the SDK runs the flow on a 401). */
+  readonly authProvider?: OAuthClientProvider;
+  /**
+   * Runs an interactive sign-in when the server needs one (the chat); absent, the server is
+   * reported as needing sign-in and left out (`-p`). Rejects when the user declines or it fails.
+   */
+  readonly signIn?: (signal: AbortSignal, scope: string | undefined) => Promise<void>;
+  readonly now: () => number;
+  readonly log: PoolLog;
+  /** The set of offered tools may have changed (list changed, server given up). */
+  readonly onToolsChanged: () => void;
+  /** Asked of the server right after each connect, when it declares logging. */
+  readonly serverLogLevel?: ServerLogLevel;
+  /** A tool call's `notifications/progress`, with the call's own id given to {@link call}. */
+  readonly onProgress?: (progress: ToolProgress) => void;
+}
+
+/** One progress report of a running tool call. */
+export interface ToolProgress {
+  readonly server: string;
+  readonly tool: string;
+  /** The id of the model's tool call, when the caller gave one. */
+  readonly toolCallId?: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** The tools offered to the model: not app-only, and as `allowedTools`/`excludedTools` say. */
+export function offeredTools(tools: readonly Tool[], definition: ServerDefinition): readonly Tool[] {
+  const { allowedTools, excludedTools } = definition;
+  return tools.filter(
+    (tool) =>
+      !isAppOnly(tool) &&
+      (allowedTools === undefined || allowedTools.includes(tool.name)) &&
+      (excludedTools === undefined || !excludedTools.includes(tool.name)),
+  );
+}
+
+/**
+ * A tool meant only for an app's UI (MCP Apps: `_meta.ui.visibility` without `"model"`), which
+ * must not be offered to the model.
+ */
+function isAppOnly(tool: Tool): boolean {
+  const ui: unknown = tool._meta?.ui;
+  if (typeof ui !== 'object' || ui === null || !('visibility' in ui)) return false;
+  const { visibility } = ui;
+  return Array.isArray(visibility) && !visibility.includes('model');
+}
