@@ -42,6 +42,7 @@ import { STDERR_GAP_PREFIX, type StdioProcessTransport } from './stdio-transport
 import { messageOf } from '../errors.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { signInRequiredIn } from './remote-transport.js';
+import { withSignInRetry } from './auth/step-up.js';
 
 /** Stderr lines quoted to the model when a server dies during a call. */
 const STDERR_LINES_FOR_MODEL = 5;
@@ -99,6 +100,7 @@ export class ServerConnection {
   /** Abandons a start in progress when the pool closes. */
   private readonly closing = new AbortController();
   private refreshing: Promise<void> | undefined;
+  private signingIn: Promise<void> | undefined;
   private offered: readonly Tool[] = [];
   private toolsStale = false;
   private failures = 0;
@@ -146,8 +148,8 @@ export class ServerConnection {
     if (typeof session === 'string') return errorBody(session);
     if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`);
     const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
-    try {
-      const result = await session.client.callTool(
+    const send = () =>
+      session.client.callTool(
         { name: tool, arguments: { ...input } },
         {
           ...(signal ? { signal } : {}),
@@ -170,11 +172,29 @@ export class ServerConnection {
           },
         },
       );
+    try {
+      // A step-up (403 insufficient_scope) or a refused token mid-session: sign in, send again.
+      const result = await withSignInRetry({ send, signIn: this.stepUpSignIn() });
       this.failures = 0;
       return toToolResultBody(result);
     } catch (error) {
+      // Not an outage: the session stays, and the one line says what to do.
+      const signInRequired = signInRequiredIn(error);
+      if (signInRequired !== undefined && !signal?.aborted) return errorBody(signInRequired.message);
       return errorBody(this.describeCallFailure(error, session, tool, signal));
     }
+  }
+
+  /** The sign-in a call may run (one at a time, shared by the calls that need it), if any. */
+  private stepUpSignIn(): ((scope: string | undefined) => Promise<void>) | undefined {
+    const { signIn } = this.options;
+    if (signIn === undefined) return undefined;
+    return (scope) => {
+      this.signingIn ??= signIn(this.closing.signal, scope).finally(() => {
+        this.signingIn = undefined;
+      });
+      return this.signingIn;
+    };
   }
 
   /**
@@ -285,7 +305,8 @@ export class ServerConnection {
     }
   }
 
-  private async openAndAdopt(isRestart: boolean, afterSignIn = false): Promise<void> {
+  /** `signIns`: how many sign-ins this start has run already. */
+  private async openAndAdopt(isRestart: boolean, signIns = 0): Promise<void> {
     let session: ServerSession;
     try {
       session = await openServerSession({
@@ -319,7 +340,7 @@ export class ServerConnection {
       this.pendingProcess = undefined;
       const signInRequired = signInRequiredIn(error);
       if (signInRequired !== undefined && this.state !== 'closed') {
-        await this.handleSignInRequired(signInRequired, isRestart, afterSignIn);
+        await this.handleSignInRequired(signInRequired, isRestart, signIns);
         return;
       }
       const reason = messageOf(error);
@@ -362,7 +383,7 @@ export class ServerConnection {
   private async handleSignInRequired(
     required: SignInRequiredError,
     isRestart: boolean,
-    afterSignIn: boolean,
+    signIns: number,
   ): Promise<void> {
     const { signIn, definition } = this.options;
     // Sign-in turned off: `mcphost auth login` would not help, so say what the server answered.
@@ -370,10 +391,13 @@ export class ServerConnection {
       isRemoteServer(definition) && definition.oauth === false
         ? `server ${this.name} refused the request (HTTP ${required.status ?? 401}) and its sign-in is off ("oauth": false)`
         : required.message;
-    if (signIn !== undefined && !afterSignIn) {
+    // One sign-in per start, and one more when the server moved to another authorization server
+    // meanwhile (SEP-2352): a server that keeps refusing does not loop the person through it.
+    const mayRetry = signIns === 0 || (signIns === 1 && required.authorizationServerChanged);
+    if (signIn !== undefined && mayRetry) {
       try {
         await signIn(this.closing.signal, required.scope);
-        await this.openAndAdopt(isRestart, true);
+        await this.openAndAdopt(isRestart, signIns + 1);
         return;
       } catch (error) {
         if (!(error instanceof SignInRequiredError)) hint = `${messageOf(error)} (${required.message})`;
