@@ -5,9 +5,11 @@
  * tree; {@link runAuthCommand} runs the one the yargs tree parsed. They print to the injected
  * streams only, and never a token: `status` says whether and until when, never what.
  */
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { loadConfig, type LoadedConfig } from '../../config/index.js';
 import { isRemoteServer, type RemoteServerDefinition, type ServerDefinition } from '../mcp/definition.js';
 import { McpOAuthProvider } from '../mcp/auth/provider.js';
+import { revokeStoredTokens } from '../mcp/auth/revoke.js';
 import { signIn } from '../mcp/auth/sign-in.js';
 import { defaultSignInStorePath, SignInStore, serverKey, type SignInEntry } from '../mcp/auth/token-store.js';
 import { ConfigError, messageOf } from '../errors.js';
@@ -135,11 +137,40 @@ function formatDuration(ms: number): string {
   return `${Math.round(minutes / 60)} h`;
 }
 
-/** Forgets a server's tokens and registration. */
-export async function authLogout(context: AuthCommandContext, server: string): Promise<ExitCodeValue> {
+/**
+ * Signs out of a server: revokes its tokens where the authorization server advertises a
+ * revocation endpoint (RFC 7009), and forgets its tokens and registration in any case. A failed
+ * revocation is a one-line warning, not a failure: the local sign-in is gone either way.
+ */
+export async function authLogout(
+  context: AuthCommandContext,
+  server: string,
+  fetchFn?: FetchLike,
+): Promise<ExitCodeValue> {
   const definition = remoteServer(context, server, 'logout');
+  const entry = await context.store.get(definition.url);
+  const revocation = await revokeStoredTokens({
+    serverUrl: definition.url,
+    entry,
+    settings: definition.oauth === false ? {} : (definition.oauth ?? {}),
+    ...(fetchFn === undefined ? {} : { fetch: fetchFn }),
+  });
   const had = await context.store.forget(definition.url);
-  context.io.stdout.write(had ? `Signed out of ${server}.\n` : `${server} was not signed in.\n`);
+  switch (revocation.kind) {
+    case 'failed':
+      notice(context.io, `warning: ${server}: tokens not revoked at the server: ${revocation.reason}`);
+      break;
+    case 'revoked':
+    case 'not-supported':
+    case 'nothing-stored':
+      break;
+    default: {
+      const unknown: never = revocation;
+      throw new Error(`unknown revocation outcome ${JSON.stringify(unknown)}`);
+    }
+  }
+  const revoked = revocation.kind === 'revoked' ? ' (tokens revoked at the server)' : '';
+  context.io.stdout.write(had ? `Signed out of ${server}${revoked}.\n` : `${server} was not signed in.\n`);
   return ExitCode.ok;
 }
 
