@@ -72,6 +72,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
   #requestedScope: string | undefined;
   /** Set while a sign-in waits for the URL to show; unset, a needed person is an error. */
   #onAuthorizationUrl: ((url: URL) => void) | undefined;
+  /**
+   * Where the server's protected resource metadata was last found (a challenge may name a place
+   * no well-known path reaches): kept across sign-ins, unlike the rest of the discovery.
+   */
+  #resourceMetadataUrl: string | undefined;
   /** The authorization server's issuer as the SDK's current `auth()` resolved it (SEP-2352). */
   #issuer: string | undefined;
 
@@ -254,7 +259,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return this.#codeVerifier;
   }
 
+  /** Where the protected resource metadata was last found, for an `auth()` to start from. */
+  get resourceMetadataUrl(): URL | undefined {
+    return this.#resourceMetadataUrl === undefined ? undefined : new URL(this.#resourceMetadataUrl);
+  }
+
   saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#resourceMetadataUrl = state.resourceMetadataUrl ?? this.#resourceMetadataUrl;
     // Kept for one sign-in only (its two legs must agree on the authorization server). In the
     // background every `auth()` reads the metadata again, so that a server that moved to another
     // authorization server (SEP-2352) is noticed on its next 401.
@@ -329,8 +340,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
     // auth() takes the refresh branch when a refresh token is stored; if the server refuses it
     // (revoked, expired), auth() falls through to a new authorization, which in the background
     // throws SignInRequiredError from redirectToAuthorization.
+    const { resourceMetadataUrl } = this;
     await auth(this, {
       serverUrl: this.#options.serverUrl,
+      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
       ...(this.#options.fetch === undefined ? {} : { fetchFn: this.#options.fetch }),
     });
   }

@@ -109,8 +109,10 @@ export async function signIn(options: SignInOptions): Promise<SignInOutcome> {
 }
 
 function authOptions(options: SignInOptions): Parameters<typeof auth>[1] {
+  const { resourceMetadataUrl } = options.provider;
   return {
     serverUrl: options.provider.serverUrl,
+    ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
     ...(options.fetch === undefined ? {} : { fetchFn: options.fetch }),
     ...(options.scope === undefined ? {} : { scope: options.scope }),
     ...(options.fresh === true ? { forceReauthorization: true } : {}),
