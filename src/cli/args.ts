@@ -1,6 +1,6 @@
 /**
  * The command tree, on yargs: the chat and `-p` (the default command), `script FILE`,
- * `mcp add|add-json|list|get|remove`, and `completion`. Parsing only decides what to run; nothing
+ * `mcp add|add-json|list|get|remove`, `auth login|status|logout`, and `completion`. Parsing only decides what to run; nothing
  * heavy is imported here, and `main` imports the one module the command needs afterwards.
  */
 import yargs, { type Argv, type CommandModule } from 'yargs';
@@ -8,9 +8,11 @@ import { ConfigError } from '../errors.js';
 import { optional } from '../optional.js';
 import { CHAT_FLAGS, toCliOptions, type CliOptions, type ParsedValues } from './command-line/flags.js';
 import { nearest } from './command-line/suggest.js';
+import { AUTH_SUBCOMMANDS, authCommands, type AuthCommand } from './command-line/auth-tree.js';
 import { splitScriptArguments } from './script-arguments.js';
 
 export type { CliOptions, ScriptCommand } from './command-line/flags.js';
+export type { AuthCommand } from './command-line/auth-tree.js';
 
 /** `mcphost mcp …`: a change to the servers of a config file, or a look at them. */
 export type McpCommand =
@@ -31,10 +33,22 @@ export type ParsedArguments =
   | { readonly kind: 'run'; readonly options: CliOptions }
   | { readonly kind: 'print'; readonly text: string }
   | { readonly kind: 'mcp'; readonly command: McpCommand; readonly configPath?: string }
+  | { readonly kind: 'auth'; readonly command: AuthCommand; readonly configPath?: string }
   | { readonly kind: 'completion'; readonly shell: 'bash' | 'zsh' };
 
 /** Commands and sub-commands, for typo suggestions. */
-const COMMANDS = ['script', 'mcp', 'completion', 'add', 'add-json', 'list', 'get', 'remove'];
+const COMMANDS = [
+  'script',
+  'mcp',
+  'auth',
+  'completion',
+  'add',
+  'add-json',
+  'list',
+  'get',
+  'remove',
+  ...AUTH_SUBCOMMANDS,
+];
 
 const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ['mcphost -m ollama:qwen2.5:3b', 'chat with a local model and the tools in ~/.mcp.json'],
@@ -43,6 +57,7 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ['mcphost -c', 'continue the latest conversation of this folder'],
   ['mcphost mcp add time -- uvx mcp-server-time', 'add a server to ~/.mcp.json'],
   ['mcphost script review.md --args:file src/main.ts', 'run a script file with a variable'],
+  ['mcphost auth login linear', 'sign in to a remote server in the browser'],
 ];
 
 const EPILOGUE = [
@@ -89,6 +104,7 @@ type Chosen =
   | { readonly kind: 'chat' }
   | { readonly kind: 'script'; readonly path: string }
   | { readonly kind: 'mcp'; readonly command: McpCommand }
+  | { readonly kind: 'auth'; readonly command: AuthCommand }
   | { readonly kind: 'completion'; readonly shell: string };
 
 function mcpCommands(parser: Argv, choose: (command: McpCommand) => void): Argv {
@@ -184,6 +200,13 @@ export function parseArguments(argv: readonly string[], version: string, columns
   );
   parser = command(
     parser,
+    'auth',
+    'sign in to remote servers, list sign-ins, sign out',
+    (auth) => authCommands(auth, (authCommand) => (chosen = { kind: 'auth', command: authCommand })),
+    () => undefined,
+  );
+  parser = command(
+    parser,
     'completion [shell]',
     'print a bash or zsh completion script',
     noOptions,
@@ -230,6 +253,8 @@ export function parseArguments(argv: readonly string[], version: string, columns
       };
     case 'mcp':
       return { kind: 'mcp', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
+    case 'auth':
+      return { kind: 'auth', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
     case 'completion':
       if (chosen.shell !== 'bash' && chosen.shell !== 'zsh') {
         throw new ConfigError('completion', `"${chosen.shell}" is not bash or zsh`);

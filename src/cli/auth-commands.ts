@@ -2,17 +2,19 @@
  * `mcphost auth login|status|logout SERVER`: signing in to remote servers outside the chat.
  *
  * The handlers take plain options (no argument parser's types), so that they plug into any command
- * tree; {@link runAuthCommand} is the thin dispatch for today's argv. They print to the injected
+ * tree; {@link runAuthCommand} runs the one the yargs tree parsed. They print to the injected
  * streams only, and never a token: `status` says whether and until when, never what.
  */
-import { parseArgs } from 'node:util';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { loadConfig, type LoadedConfig } from '../../config/index.js';
 import { isRemoteServer, type RemoteServerDefinition, type ServerDefinition } from '../mcp/definition.js';
 import { McpOAuthProvider } from '../mcp/auth/provider.js';
+import { revokeStoredTokens } from '../mcp/auth/revoke.js';
 import { signIn } from '../mcp/auth/sign-in.js';
 import { defaultSignInStorePath, SignInStore, serverKey, type SignInEntry } from '../mcp/auth/token-store.js';
 import { ConfigError, messageOf } from '../errors.js';
 import type { UserQuestions } from '../questions.js';
+import type { AuthCommand } from './command-line/auth-tree.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { notice, pathIn, type CliIO } from './io.js';
 
@@ -34,8 +36,6 @@ export interface AuthLoginOptions {
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
 }
-
-const USAGE = 'usage: mcphost auth login SERVER | auth status | auth logout SERVER  [--config FILE]';
 
 /** A remote server of the config by name, or a ConfigError that lists the names there are. */
 function remoteServer(context: AuthCommandContext, name: string, command: string): RemoteServerDefinition {
@@ -137,51 +137,60 @@ function formatDuration(ms: number): string {
   return `${Math.round(minutes / 60)} h`;
 }
 
-/** Forgets a server's tokens and registration. */
-export async function authLogout(context: AuthCommandContext, server: string): Promise<ExitCodeValue> {
+/**
+ * Signs out of a server: revokes its tokens where the authorization server advertises a
+ * revocation endpoint (RFC 7009), and forgets its tokens and registration in any case. A failed
+ * revocation is a one-line warning, not a failure: the local sign-in is gone either way.
+ */
+export async function authLogout(
+  context: AuthCommandContext,
+  server: string,
+  fetchFn?: FetchLike,
+): Promise<ExitCodeValue> {
   const definition = remoteServer(context, server, 'logout');
+  const entry = await context.store.get(definition.url);
+  const revocation = await revokeStoredTokens({
+    serverUrl: definition.url,
+    entry,
+    settings: definition.oauth === false ? {} : (definition.oauth ?? {}),
+    ...(fetchFn === undefined ? {} : { fetch: fetchFn }),
+  });
   const had = await context.store.forget(definition.url);
-  context.io.stdout.write(had ? `Signed out of ${server}.\n` : `${server} was not signed in.\n`);
+  switch (revocation.kind) {
+    case 'failed':
+      notice(context.io, `warning: ${server}: tokens not revoked at the server: ${revocation.reason}`);
+      break;
+    case 'revoked':
+    case 'not-supported':
+    case 'nothing-stored':
+      break;
+    default: {
+      const unknown: never = revocation;
+      throw new Error(`unknown revocation outcome ${JSON.stringify(unknown)}`);
+    }
+  }
+  const revoked = revocation.kind === 'revoked' ? ' (tokens revoked at the server)' : '';
+  context.io.stdout.write(had ? `Signed out of ${server}${revoked}.\n` : `${server} was not signed in.\n`);
   return ExitCode.ok;
 }
 
+/** What {@link runAuthCommand} needs besides the command. */
+export interface RunAuthOptions {
+  readonly io: CliIO;
+  /** `--config`: read the servers from this file instead of the search. */
+  readonly configPath?: string;
+  /** Stops a sign-in that waits for the browser (Ctrl-C). */
+  readonly signal: AbortSignal;
+}
+
 /**
- * `mcphost auth …` from today's argv (without the leading `auth`). Loads the config as the chat
- * would (`--config`, else the search), runs the command, and turns a failure into one line.
+ * Runs one `mcphost auth …` command, as the command tree parsed it. Loads the config as the chat
+ * would (`--config`, else the search), and turns a failure into one line.
  */
-export async function runAuthCommand(
-  argv: readonly string[],
-  io: CliIO,
-  signal: AbortSignal,
-): Promise<ExitCodeValue> {
-  let parsed;
+export async function runAuthCommand(command: AuthCommand, options: RunAuthOptions): Promise<ExitCodeValue> {
+  const { io } = options;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (error) {
-    notice(io, `${messageOf(error)}\n${USAGE}`);
-    return ExitCode.usage;
-  }
-  const [command, server, ...extra] = parsed.positionals;
-  if (parsed.values.help === true) {
-    io.stdout.write(`${USAGE}\n`);
-    return ExitCode.ok;
-  }
-  const needsServer = command === 'login' || command === 'logout';
-  if (
-    (command !== 'login' && command !== 'logout' && command !== 'status') ||
-    (needsServer && server === undefined) ||
-    (!needsServer && server !== undefined) ||
-    extra.length > 0
-  ) {
-    notice(io, USAGE);
-    return ExitCode.usage;
-  }
-  try {
-    const configPath = pathIn(io, parsed.values.config);
+    const configPath = pathIn(io, options.configPath);
     const config = await loadConfig({
       ...(configPath === undefined ? {} : { configPath }),
       homeDir: io.homeDir,
@@ -193,16 +202,16 @@ export async function runAuthCommand(
       config,
       store: new SignInStore(defaultSignInStorePath(io.homeDir, io.env)),
     };
-    switch (command) {
+    switch (command.action) {
       case 'status':
         return await authStatus(context);
       case 'logout':
-        return await authLogout(context, server ?? '');
+        return await authLogout(context, command.server);
       case 'login':
-        return await authLogin(context, { server: server ?? '', signal });
+        return await authLogin(context, { server: command.server, signal: options.signal });
       default: {
         const unknown: never = command;
-        throw new Error(`unknown auth command ${String(unknown)}`);
+        throw new Error(`unknown auth command ${JSON.stringify(unknown)}`);
       }
     }
   } catch (error) {

@@ -2,7 +2,7 @@
  * The CLI's entry: parse the command line, import the one module the command needs, and turn every
  * failure into one line on stderr and an exit code. Nothing here calls process.exit: bin does.
  */
-import { parseArguments, type ParsedArguments } from './args.js';
+import { parseArguments, type AuthCommand, type ParsedArguments } from './args.js';
 import { ExitCode, exitCodeOf, type ExitCodeValue } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import type { Reporter } from './output/reporter.js';
@@ -18,9 +18,6 @@ export async function main(
 ): Promise<ExitCodeValue> {
   let debug = argv.includes('--debug');
   let reporter: Reporter | undefined;
-  // `mcphost auth …` (issue 13) is dispatched before the command tree: its handlers take plain
-  // arguments, independent of the parser.
-  if (argv[0] === 'auth') return runAuth(argv.slice(1), io, signals);
   try {
     const columns = (io.stdout as { columns?: number }).columns ?? 100;
     const parsed: ParsedArguments = parseArguments(argv, version, columns);
@@ -40,6 +37,8 @@ export async function main(
           ...(parsed.configPath === undefined ? {} : { configPath: parsed.configPath }),
         });
       }
+      case 'auth':
+        return await runAuth(parsed.command, parsed.configPath, io, signals);
       case 'run': {
         const { options } = parsed;
         debug = options.debug;
@@ -62,7 +61,12 @@ export async function main(
 const AUTH_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /** `mcphost auth …`, with Ctrl-C stopping a sign-in that waits for the browser. */
-async function runAuth(argv: readonly string[], io: CliIO, signals: SignalSource): Promise<ExitCodeValue> {
+async function runAuth(
+  command: AuthCommand,
+  configPath: string | undefined,
+  io: CliIO,
+  signals: SignalSource,
+): Promise<ExitCodeValue> {
   const controller = new AbortController();
   const stop = (): void => {
     controller.abort();
@@ -70,7 +74,11 @@ async function runAuth(argv: readonly string[], io: CliIO, signals: SignalSource
   for (const name of AUTH_SIGNALS) signals.on(name, stop);
   try {
     const { runAuthCommand } = await import('./auth-commands.js');
-    return await runAuthCommand(argv, io, controller.signal);
+    return await runAuthCommand(command, {
+      io,
+      signal: controller.signal,
+      ...(configPath === undefined ? {} : { configPath }),
+    });
   } finally {
     for (const name of AUTH_SIGNALS) signals.off(name, stop);
   }

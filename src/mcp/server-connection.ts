@@ -32,6 +32,7 @@ import { STDERR_GAP_PREFIX, type StdioProcessTransport } from './stdio-transport
 import { messageOf } from '../errors.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { signInRequiredIn } from './remote-transport.js';
+import { withSignInRetry } from './auth/step-up.js';
 
 export type { ServerConnectionOptions, ToolProgress } from './connection-options.js';
 
@@ -43,6 +44,7 @@ export class ServerConnection {
   /** Abandons a start in progress when the pool closes. */
   private readonly closing = new AbortController();
   private refreshing: Promise<void> | undefined;
+  private signingIn: Promise<void> | undefined;
   // What outlives a session: its tools (offered again while it restarts) and its history.
   private offered: readonly Tool[] = [];
   private toolsStale = false;
@@ -106,8 +108,8 @@ export class ServerConnection {
     if (typeof session === 'string') return errorBody(session);
     if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`);
     const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
-    try {
-      const result = await session.client.callTool(
+    const send = () =>
+      session.client.callTool(
         { name: tool, arguments: { ...input } },
         {
           ...(signal ? { signal } : {}),
@@ -130,9 +132,15 @@ export class ServerConnection {
           },
         },
       );
+    try {
+      // A step-up (403 insufficient_scope) or a refused token mid-session: sign in, send again.
+      const result = await withSignInRetry({ send, signIn: this.stepUpSignIn() });
       this.failures = 0;
       return toToolResultBody(result);
     } catch (error) {
+      // Not an outage: the session stays, and the one line says what to do.
+      const signInRequired = signInRequiredIn(error);
+      if (signInRequired !== undefined && !signal?.aborted) return errorBody(signInRequired.message);
       const failure = describeCallFailure(error, {
         serverName: this.name,
         tool,
@@ -147,6 +155,18 @@ export class ServerConnection {
         this.handleClosed(session.client, `unreachable: ${failure.unreachable}`);
       return errorBody(failure.message);
     }
+  }
+
+  /** The sign-in a call may run (one at a time, shared by the calls that need it), if any. */
+  private stepUpSignIn(): ((scope: string | undefined) => Promise<void>) | undefined {
+    const { signIn } = this.options;
+    if (signIn === undefined) return undefined;
+    return (scope) => {
+      this.signingIn ??= signIn(this.closing.signal, scope).finally(() => {
+        this.signingIn = undefined;
+      });
+      return this.signingIn;
+    };
   }
 
   /**
@@ -267,10 +287,11 @@ export class ServerConnection {
     }
   }
 
+  /** `signIns`: how many sign-ins this start has run already. */
   private async openAndAdopt(
     isRestart: boolean,
     spawned: StartingState['spawned'],
-    afterSignIn = false,
+    signIns = 0,
   ): Promise<void> {
     let session: ServerSession;
     try {
@@ -306,7 +327,7 @@ export class ServerConnection {
       if (!this.isCurrentAttempt(spawned)) return;
       const signInRequired = signInRequiredIn(error);
       if (signInRequired !== undefined) {
-        await this.handleSignInRequired(signInRequired, isRestart, spawned, afterSignIn);
+        await this.handleSignInRequired(signInRequired, isRestart, spawned, signIns);
         return;
       }
       const reason = messageOf(error);
@@ -349,7 +370,7 @@ export class ServerConnection {
     required: SignInRequiredError,
     isRestart: boolean,
     spawned: StartingState['spawned'],
-    afterSignIn: boolean,
+    signIns: number,
   ): Promise<void> {
     const { signIn, definition } = this.options;
     // Sign-in turned off: `mcphost auth login` would not help, so say what the server answered.
@@ -357,10 +378,13 @@ export class ServerConnection {
       isRemoteServer(definition) && definition.oauth === false
         ? `server ${this.name} refused the request (HTTP ${required.status ?? 401}) and its sign-in is off ("oauth": false)`
         : required.message;
-    if (signIn !== undefined && !afterSignIn) {
+    // One sign-in per start, and one more when the server moved to another authorization server
+    // meanwhile (SEP-2352): a server that keeps refusing does not loop the person through it.
+    const mayRetry = signIns === 0 || (signIns === 1 && required.authorizationServerChanged);
+    if (signIn !== undefined && mayRetry) {
       try {
         await signIn(this.closing.signal, required.scope);
-        await this.openAndAdopt(isRestart, spawned, true);
+        await this.openAndAdopt(isRestart, spawned, signIns + 1);
         return;
       } catch (error) {
         if (!(error instanceof SignInRequiredError)) hint = `${messageOf(error)} (${required.message})`;

@@ -76,7 +76,7 @@ describe('mcphost auth', () => {
     expect(after.stdout).toMatch(/signed in \(expires in 60 min\)$/m);
 
     const out = await runCli(['auth', 'logout', 'protected'], home.path);
-    expect(out.stdout).toBe('Signed out of protected.\n');
+    expect(out.stdout).toBe('Signed out of protected (tokens revoked at the server).\n');
     const last = await runCli(['auth', 'status'], home.path);
     expect(last.stdout).toMatch(/not signed in$/m);
 

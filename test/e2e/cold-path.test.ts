@@ -86,6 +86,12 @@ describe('the cold path', () => {
     ]) {
       expect(loaded, absent).not.toContain(absent);
     }
+    // No sign-in code: the auth commands are only parsed (their tree), never loaded. The token
+    // store's class is made up front (it reads nothing until a server asks).
+    const signInModules = [...loaded].filter(
+      (name) => name.startsWith('src/mcp/auth/') || name === 'src/cli/auth-commands.js',
+    );
+    expect(signInModules).toEqual(['src/mcp/auth/token-store.js']);
     // The chat's own modules, but for the sanitizer the one-shot output shares with it.
     const chatModules = [...loaded].filter((name) => name.startsWith('src/cli/chat/'));
     expect(chatModules).toEqual(['src/cli/chat/sanitize.js']);

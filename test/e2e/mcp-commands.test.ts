@@ -153,6 +153,9 @@ describe('mcphost completion', () => {
     expect(await complete(['mcphost', 'mc'])).toBe('mcp');
     expect(await complete(['mcphost', 'mcp', 're'])).toBe('remove');
     expect(await complete(['mcphost', 'mcp', 'get', ''])).toBe('alpha beta');
+    expect(await complete(['mcphost', 'au'])).toBe('auth');
+    expect(await complete(['mcphost', 'auth', 'lo'])).toBe('login logout');
+    expect(await complete(['mcphost', 'auth', 'logout', ''])).toBe('alpha beta');
     expect(await complete(['mcphost', '--max-s'])).toBe('--max-steps');
     expect(await complete(['mcphost', '-m', 'ol'])).toBe('ollama:');
     expect((await runCli(['completion', 'fish'], home.path)).stderr).toBe(

@@ -163,6 +163,11 @@ export interface ProtectedMcpServer {
   /** The bearer tokens it received, in order (for redaction checks, and to see refreshes). */
   readonly tokensSeen: string[];
   readonly lies: Lies;
+  /**
+   * The server moves to another authorization server (SEP-2352): its metadata names that one, and
+   * only its tokens are accepted from now on.
+   */
+  moveTo(next: AuthorizationServer): void;
   close(): Promise<void>;
 }
 
@@ -201,6 +206,7 @@ export async function startProtectedMcpServer(
 ): Promise<ProtectedMcpServer> {
   const tokensSeen: string[] = [];
   const lies: Lies = {};
+  let current = authorization;
   const handler = createMcpHandler(() => {
     const server = new McpServer({ name: 'protected', version: '1.0.0' });
     server.registerTool('whoami', { inputSchema: z.object({}) }, () => ({
@@ -221,7 +227,7 @@ export async function startProtectedMcpServer(
       response.end(
         JSON.stringify({
           resource: lies.resource ?? `${base}/mcp`,
-          authorization_servers: [lies.authorizationServer ?? authorization.issuer],
+          authorization_servers: [lies.authorizationServer ?? current.issuer],
           scopes_supported: ['mcp:tools'],
         }),
       );
@@ -233,7 +239,7 @@ export async function startProtectedMcpServer(
     }
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (bearer !== undefined) tokensSeen.push(bearer);
-    const { AccessToken, ClientCredentials } = authorization.provider;
+    const { AccessToken, ClientCredentials } = current.provider;
     const token =
       bearer === undefined
         ? undefined
@@ -259,7 +265,15 @@ export async function startProtectedMcpServer(
     await sendResponse(await handler.fetch(forwarded), response);
   });
   base = loopback.url;
-  return { url: `${base}/mcp`, tokensSeen, lies, close: () => loopback.close() };
+  return {
+    url: `${base}/mcp`,
+    tokensSeen,
+    lies,
+    moveTo: (next) => {
+      current = next;
+    },
+    close: () => loopback.close(),
+  };
 }
 
 /**

@@ -146,6 +146,43 @@ describe('command-line flags', () => {
   });
 });
 
+describe('mcphost auth', () => {
+  it('parses login, status and logout, with --config', () => {
+    expect(parseArguments(['auth', 'login', 'linear'], '1.2.3')).toEqual({
+      kind: 'auth',
+      command: { action: 'login', server: 'linear' },
+    });
+    expect(parseArguments(['auth', 'status', '--config', 'x.json'], '1.2.3')).toEqual({
+      kind: 'auth',
+      command: { action: 'status' },
+      configPath: 'x.json',
+    });
+    expect(parseArguments(['auth', 'logout', 'linear'], '1.2.3')).toEqual({
+      kind: 'auth',
+      command: { action: 'logout', server: 'linear' },
+    });
+  });
+
+  it('is in the help, has its own, and suggests the sub-command meant', () => {
+    const help = parseArguments(['--help'], '1.2.3');
+    expect(help.kind === 'print' && help.text.includes('mcphost auth')).toBe(true);
+    const authHelp = parseArguments(['auth', '--help'], '1.2.3');
+    expect(authHelp.kind === 'print' ? authHelp.text : '').toMatch(/auth login <server>[\s\S]*auth logout/);
+    const loginHelp = parseArguments(['auth', 'login', '--help'], '1.2.3');
+    expect(loginHelp.kind === 'print' ? loginHelp.text : '').toContain('sign in to a remote server');
+    expect(failure('auth', 'lgin')).toBe(
+      'command line: unknown argument lgin: did you mean login? (see mcphost --help)',
+    );
+    expect(failure('auht', 'status')).toBe(
+      'command line: unknown argument auht: did you mean auth? (see mcphost --help)',
+    );
+    expect(failure('auth')).toBe(
+      'command line: auth needs a command: login, status or logout (see mcphost --help)',
+    );
+    expect(failure('auth', 'login')).toMatch(/^command line: Not enough non-option arguments/);
+  });
+});
+
 describe('--system-prompt', () => {
   it('reads a file, keeps text, and refuses a file name that does not exist', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'mcphost-prompt-'));

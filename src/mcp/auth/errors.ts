@@ -15,6 +15,11 @@ export interface SignInRequiredOptions extends ErrorOptions {
   readonly status?: number;
   /** The scope the server's challenge (WWW-Authenticate) asked for, for the sign-in to ask. */
   readonly scope?: string;
+  /**
+   * The server's protected resource metadata now names another authorization server than the one
+   * the stored sign-in came from (SEP-2352): a new sign-in there is needed even right after one.
+   */
+  readonly authorizationServerChanged?: boolean;
 }
 
 /**
@@ -28,12 +33,15 @@ export class SignInRequiredError extends McpHostError {
   readonly status: number | undefined;
   /** The scope the server's challenge named, when it named one. */
   readonly scope: string | undefined;
+  /** See {@link SignInRequiredOptions.authorizationServerChanged}. */
+  readonly authorizationServerChanged: boolean;
   constructor(server: string, options: SignInRequiredOptions = {}) {
-    const { status, scope, ...errorOptions } = options;
+    const { status, scope, authorizationServerChanged, ...errorOptions } = options;
     super(signInHint(server), errorOptions);
     this.server = server;
     this.status = status;
     this.scope = scope;
+    this.authorizationServerChanged = authorizationServerChanged ?? false;
   }
 }
 

@@ -43,6 +43,16 @@ export interface McpOAuthProviderOptions {
   readonly now?: () => number;
 }
 
+/**
+ * Whether a stored credential's issuer stamp and the current authorization server agree. Unknown
+ * on either side counts as agreeing; one trailing `/` is tolerated, as the SDK does.
+ */
+function sameIssuer(stamped: unknown, current: string | undefined): boolean {
+  if (typeof stamped !== 'string' || current === undefined) return true;
+  const trim = (issuer: string): string => (issuer.endsWith('/') ? issuer.slice(0, -1) : issuer);
+  return trim(stamped) === trim(current);
+}
+
 /** The SDK's view of our stored tokens, with `expires_in` counted from now instead of from issue. */
 function withRemainingLifetime(tokens: StoredOAuthTokens, obtainedAt: number | undefined, now: number) {
   if (tokens.expires_in === undefined || obtainedAt === undefined) return tokens;
@@ -62,6 +72,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
   #requestedScope: string | undefined;
   /** Set while a sign-in waits for the URL to show; unset, a needed person is an error. */
   #onAuthorizationUrl: ((url: URL) => void) | undefined;
+  /**
+   * Where the server's protected resource metadata was last found (a challenge may name a place
+   * no well-known path reaches): kept across sign-ins, unlike the rest of the discovery.
+   */
+  #resourceMetadataUrl: string | undefined;
+  /** The authorization server's issuer as the SDK's current `auth()` resolved it (SEP-2352). */
+  #issuer: string | undefined;
 
   constructor(options: McpOAuthProviderOptions) {
     this.#options = options;
@@ -94,6 +111,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.#redirectUrl = redirectUrl;
     this.#onAuthorizationUrl = onAuthorizationUrl;
     this.#requestedScope = scope;
+    // Every sign-in discovers afresh: the authorization server may have changed since the last.
+    this.#discovery = undefined;
   }
 
   /** Ends a sign-in: the verifier and state are single-use. */
@@ -102,6 +121,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     this.#requestedScope = undefined;
     this.#codeVerifier = undefined;
     this.#state = undefined;
+    this.#discovery = undefined;
   }
 
   /** The `state` sent with the last authorization URL, which the redirect must echo. */
@@ -147,12 +167,16 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return this.#state;
   }
 
-  async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
+  async clientInformation(ctx?: { issuer: string }): Promise<StoredOAuthClientInformation | undefined> {
     const { settings } = this.#options;
+    if (ctx !== undefined) this.#issuer = ctx.issuer;
     if (settings.clientId !== undefined) {
       return {
         client_id: settings.clientId,
         ...(settings.clientSecret === undefined ? {} : { client_secret: settings.clientSecret }),
+        // Configured for this server whatever its authorization server: stamped as the current one
+        // (SEP-2352), which the SDK otherwise warns about on every read.
+        ...(ctx === undefined ? {} : { issuer: ctx.issuer }),
       };
     }
     const { client, tokens } = await this.#options.store.get(this.#options.serverUrl);
@@ -163,6 +187,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
       throw new SignInRequiredError(this.#options.server);
     }
     if (client === undefined) return undefined;
+    // The metadata now names another authorization server than the one we registered with
+    // (SEP-2352): the registration and the tokens are not valid there. In the background only a
+    // person can sign in at the new one; during a sign-in the SDK sees the stamp and registers again.
+    if (!signingIn && !sameIssuer(client.issuer, ctx?.issuer)) {
+      throw new SignInRequiredError(this.#options.server, { authorizationServerChanged: true });
+    }
     // During a sign-in, a registration for another redirect (another port), or one whose scope
     // lacks what a step-up asks for, is useless: register again.
     if (signingIn && !this.#registrationFits(client)) return undefined;
@@ -204,11 +234,15 @@ export class McpOAuthProvider implements OAuthClientProvider {
     }
     // No one to ask now. Remember the scope asked for (a step-up on 403 insufficient_scope asks
     // for more than the metadata names), so that `mcphost auth login` asks for it too.
-    const scope = authorizationUrl.searchParams.get('scope');
-    if (scope !== null && (await this.#options.store.get(this.#options.serverUrl)).tokens !== undefined) {
+    const scope = authorizationUrl.searchParams.get('scope') ?? undefined;
+    const { tokens } = await this.#options.store.get(this.#options.serverUrl);
+    if (scope !== undefined && tokens !== undefined) {
       await this.#options.store.update(this.#options.serverUrl, (entry) => ({ ...entry, scope }));
     }
-    throw new SignInRequiredError(this.#options.server);
+    throw new SignInRequiredError(this.#options.server, {
+      ...(scope === undefined ? {} : { scope }),
+      authorizationServerChanged: !sameIssuer(tokens?.issuer, this.#issuer),
+    });
   }
 
   /** The scope a step-up asked for while no one could sign in, if any. */
@@ -225,8 +259,17 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return this.#codeVerifier;
   }
 
+  /** Where the protected resource metadata was last found, for an `auth()` to start from. */
+  get resourceMetadataUrl(): URL | undefined {
+    return this.#resourceMetadataUrl === undefined ? undefined : new URL(this.#resourceMetadataUrl);
+  }
+
   saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.#discovery = state;
+    this.#resourceMetadataUrl = state.resourceMetadataUrl ?? this.#resourceMetadataUrl;
+    // Kept for one sign-in only (its two legs must agree on the authorization server). In the
+    // background every `auth()` reads the metadata again, so that a server that moved to another
+    // authorization server (SEP-2352) is noticed on its next 401.
+    if (this.#onAuthorizationUrl !== undefined) this.#discovery = state;
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
@@ -297,8 +340,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
     // auth() takes the refresh branch when a refresh token is stored; if the server refuses it
     // (revoked, expired), auth() falls through to a new authorization, which in the background
     // throws SignInRequiredError from redirectToAuthorization.
+    const { resourceMetadataUrl } = this;
     await auth(this, {
       serverUrl: this.#options.serverUrl,
+      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
       ...(this.#options.fetch === undefined ? {} : { fetchFn: this.#options.fetch }),
     });
   }

@@ -60,6 +60,10 @@ export async function signIn(options: SignInOptions): Promise<SignInOutcome> {
   let authorizationUrl: URL | undefined;
   try {
     const pendingScope = options.scope ?? (await provider.pendingScope());
+    // A step-up asks for more than the stored tokens grant: refreshing cannot widen a grant
+    // (RFC 6749 §6), so the person signs in again. A token without `scope` counts as granting none.
+    const { tokens } = await provider.storedEntry();
+    const widens = pendingScope !== undefined && !grants(tokens?.scope, pendingScope);
     provider.beginSignIn(
       listener.redirectUrl,
       (url) => {
@@ -69,7 +73,11 @@ export async function signIn(options: SignInOptions): Promise<SignInOutcome> {
     );
     const first = await auth(
       provider,
-      authOptions({ ...options, ...(pendingScope ? { scope: pendingScope } : {}) }),
+      authOptions({
+        ...options,
+        ...(pendingScope ? { scope: pendingScope } : {}),
+        ...(widens ? { fresh: true } : {}),
+      }),
     );
     if (first === 'AUTHORIZED' || authorizationUrl === undefined) return { kind: 'refreshed' };
     // Wait before asking: a fast browser may come back before the question's promise settles.
@@ -101,12 +109,23 @@ export async function signIn(options: SignInOptions): Promise<SignInOutcome> {
 }
 
 function authOptions(options: SignInOptions): Parameters<typeof auth>[1] {
+  const { resourceMetadataUrl } = options.provider;
   return {
     serverUrl: options.provider.serverUrl,
+    ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
     ...(options.fetch === undefined ? {} : { fetchFn: options.fetch }),
     ...(options.scope === undefined ? {} : { scope: options.scope }),
     ...(options.fresh === true ? { forceReauthorization: true } : {}),
   };
+}
+
+/** Whether a token's granted `scope` includes every scope of `wanted`. */
+function grants(granted: string | undefined, wanted: string): boolean {
+  const have = new Set((granted ?? '').split(/\s+/).filter(Boolean));
+  return wanted
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((scope) => have.has(scope));
 }
 
 /** The port of the last registration's redirect, so that it stays valid; else 0 (a free one). */

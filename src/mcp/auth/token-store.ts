@@ -67,9 +67,15 @@ export function serverKey(serverUrl: string | URL): string {
   return url.href;
 }
 
+/** How long a writer waits for another process's lock, at most (~50 tries, 10–200 ms apart). */
+const LOCK_RETRIES = { retries: 50, minTimeout: 10, maxTimeout: 200 } as const;
+/** A lock older than this is a crashed writer's, and is taken over. */
+const LOCK_STALE_MS = 10_000;
+
 /**
  * The sign-in store in one file. Updates within this process are serialised (a read-modify-write
- * each), so two servers saving tokens at once do not lose one another's.
+ * each), and across processes they hold a lock (`oauth.json.lock`, proper-lockfile's atomic
+ * `mkdir`): two mcphost processes saving tokens at once do not lose one another's.
  */
 export class SignInStore {
   readonly file: string;
@@ -93,15 +99,18 @@ export class SignInStore {
   /** Replaces a server's entry with what `change` makes of it; an empty result removes the entry. */
   update(serverUrl: string | URL, change: (entry: SignInEntry) => SignInEntry): Promise<void> {
     const key = serverKey(serverUrl);
-    const next = this.#last.then(async () => {
-      const content = await this.#read();
-      const updated = change(content.servers[key] ?? {});
-      const isEmpty = Object.values(updated).every((value: unknown) => value === undefined);
-      const servers = Object.fromEntries(
-        Object.entries({ ...content.servers, [key]: updated }).filter(([name]) => name !== key || !isEmpty),
-      );
-      await this.#write({ version: 1, servers });
-    });
+    const next = this.#last.then(() =>
+      this.#locked(async () => {
+        // Read under the lock: another process may have written since our last read.
+        const content = await this.#read();
+        const updated = change(content.servers[key] ?? {});
+        const isEmpty = Object.values(updated).every((value: unknown) => value === undefined);
+        const servers = Object.fromEntries(
+          Object.entries({ ...content.servers, [key]: updated }).filter(([name]) => name !== key || !isEmpty),
+        );
+        await this.#write({ version: 1, servers });
+      }),
+    );
     this.#last = next.catch(() => undefined);
     return next;
   }
@@ -111,6 +120,24 @@ export class SignInStore {
     const had = Object.keys(await this.get(serverUrl)).length > 0;
     await this.update(serverUrl, () => ({}));
     return had;
+  }
+
+  /** Runs `work` holding the store's lock across processes. */
+  async #locked(work: () => Promise<void>): Promise<void> {
+    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+    // Loaded on the first write only: a run that never signs in never needs it.
+    const { lock } = await import('proper-lockfile');
+    const release = await lock(this.file, {
+      // The file may not exist yet: lock its name, not its resolved path.
+      realpath: false,
+      retries: LOCK_RETRIES,
+      stale: LOCK_STALE_MS,
+    });
+    try {
+      await work();
+    } finally {
+      await release();
+    }
   }
 
   async #read(): Promise<z.infer<typeof fileSchema>> {

@@ -188,3 +188,131 @@ describe('step-up on 403 insufficient_scope', () => {
     expect(firstText(await pool.call(toolCall('protected__admin')))).toBe('admin granted');
   });
 });
+
+describe('step-up during a call, with someone to ask (the chat)', () => {
+  it('a 403 insufficient_scope signs in again for the union of scopes, and the call is sent once more', async () => {
+    const asked: URL[] = [];
+    const pool = await startPool({
+      servers: { protected: { transport: 'http', url: mcp.url, headers: {} } },
+      env: testEnvironment(),
+      signIn: {
+        store,
+        questions: {
+          signIn: (request) => {
+            asked.push(new URL(request.url));
+            return browsing.signIn?.(request) ?? Promise.resolve({ kind: 'skip' });
+          },
+        },
+      },
+    });
+    expect(asked).toHaveLength(1);
+    const firstScopes = asked[0]?.searchParams.get('scope')?.split(' ') ?? [];
+    expect(firstScopes).toContain('mcp:tools');
+    expect(firstScopes).not.toContain('mcp:admin');
+
+    const tokensBefore = mcp.tokensSeen.length;
+    const result = await pool.call(toolCall('protected__admin'));
+    expect(firstText(result)).toBe('admin granted');
+    expect(result.isError).toBe(false);
+    expect(asked).toHaveLength(2);
+    // The union: what was granted before, and what the challenge named.
+    expect(asked[1]?.searchParams.get('scope')?.split(' ')).toEqual(
+      expect.arrayContaining(['mcp:tools', 'mcp:admin']),
+    );
+    // The call went twice: refused with the old token, answered with the new one.
+    const sent = mcp.tokensSeen.slice(tokensBefore);
+    expect(new Set(sent).size).toBeGreaterThanOrEqual(2);
+    expect(firstText(await pool.call(toolCall('protected__whoami')))).toBe('you are alice');
+  });
+
+  it('a person who declines the step-up gets the one line for that call only', async () => {
+    let answers = 0;
+    const pool = await startPool({
+      servers: { protected: { transport: 'http', url: mcp.url, headers: {} } },
+      env: testEnvironment(),
+      signIn: {
+        store,
+        questions: {
+          signIn: (request) => {
+            answers += 1;
+            // Signs in at the start, declines the step-up.
+            if (answers === 1) return browsing.signIn?.(request) ?? Promise.resolve({ kind: 'skip' });
+            return Promise.resolve({ kind: 'skip' });
+          },
+        },
+      },
+    });
+    const denied = await pool.call(toolCall('protected__admin'));
+    expect(denied.isError).toBe(true);
+    expect(firstText(denied)).toBe('server protected needs sign-in: run `mcphost auth login protected`');
+    expect(answers).toBe(2);
+    expect(firstText(await pool.call(toolCall('protected__whoami')))).toBe('you are alice');
+  });
+});
+
+describe('authorization-server migration (SEP-2352)', () => {
+  it('a server that moves to another authorization server: registration and sign-in there, nothing reused', async () => {
+    const second = await startAuthorizationServer();
+    try {
+      const asked: URL[] = [];
+      const pool = await startPool({
+        servers: { protected: { transport: 'http', url: mcp.url, headers: {} } },
+        env: testEnvironment(),
+        signIn: {
+          store,
+          questions: {
+            signIn: (request) => {
+              asked.push(new URL(request.url));
+              return browsing.signIn?.(request) ?? Promise.resolve({ kind: 'skip' });
+            },
+          },
+        },
+      });
+      expect(firstText(await pool.call(toolCall('protected__whoami')))).toBe('you are alice');
+      const before = await store.get(mcp.url);
+      expect(before.client?.issuer).toBe(authorization.issuer);
+
+      mcp.moveTo(second);
+      // The old token is refused (401): the metadata now names the second server.
+      expect(firstText(await pool.call(toolCall('protected__whoami')))).toBe('you are alice');
+      expect(asked.map((url) => url.origin)).toEqual([
+        new URL(authorization.issuer).origin,
+        new URL(second.issuer).origin,
+      ]);
+      const after = await store.get(mcp.url);
+      expect(after.client?.issuer).toBe(second.issuer);
+      // A new registration: the first server's client id was not presented to the second.
+      expect(after.client?.client_id).not.toBe(before.client?.client_id);
+      expect(asked[1]?.searchParams.get('client_id')).toBe(after.client?.client_id);
+      expect(await second.provider.Client.find(before.client?.client_id ?? '')).toBeUndefined();
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('-p: a moved server is one line naming the sign-in, and the store is left for `auth login`', async () => {
+    const provider = new McpOAuthProvider({
+      server: 'protected',
+      serverUrl: mcp.url,
+      settings: { grant: 'authorization_code' },
+      store,
+    });
+    await signIn({ provider, questions: browsing });
+    const second = await startAuthorizationServer();
+    try {
+      mcp.moveTo(second);
+      const logs = logCollector();
+      await startPool({
+        servers: { protected: { transport: 'http', url: mcp.url, headers: {} } },
+        env: testEnvironment(),
+        log: logs.log,
+        signIn: { store },
+      });
+      expect(logs.warnings()).toEqual(['server protected needs sign-in: run `mcphost auth login protected`']);
+      // Nothing registered at the second server in the background.
+      expect((await store.get(mcp.url)).client?.issuer).toBe(authorization.issuer);
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -57,3 +57,33 @@ describe('SignInStore', () => {
     expect([...(await store.list()).keys()]).toEqual(['https://b.example/mcp']);
   });
 });
+
+describe('SignInStore across processes', () => {
+  it('two processes writing different servers many times at once lose no entry', async () => {
+    const { spawn } = await import('node:child_process');
+    const writer = join(process.cwd(), 'test/fixtures/sign-in-store-writer.ts');
+    const perProcess = 40;
+    const run = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', writer, store.file, host, String(perProcess)],
+          {
+            stdio: ['ignore', 'ignore', 'inherit'],
+          },
+        );
+        child.once('error', reject);
+        child.once('exit', (code) => {
+          resolve(code ?? 1);
+        });
+      });
+    expect(await Promise.all([run('alpha.example'), run('beta.example')])).toEqual([0, 0]);
+    const stored = await store.list();
+    expect(stored.size).toBe(2 * perProcess);
+    for (const host of ['alpha.example', 'beta.example']) {
+      for (let index = 0; index < perProcess; index++) {
+        expect(stored.get(`https://${host}/mcp/${index}`)?.tokens?.access_token).toBe(`${host}-${index}`);
+      }
+    }
+  }, 60_000);
+});
