@@ -87,3 +87,23 @@ describe('200 tools with OpenAI (which takes at most 128)', () => {
     expect(offered).toHaveLength(3);
   });
 });
+
+describe('--context-window', () => {
+  it('overrides the config and the table: 20 small tools pass 10% of a 2,000-token window', async () => {
+    offered = [];
+    await home.writeConfig({
+      mcpServers: { many: { ...MANY_TOOLS, args: [MANY_TOOLS.args[0] ?? '', '20'] } },
+      contextWindow: 1_000_000,
+    });
+    const result = await runCli(
+      ['-m', 'openai:gpt-4.1-mini', '-p', 'weather in Oslo?', '--context-window', '2000', '--debug'],
+      home.path,
+      { env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url }, timeoutMs: 60_000 },
+    );
+    expect(result.stderr).toMatch(
+      /tools: the 20 definitions \(about [\d.k]+ tokens\) pass 200, their share of the window/,
+    );
+    expect(result.code).toBe(0);
+    expect(offered[0]).toEqual(['tool_search']);
+  });
+});
