@@ -56,6 +56,8 @@ export interface ParsedConfig {
   readonly context?: {
     readonly contextWindow?: number;
     readonly compactAt?: number;
+    readonly toolSearch?: 'auto' | 'always' | 'never';
+    readonly toolSearchAt?: number;
     readonly autoCompact?: boolean;
   };
   /** Rotate the audit log past this size. */
@@ -185,6 +187,8 @@ function contextSettings(settings: FileSettings): Pick<ParsedConfig, 'context'> 
     ...(settings.contextWindow === undefined ? {} : { contextWindow: settings.contextWindow }),
     ...(settings.compactAt === undefined ? {} : { compactAt: settings.compactAt }),
     ...(settings.autoCompact === undefined ? {} : { autoCompact: settings.autoCompact }),
+    ...(settings.toolSearch === undefined ? {} : { toolSearch: settings.toolSearch }),
+    ...(settings.toolSearchAt === undefined ? {} : { toolSearchAt: settings.toolSearchAt }),
   };
   return Object.keys(context).length === 0 ? {} : { context };
 }

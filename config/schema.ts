@@ -64,6 +64,10 @@ export const settingsShape = {
   compactAt: z.number().gt(0).lte(1),
   /** False: never compact on its own (`/compact` still works). */
   autoCompact: z.boolean(),
+  /** When to send the tool-search tool instead of every tool definition (docs/long-conversations.md). */
+  toolSearch: z.enum(['auto', 'always', 'never']),
+  /** The share of the window tool definitions may take before `toolSearch: auto` turns to the search. */
+  toolSearchAt: z.number().gt(0).lte(1),
   /** Rotate the audit log before it grows past this many bytes. */
   auditLogMaxBytes: positiveInteger,
   /** How tool output is screened for injection and marked as data. */

@@ -29,6 +29,7 @@ function toWire(event: RunnerEvent): object | undefined {
       return { type: 'done', stopReason: event.result.stopReason, usage: event.result.usage };
     case 'step-start':
     case 'step-finish':
+    case 'tool-mode':
       return undefined;
   }
 }

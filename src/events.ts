@@ -1,5 +1,6 @@
 /** What a run reports while it happens, for the CLI, `runner.stream()` and `onEvent` callbacks. */
 import type { CompactionReason } from './context/context-budget.js';
+import type { ToolMode } from './context/tool-catalog.js';
 import type { ProviderError } from './errors.js';
 import type { FinishReason, Message, ToolCallBlock, ToolResultBlock, Usage } from './types.js';
 
@@ -75,5 +76,11 @@ export type RunnerEvent =
       /** The summary's text. */
       readonly summary: string;
     }
+  /**
+   * Which tool definitions the model gets: all of them, or the tool-search tool and the tools
+   * loaded so far (past the vendor's cap or a share of the window). Sent at a run's first step and
+   * whenever the mode changes.
+   */
+  | { readonly type: 'tool-mode'; readonly mode: ToolMode }
   /** The run ended with an answer. Always the last event of a successful run. */
   | { readonly type: 'done'; readonly result: RunResult };

@@ -88,6 +88,14 @@ export {
 export type { ContextWindow, ContextWindowSource } from './context/windows.js';
 export { SUMMARY_TEMPLATE } from './context/compaction.js';
 export { DEFAULT_TOOL_OUTPUT_BYTES } from './context/tool-output-budget.js';
+export {
+  DEFAULT_TOOL_SEARCH_AT,
+  VENDOR_TOOL_LIMITS,
+  type ToolMode,
+  type ToolSearchReason,
+  type ToolSearchSetting,
+} from './context/tool-catalog.js';
+export { TOOL_SEARCH_NAME } from './context/tool-search.js';
 export type { ServerDefinition } from './mcp/definition.js';
 export {
   ApprovalPolicy,

@@ -9,6 +9,7 @@ import {
   type ContextOptions,
   type ContextUsage,
 } from './context/context-budget.js';
+import { ToolCatalog, type StepTools, type ToolMode } from './context/tool-catalog.js';
 import { AbortedError, MaxStepsError, ProviderError } from './errors.js';
 import type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
 import { callModel } from './model-call.js';
@@ -135,6 +136,7 @@ export class Runner {
   #queue: Promise<unknown> = Promise.resolve();
   #closed: Promise<void> | undefined;
   readonly #context: ContextBudget;
+  readonly #toolCatalog: ToolCatalog;
 
   constructor(options: RunnerOptions) {
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
@@ -145,6 +147,11 @@ export class Runner {
     this.#provider = options.provider;
     this.#messages = [...(options.history ?? [])];
     this.#context = new ContextBudget(options.context);
+    this.#toolCatalog = new ToolCatalog({
+      ...(options.context?.toolSearch === undefined ? {} : { setting: options.context.toolSearch }),
+      ...(options.context?.toolSearchAt === undefined ? {} : { searchAt: options.context.toolSearchAt }),
+      history: this.#messages,
+    });
   }
 
   /** The model in use. */
@@ -162,12 +169,18 @@ export class Runner {
     return [...this.#messages];
   }
 
+  /** The tools the model has loaded with the tool search (or called), oldest first. */
+  get loadedTools(): readonly string[] {
+    return this.#toolCatalog.loaded;
+  }
+
   /**
    * Starts a new conversation, empty or from `history` (a saved one, say); the system prompt and
    * tools stay. Not reported to `onHistoryChange`: the next change is, against this history.
    */
   reset(history: readonly Message[] = []): void {
     this.#messages = [...history];
+    this.#toolCatalog.forget(history);
   }
 
   /**
@@ -249,12 +262,17 @@ export class Runner {
     await this.#append(promptMessage);
     const toolCalls: ToolCallRecord[] = [];
     let usage = ZERO_USAGE;
+    let lastMode: ToolMode | undefined;
     try {
       for (let step = 1; step <= maxSteps; step++) {
         throwIfCancelled(signal);
-        const tools = (await this.#options.tools?.tools()) ?? [];
+        const tools = await this.#stepTools();
         emit({ type: 'step-start', step });
-        const reply = await this.#callModelWithinWindow(tools, emit, signal);
+        if (tools !== undefined && !sameMode(lastMode, tools.mode)) {
+          emit({ type: 'tool-mode', mode: tools.mode });
+          lastMode = tools.mode;
+        }
+        const reply = await this.#callModelWithinWindow(tools?.offered ?? [], emit, signal);
         // A compaction replaced the history: the run's own messages start at its prompt, if kept.
         if (this.#messages[historyBefore] !== promptMessage)
           historyBefore = this.#messages.indexOf(promptMessage);
@@ -281,9 +299,9 @@ export class Runner {
           return result;
         }
         const records = await runToolCalls(checked.toolCalls, {
-          host: this.#options.tools,
+          host: tools?.host,
           refused: checked.refused,
-          offered: new Set(tools.map((tool) => tool.name)),
+          offered: tools?.callable ?? new Set(),
           signal,
           emit,
           now,
@@ -303,6 +321,18 @@ export class Runner {
       }
       throw error;
     }
+  }
+
+  /** The tools of the next step: every definition, or the search tool and the loaded ones. */
+  async #stepTools(): Promise<StepTools | undefined> {
+    const host = this.#options.tools;
+    if (host === undefined) return undefined;
+    const tools = await host.tools();
+    const window = await this.#context.window(this.#provider);
+    return this.#toolCatalog.select(host, tools, {
+      provider: this.#provider.name,
+      windowTokens: window.tokens,
+    });
   }
 
   /**
@@ -395,6 +425,12 @@ export class Runner {
 
 function throwIfCancelled(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new AbortedError();
+}
+
+/** Same kind and reason: the mode is reported again only when it changes (or at a run's start). */
+function sameMode(before: ToolMode | undefined, now: ToolMode): boolean {
+  if (before === undefined || before.kind !== now.kind) return false;
+  return before.kind === 'all' || (now.kind === 'search' && before.reason === now.reason);
 }
 
 function addUsage(total: Usage, more: Usage): Usage {

@@ -37,6 +37,8 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
     ...optional('maxSteps', options.maxSteps),
     ...optional('providerUrl', options.providerUrl),
     ...optional('providerApiKey', options.providerApiKey),
+    // The flag wins over the config's `contextWindow` (createRunner lays these over the config's).
+    ...(options.contextWindow === undefined ? {} : { context: { contextWindow: options.contextWindow } }),
     settings: {
       ...optional('maxTokens', options.maxTokens),
       ...optional('temperature', options.temperature),

@@ -10,6 +10,7 @@ import { compactedHistory, planCompaction, summaryRequestText } from './compacti
 import { ContextMeter, type RequestParts } from './meter.js';
 import { estimateMessagesTokens } from './tokens.js';
 import { resolveContextWindow, type ContextWindow } from './windows.js';
+import type { ToolSearchSetting } from './tool-catalog.js';
 
 /** Compact when the next request would fill this share of the window. */
 export const DEFAULT_COMPACT_AT = 0.8;
@@ -35,6 +36,13 @@ export interface ContextOptions {
   readonly reserveTokens?: number;
   /** Tokens of recent turns kept verbatim by a compaction. Default {@link DEFAULT_KEEP_RECENT_SHARE} of the window. */
   readonly keepRecentTokens?: number;
+  /**
+   * When to send the tool-search tool instead of every tool definition: `auto` (past the vendor's
+   * cap on tools, or past `toolSearchAt` of the window), `always` or `never`. Default `auto`.
+   */
+  readonly toolSearch?: ToolSearchSetting;
+  /** The share of the window tool definitions may take before `auto` turns to the search, in (0, 1]. Default 0.1. */
+  readonly toolSearchAt?: number;
 }
 
 /** Why a compaction happened. */
@@ -87,6 +95,18 @@ function checkOptions(options: ContextOptions): void {
   const at = options.compactAt;
   if (at !== undefined && !(at > 0 && at <= 1)) {
     throw new TypeError(`context.compactAt must be a share of the window in (0, 1], got ${String(at)}`);
+  }
+  const searchAt = options.toolSearchAt;
+  if (searchAt !== undefined && !(searchAt > 0 && searchAt <= 1)) {
+    throw new TypeError(
+      `context.toolSearchAt must be a share of the window in (0, 1], got ${String(searchAt)}`,
+    );
+  }
+  const search: unknown = options.toolSearch;
+  if (search !== undefined && search !== 'auto' && search !== 'always' && search !== 'never') {
+    throw new TypeError(
+      `context.toolSearch must be 'auto', 'always' or 'never', got ${JSON.stringify(search)}`,
+    );
   }
 }
 

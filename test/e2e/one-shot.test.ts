@@ -81,8 +81,19 @@ describe('mcphost -p', () => {
         return textReply(`Results: ${results.join(' | ')}`);
       },
     ]);
+    // The fake reports no num_ctx (Ollama's 4k default): the tool search would stand in for the
+    // definitions. This test is about the servers: a large window sends them all.
     const run = await runCli(
-      ['-m', 'ollama:mistral-small', '-p', 'do it', '--provider-url', ollama.url],
+      [
+        '-m',
+        'ollama:mistral-small',
+        '-p',
+        'do it',
+        '--provider-url',
+        ollama.url,
+        '--context-window',
+        '131072',
+      ],
       home.path,
     );
     expect(run.stderr).not.toContain('failed');
@@ -184,7 +195,10 @@ describe('mcphost -p', () => {
       (request) =>
         textReply(`tools: ${toolNames(request).filter((name) => name.startsWith('everything__')).length}`),
     ]);
-    const run = await runCli(['-p', 'hi', '--provider-url', ollama.url], home.path);
+    const run = await runCli(
+      ['-p', 'hi', '--provider-url', ollama.url, '--context-window', '131072'], // as above: every definition
+      home.path,
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^tools: [1-9]\d*\n$/);
     expect(run.stderr).toContain('broken');

@@ -62,7 +62,17 @@ describe('mcphost script', () => {
   it('runs a script: variables and defaults filled, front matter settings and servers used', async () => {
     ollama = await startFakeOllama(echoModel());
     const run = await runCli(
-      ['script', ECHO_SCRIPT, '--args:word', 'mango', '--provider-url', ollama.url],
+      // A large window (the fake reports no num_ctx): every definition is sent, not the tool search.
+      [
+        'script',
+        ECHO_SCRIPT,
+        '--args:word',
+        'mango',
+        '--provider-url',
+        ollama.url,
+        '--context-window',
+        '131072',
+      ],
       home.path,
       { env: SCRIPT_ENV },
     );

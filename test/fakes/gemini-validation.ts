@@ -150,6 +150,9 @@ function validateGenerationConfig(config: unknown): FakeGeminiError | undefined 
   return undefined;
 }
 
+/** The Gemini API's cap on function declarations in one request. */
+export const MAX_FUNCTION_DECLARATIONS = 512;
+
 function validateTools(tools: unknown): FakeGeminiError | undefined {
   if (tools === undefined) return undefined;
   if (!Array.isArray(tools))
@@ -163,6 +166,12 @@ function validateTools(tools: unknown): FakeGeminiError | undefined {
     if (!Array.isArray(declarations)) {
       return invalidArgument(
         `Invalid JSON payload received. Invalid value at 'tools[${toolIndex}].function_declarations'`,
+      );
+    }
+    if (declarations.length > MAX_FUNCTION_DECLARATIONS) {
+      // The real body, as gemini-cli users met it with many MCP servers (google-gemini/gemini-cli#19083).
+      return invalidArgument(
+        `The GenerateContentRequest proto is invalid:\n  * tools[${toolIndex}].function_declarations: [FIELD_INVALID] At most ${MAX_FUNCTION_DECLARATIONS} function declarations can be specified.`,
       );
     }
     for (const [index, declaration] of declarations.entries()) {

@@ -11,6 +11,8 @@ export type { OpenAIWireError } from './openai-wire-error.js';
 
 const MAX_DESCRIPTION_LENGTH = 1024;
 const MAX_STOP_SEQUENCES = 4;
+/** The real API's cap on function definitions per request. */
+export const MAX_TOOLS = 128;
 
 /** Parameters the real API knows (those a client of ours may send, and a few more). */
 const KNOWN_PARAMETERS = new Set([
@@ -142,6 +144,12 @@ function validateTools(tools: unknown, maxDescriptionLength: number | null): Ope
       "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.",
       'tools',
       'empty_array',
+    );
+  if (tools.length > MAX_TOOLS)
+    return invalid(
+      `Invalid 'tools': array too long. Expected an array with maximum length ${MAX_TOOLS}, but got an array with length ${tools.length} instead.`,
+      'tools',
+      'array_above_max_length',
     );
   const seen = new Set<string>();
   for (const [index, tool] of tools.entries()) {

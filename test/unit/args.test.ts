@@ -46,6 +46,17 @@ describe('command-line flags', () => {
     });
   });
 
+  it('takes --context-window as a positive whole number of tokens', () => {
+    expect(options('--context-window', '32768')).toMatchObject({ contextWindow: 32_768 });
+    expect(failure('--context-window', '0')).toBe(
+      '--context-window: expected a positive whole number, got 0',
+    );
+    expect(failure('--context-window', '1.5')).toBe(
+      '--context-window: expected a positive whole number, got 1.5',
+    );
+    expect(failure('--context-window', 'big')).toBe('--context-window: expected a number, got "big"');
+  });
+
   it('refuses a flag whose value was forgotten', () => {
     expect(failure('--config')).toBe('--config: needs a value');
     expect(failure('-p', 'x', '--save-session=')).toBe('--save-session: needs a value');

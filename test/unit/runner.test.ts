@@ -276,6 +276,7 @@ describe('Runner', () => {
     expect(text).toBe('Hello');
     expect(types).toEqual([
       'step-start',
+      'tool-mode', // at a run's first step, then only when the mode changes
       'step-finish',
       'tool-call',
       'tool-result',

@@ -22,7 +22,7 @@ import {
 } from './tool-lines.js';
 import { formatCount, UsageTotals } from './usage.js';
 import type { ContextUsage } from '../../context/context-budget.js';
-import { compactionNotice } from '../output/text.js';
+import { compactionNotice, toolModeNotice } from '../output/text.js';
 import { contextLine } from './listings.js';
 
 export interface TextSink {
@@ -130,6 +130,9 @@ export class TurnView {
       case 'compaction':
         this.#print(`${this.#style.dim(`⟲ ${compactionNotice(event)}`)}\n`);
         this.#showStatus('thinking');
+        return;
+      case 'tool-mode':
+        if (this.#options.debug) this.#print(`${this.#style.dim(toolModeNotice(event.mode))}\n`, 'stderr');
         return;
       case 'done':
         return;

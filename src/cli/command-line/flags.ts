@@ -20,6 +20,8 @@ export interface CliOptions {
   readonly providerUrl?: string;
   readonly providerApiKey?: string;
   readonly maxTokens?: number;
+  /** `--context-window N`: the model's window in tokens, over the config and what mcphost knows. */
+  readonly contextWindow?: number;
   readonly temperature?: number;
   readonly topP?: number;
   readonly topK?: number;
@@ -181,6 +183,12 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     describe: 'API key (overrides the environment variable)',
   },
   { name: 'max-tokens', kind: 'number', value: 'N', describe: 'token limit per model call' },
+  {
+    name: 'context-window',
+    kind: 'number',
+    value: 'N',
+    describe: "the model's context window in tokens (over the config and the known figure)",
+  },
   { name: 'temperature', kind: 'number', value: 'X', describe: 'sampling temperature' },
   { name: 'top-p', kind: 'number', value: 'X', describe: 'nucleus sampling' },
   { name: 'top-k', kind: 'number', value: 'N', describe: 'top-k sampling' },
@@ -283,6 +291,7 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     ...optional('providerUrl', url('--provider-url', text('provider-url'))),
     ...optional('providerApiKey', text('provider-api-key')),
     ...optional('maxTokens', positiveInteger('--max-tokens', number('max-tokens'))),
+    ...optional('contextWindow', positiveInteger('--context-window', number('context-window'))),
     ...optional('temperature', numberInRange('--temperature', number('temperature'), 0, Infinity)),
     ...optional('topP', numberInRange('--top-p', number('top-p'), 0, 1)),
     ...optional('topK', positiveInteger('--top-k', number('top-k'))),

@@ -16,7 +16,7 @@ import {
   type ToolAddress,
 } from './records.js';
 import type { KnownDetails, Reporter, RunContext } from './reporter.js';
-import { compactionNotice, retryNotice } from './text.js';
+import { compactionNotice, retryNotice, toolModeNotice } from './text.js';
 import type { JsonResult, StreamEvent } from './schema.js';
 
 interface JsonReporterOptions {
@@ -92,6 +92,7 @@ export class JsonReporter implements Reporter {
     this.outcome.tracker.observe(event);
     if (event.type === 'retry') this.note(retryNotice(event));
     if (event.type === 'compaction') this.note(compactionNotice(event));
+    if (event.type === 'tool-mode' && this.options.debug) this.note(toolModeNotice(event.mode));
   }
 
   note(message: string | readonly string[]): void {
@@ -174,6 +175,7 @@ export class StreamJsonReporter extends JsonReporter {
         return;
       case 'step-start':
       case 'step-finish':
+      case 'tool-mode':
       case 'done':
         return;
       default: {

@@ -104,6 +104,7 @@ export class RunTracker {
       case 'tool-call':
       case 'retry':
       case 'compaction':
+      case 'tool-mode':
       case 'done':
         return;
       default: {

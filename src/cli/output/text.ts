@@ -5,6 +5,8 @@
  */
 import { oneLine } from '../chat/sanitize.js';
 import type { RunResult, RunnerEvent } from '../../events.js';
+import type { ToolMode } from '../../context/tool-catalog.js';
+import { TOOL_SEARCH_NAME } from '../../context/tool-search.js';
 import { describeToolCall, describeToolResult, type ToolOrigin } from '../activity.js';
 import { describeError, type ExitCodeValue } from '../exit-codes.js';
 import { notice, type CliIO } from '../io.js';
@@ -54,6 +56,27 @@ export function compactionNotice(event: Extract<RunnerEvent, { type: 'compaction
   );
 }
 
+/** The `--debug` line that says which tool definitions the model gets. */
+export function toolModeNotice(mode: ToolMode): string {
+  switch (mode.kind) {
+    case 'all':
+      return `tools: all ${mode.tools} definitions are sent at each step`;
+    case 'search': {
+      const why =
+        mode.reason === 'vendor-limit'
+          ? `${mode.total} tools pass the vendor's limit of ${mode.vendorLimit ?? '?'} a request`
+          : mode.reason === 'window-share'
+            ? `the ${mode.total} definitions (about ${formatTokens(mode.toolTokens)} tokens) pass ${formatTokens(mode.budgetTokens)}, their share of the window`
+            : 'toolSearch is "always"';
+      return `tools: ${why}; the model gets ${TOOL_SEARCH_NAME} and the ${mode.loaded} tools it loaded`;
+    }
+    default: {
+      const unexpected: never = mode;
+      throw new TypeError(`unknown tool mode ${JSON.stringify(unexpected)}`);
+    }
+  }
+}
+
 /** `1234` → `1.2k`, `56789` → `57k`. */
 export function formatTokens(tokens: number): string {
   if (tokens < 1000) return String(tokens);
@@ -64,13 +87,15 @@ export function formatTokens(tokens: number): string {
 
 /**
  * Shows a run's events as they happen: text to stdout, everything else to stderr. `origins` (exposed
- * name → server and tool) adds the real name to a tool line whose exposed name was shortened.
+ * name → server and tool) adds the real name to a tool line whose exposed name was shortened;
+ * `debug` adds the tool-mode line.
  */
 export function reportEvent(
   event: RunnerEvent,
   io: CliIO,
   output: AnswerWriter,
   origins: ReadonlyMap<string, ToolOrigin> = new Map(),
+  debug = false,
 ): void {
   switch (event.type) {
     case 'text-delta':
@@ -91,6 +116,9 @@ export function reportEvent(
       return;
     case 'step-finish':
       output.breakLine();
+      return;
+    case 'tool-mode':
+      if (debug) notice(io, toolModeNotice(event.mode));
       return;
     case 'step-start':
     case 'done':
@@ -128,7 +156,7 @@ export class TextReporter implements Reporter {
   }
 
   event(event: RunnerEvent): void {
-    if (!this.#quiet) reportEvent(event, this.#io, this.#output, this.#origins);
+    if (!this.#quiet) reportEvent(event, this.#io, this.#output, this.#origins, this.#debug);
   }
 
   note(message: string | readonly string[]): void {

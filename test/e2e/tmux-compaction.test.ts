@@ -1,0 +1,76 @@
+/**
+ * The compaction line in the chat, in a real terminal (tmux, the BUILT CLI, the fake Ollama): a
+ * small window (`--context-window`) fills after one long answer, and the next prompt is preceded by
+ * a compaction the chat reports in one dimmed line; then the model answers from the summary, and
+ * `/usage` shows the window's source. Skipped, saying why, only when tmux is not installed.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { CLI, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { SUMMARY_TEMPLATE } from '../../src/context/compaction.js';
+
+const hasTmux = tmuxAvailable();
+if (!hasTmux) console.warn('tmux is not installed: skipping the terminal tests (apt-get install tmux)');
+
+const PROMPT = 'ollama:mistral-small ›';
+
+let home: TemporaryHome;
+let ollama: FakeOllama | undefined;
+let terminal: TmuxTerminal | undefined;
+
+beforeEach(async () => {
+  home = await temporaryHome();
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await ollama?.close();
+  ollama = undefined;
+  await home.remove();
+});
+
+/** Waits for the end of a turn: the token line, then the prompt back. */
+const turnOver = (screen: string, count: number): boolean =>
+  (screen.match(/tokens in/g) ?? []).length >= count && screen.trimEnd().endsWith('›');
+
+describe.skipIf(!hasTmux)('compaction in the chat', () => {
+  it('prints the compaction line before the answer that needed it', async () => {
+    await home.writeConfig({ mcpServers: {} });
+    ollama = await startFakeOllama([
+      // About 1,200 tokens (three characters a token): with the reserve, the next request passes 80%.
+      textReply(`The long answer. ${'lorem ipsum dolor '.repeat(200)}`),
+      (request) =>
+        textReply(
+          JSON.stringify(request.messages).includes(SUMMARY_TEMPLATE.slice(0, 40))
+            ? '## Goal\nTalk about lorem ipsum.\n## Decisions\nnone'
+            : 'not a summary request',
+        ),
+      (request) => textReply(`Answer from ${request.messages.length} messages.`),
+    ]);
+    terminal = await TmuxTerminal.start({
+      command: [process.execPath, CLI, '--provider-url', ollama.url, '--context-window', '2000'],
+      env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+      cwd: home.path,
+    });
+    const chat = terminal;
+    await chat.waitFor(PROMPT);
+    chat.type('tell me a lot');
+    chat.keys('Enter');
+    await chat.waitFor((screen) => turnOver(screen, 1));
+    chat.type('and now?');
+    chat.keys('Enter');
+    const screen = await chat.waitFor((text) => turnOver(text, 2) && text.includes('Answer from'));
+    expect(screen).toMatch(
+      /⟲ compacted the conversation \(the context was nearly full\): 2 older messages summarized, about 1\.2k → \d+ tokens/,
+    );
+    // The line comes before the answer, and the model answered from the summary, its
+    // acknowledgement and the new prompt.
+    expect(screen.indexOf('⟲ compacted')).toBeLessThan(screen.indexOf('Answer from'));
+    expect(screen).toContain('Answer from 3 messages.');
+    expect(screen).not.toContain('not a summary request');
+    chat.type('/usage');
+    chat.keys('Enter');
+    await chat.waitFor(/Context: [\d,]+ tokens, \d+% of 2\.0k context \(window from override\)/);
+  });
+});
