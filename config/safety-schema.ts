@@ -122,6 +122,9 @@ const budgetLimitsSchema = z.strictObject({
 
 /** `budgets`: limits per session, per server and per tool (see src/safety/budgets.ts). */
 export const budgetsSchema = z.strictObject({
+  sampling: z
+    .strictObject({ maxRequestsPerTurn: countSchema.optional(), maxTokens: countSchema.optional() })
+    .optional(),
   session: budgetLimitsSchema.optional(),
   eachServer: budgetLimitsSchema.optional(),
   eachTool: budgetLimitsSchema.optional(),

@@ -287,6 +287,11 @@ export class McpPool implements ToolHost {
     return client;
   }
 
+  /** Tells every running server that the roots changed. */
+  async notifyRootsChanged(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((connection) => connection.notifyRootsChanged()));
+  }
+
   /** Each server's state, tool count, last error and stderr tail, in configuration order. */
   status(): readonly ServerStatus[] {
     return [...this.connections.values()].map((connection) => connection.status());

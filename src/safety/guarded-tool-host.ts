@@ -37,7 +37,7 @@ import { screenToolResult, type ContentFlag } from './untrusted-content.js';
 import { QuestionQueue as UserQuestionQueue, type UserQuestions } from '../questions.js';
 import type { HookRunner } from './hooks.js';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES, stripResultControlCharacters } from './output-limits.js';
-import { ApprovalPolicy, type ToolHints } from './policy.js';
+import { ApprovalPolicy, type SamplingVerdict, type ToolHints } from './policy.js';
 
 /** Where an exposed tool name leads. */
 export interface ToolLocation {
@@ -128,6 +128,21 @@ export class GuardedToolHost implements ToolHost {
   /** A new prompt of the session began: later audit lines carry the next turn number. */
   beginTurn(): void {
     this.#turn += 1;
+  }
+
+  /** The prompt of the session now running, from 1 (0 before the first). */
+  get turn(): number {
+    return this.#turn;
+  }
+
+  /** What the sampling rules say about a server's sampling request. */
+  decideSampling(server: string): SamplingVerdict {
+    return this.#policy.decideSampling(server);
+  }
+
+  /** Counts a server's sampling request against the budgets, or says which limit it is past. */
+  admitSampling(server: string): string | undefined {
+    return this.#budgets.admit({ tool: `${server}:sampling/createMessage`, server });
   }
 
   tools(): Promise<readonly ToolSpec[]> {
