@@ -36,8 +36,11 @@ export interface ServerFeatures {
    */
   readonly sample?: (
     server: string,
+    // Deprecated by the 2026-07-28 revision (SEP-2577); 2025-era servers still ask.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
     params: CreateMessageRequestParams,
     signal: AbortSignal,
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
   ) => Promise<CreateMessageResult>;
   /** The folders servers may work in (`roots/list`); servers are told when they change. */
   readonly roots?: () => readonly Root[];
