@@ -2,6 +2,7 @@
  * Slash commands of the chat. Parsing is pure ({@link parseCommand}); running one
  * ({@link runCommand}) goes through a {@link CommandContext}, so tests drive it without a terminal.
  */
+import { resolve } from 'node:path';
 import type { ToolDescription } from '../mcp/pool.js';
 import type { ServerStatus } from '../mcp/status.js';
 import type { Runner } from '../runner.js';
@@ -47,6 +48,11 @@ export type SlashCommand =
   | { readonly kind: 'save'; readonly path: string | undefined }
   | { readonly kind: 'compact'; readonly focus: string | undefined }
   | { readonly kind: 'resources' | 'prompts' | 'logs'; readonly server: string | undefined }
+  | {
+      readonly kind: 'roots';
+      readonly change?: { readonly action: 'add' | 'remove'; readonly folder: string };
+    }
+  | { readonly kind: 'usage-error'; readonly text: string }
   | { readonly kind: 'unknown'; readonly name: string; readonly suggestion: string | undefined };
 
 /**
@@ -84,12 +90,24 @@ export function parseCommand(line: string): SlashCommand | undefined {
       return { kind: 'prompts', server: argument === '' ? undefined : argument };
     case '/logs':
       return { kind: 'logs', server: argument === '' ? undefined : argument };
+    case '/roots':
+      return parseRoots(argument);
     case '/quit':
     case '/exit':
       return { kind: 'quit' };
     default:
       return { kind: 'unknown', name, suggestion: closestCommand(name) };
   }
+}
+
+/** `/roots`, `/roots add DIR`, `/roots remove DIR`. */
+function parseRoots(argument: string): SlashCommand {
+  if (argument === '') return { kind: 'roots' };
+  const match = /^(add|remove|rm)\s+(.+)$/i.exec(argument);
+  if (match === null)
+    return { kind: 'usage-error', text: 'Usage: /roots, /roots add DIR or /roots remove DIR' };
+  const action = (match[1] ?? '').toLowerCase() === 'add' ? 'add' : 'remove';
+  return { kind: 'roots', change: { action, folder: unquote((match[2] ?? '').trim()) } };
 }
 
 /** A line the model should get: `//text` becomes `/text`. */
@@ -116,6 +134,15 @@ export interface CommandContext {
   readonly offerings?: ServerOfferings;
   /** The servers' kept log messages, of one server or all. */
   serverLogs?(server?: string): readonly ServerLogRecord[];
+  /** The MCP roots (absent for a chat without MCP servers behind it). */
+  readonly roots?: RootsControl;
+}
+
+/** The folders servers may work in, as `/roots` reads and changes them. */
+export interface RootsControl {
+  list(): readonly string[];
+  /** Replaces them (relative folders from the working directory); rejects naming a bad folder. */
+  set(folders: readonly string[]): Promise<void>;
 }
 
 /** What the chat should do after a command. */
@@ -159,6 +186,10 @@ export async function runCommand(command: SlashCommand, context: CommandContext)
     }
     case 'logs':
       return show(formatServerLogs(context.serverLogs?.(command.server) ?? [], context.style));
+    case 'roots':
+      return roots(command.change, context);
+    case 'usage-error':
+      return error(command.text);
     case 'quit':
       return { kind: 'quit' };
     case 'unknown': {
@@ -172,6 +203,33 @@ export async function runCommand(command: SlashCommand, context: CommandContext)
       throw new TypeError(`unknown command ${JSON.stringify(unexpected)}`);
     }
   }
+}
+
+async function roots(
+  change: { readonly action: 'add' | 'remove'; readonly folder: string } | undefined,
+  context: CommandContext,
+): Promise<CommandOutcome> {
+  const control = context.roots;
+  if (control === undefined) return error('No MCP servers in this chat.');
+  if (change !== undefined) {
+    const current = control.list();
+    const target = resolve(change.folder);
+    if (change.action === 'remove' && !current.includes(target)) {
+      return error(`${change.folder} is not a root (/roots lists them)`);
+    }
+    const next =
+      change.action === 'add' ? [...current, target] : current.filter((folder) => folder !== target);
+    try {
+      await control.set(next);
+    } catch (failure) {
+      return error(message(failure, context.debug));
+    }
+  }
+  const listed = control.list();
+  if (listed.length === 0) return show('No roots: servers that use them have no folder to work in.');
+  return show(
+    ['Roots (the folders servers may work in):', ...listed.map((folder) => `  ${folder}`)].join('\n'),
+  );
 }
 
 async function compact(focus: string | undefined, context: CommandContext): Promise<CommandOutcome> {

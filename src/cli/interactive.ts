@@ -38,6 +38,7 @@ import {
   runCommand,
   type CommandContext,
   type CommandOutcome,
+  type RootsControl,
 } from './commands.js';
 import { describeError, ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { userPath, type CliIO } from './io.js';
@@ -75,6 +76,8 @@ export interface ChatHost {
   readonly offerings?: ServerOfferings;
   /** The servers' kept log messages, for `/logs`. */
   serverLogs?(server?: string): readonly ServerLogRecord[];
+  /** The MCP roots, for `/roots`. */
+  readonly roots?: RootsControl;
 }
 
 export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOptions): Promise<ExitCodeValue> {
@@ -86,6 +89,7 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
       servers: () => runner.servers,
       offerings: runner.mcp,
       serverLogs: (server) => runner.serverLogs.list(server),
+      roots: { list: () => runner.roots, set: (folders) => runner.setRoots(folders, '/roots') },
     },
     io,
     options,
@@ -192,6 +196,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     columns: () => display.columns(),
     debug: options.debug,
     ...optional('offerings', host.offerings),
+    ...optional('roots', host.roots),
     ...(host.serverLogs === undefined
       ? {}
       : { serverLogs: (server?: string) => host.serverLogs?.(server) ?? [] }),

@@ -5,6 +5,8 @@
  */
 import { resolve } from 'node:path';
 import type { ElicitationOutcome } from '../mcp/elicitation.js';
+import type { SamplingOutcome } from '../mcp/sampling.js';
+import { openInBrowser } from './browser.js';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import { optional } from '../optional.js';
 import type { HistoryChange } from '../runner.js';
@@ -136,9 +138,15 @@ async function run(
     onElicitationOutcome: (outcome) => {
       reporter.note(describeElicitationOutcome(outcome));
     },
+    onSamplingOutcome: (outcome) => {
+      reporter.note(describeSamplingOutcome(outcome));
+    },
     ...optional(
       'onElicitation',
-      prompter && (await import('./chat/elicitation-prompt.js')).createElicitationPrompt(prompter),
+      prompter &&
+        (await import('./chat/elicitation-prompt.js')).createElicitationPrompt(prompter, (url) =>
+          openInBrowser(url, io.env),
+        ),
     ),
     ...optional(
       'onApproval',
@@ -148,10 +156,19 @@ async function run(
       'trustProject',
       askToTrust ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout) : undefined,
     ),
-    // The chat offers the sign-in page of a server that asks for one; -p reports it in one line.
+    // The chat offers the sign-in page of a server that asks for one, and shows sampling requests
+    // for review; -p reports each in one line.
     ...optional(
       'questions',
-      chatFollows ? { signIn: (await import('./sign-in-prompt.js')).browserSignIn(io) } : undefined,
+      chatFollows
+        ? {
+            signIn: (await import('./sign-in-prompt.js')).browserSignIn(io),
+            ...optional(
+              'reviewSampling',
+              prompter && (await import('./chat/sampling-prompt.js')).createSamplingReview(prompter),
+            ),
+          }
+        : undefined,
     ),
   });
   try {
@@ -265,6 +282,12 @@ function reportServerLog(
 }
 
 /** One stderr line: which server asked what, and what was answered (and why, if the host chose). */
+function describeSamplingOutcome(outcome: SamplingOutcome): string {
+  const findings =
+    outcome.findings === undefined ? '' : `; possible prompt injection: ${outcome.findings.join('; ')}`;
+  return `server "${outcome.server}" asked to use the model (sampling) — ${outcome.action} (${stripControlCharacters(outcome.reason)}${findings})`;
+}
+
 function describeElicitationOutcome(outcome: ElicitationOutcome): string {
   const reason = outcome.reason === undefined ? '' : ` (${outcome.reason})`;
   const message = stripControlCharacters(outcome.message);

@@ -19,6 +19,11 @@ export const OFFERINGS_COMMANDS = [
   },
   { name: '/prompts', argument: '[server]', summary: 'list prompts; run one with /server:prompt [args]' },
   { name: '/logs', argument: '[server]', summary: "the servers' latest log messages" },
+  {
+    name: '/roots',
+    argument: '[add|remove DIR]',
+    summary: 'the folders servers may work in; add or remove one (servers are told)',
+  },
 ] as const;
 
 const clean = (text: string): string => stripControlCharacters(text);
