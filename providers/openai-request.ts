@@ -26,6 +26,23 @@ import { toOpenAIParameters } from './openai-schema.js';
 /** The longest tool description OpenAI accepts (`string_above_max_length` beyond it). */
 export const MAX_TOOL_DESCRIPTION_LENGTH = 1024;
 
+/** How one request is shaped for the server it goes to. */
+export interface OpenAIRequestOptions {
+  /**
+   * The longest tool description the server takes: longer ones are cut and listed in
+   * `shortenedTools`. Undefined: no limit (OpenAI-compatible servers document none, and a
+   * description cut for no reason loses what the tool's author wrote).
+   */
+  readonly maxToolDescriptionLength?: number;
+}
+
+/** A tool whose description was cut to the server's limit. */
+export interface ShortenedDescription {
+  readonly tool: string;
+  /** The description's length before the cut, in characters. */
+  readonly length: number;
+}
+
 /** Image types the Chat Completions API takes; anything else is described in text instead. */
 const SUPPORTED_IMAGE_TYPES: ReadonlySet<string> = new Set([
   'image/png',
@@ -40,13 +57,20 @@ export const TOOL_ERROR_PREFIX = 'Error: ';
 /** A request ready for the SDK, and what the user should be told about it (each said once). */
 export interface OpenAIRequestMapping {
   readonly params: ChatCompletionCreateParamsStreaming;
-  /** Settings the API does not take, tool descriptions that were shortened… */
+  /** Settings the API does not take. */
   readonly warnings: readonly string[];
+  /** Tools whose description was cut to `maxToolDescriptionLength` (the caller says so once). */
+  readonly shortenedTools: readonly ShortenedDescription[];
 }
 
 /** Maps one model call to a streaming Chat Completions request. Pure. */
-export function toOpenAIRequest(request: ChatRequest, model: string): OpenAIRequestMapping {
+export function toOpenAIRequest(
+  request: ChatRequest,
+  model: string,
+  options: OpenAIRequestOptions = {},
+): OpenAIRequestMapping {
   const warnings: string[] = [];
+  const shortenedTools: ShortenedDescription[] = [];
   const messages: ChatCompletionMessageParam[] = [];
   if (request.system !== undefined && request.system !== '') {
     messages.push({ role: 'system', content: request.system });
@@ -61,8 +85,16 @@ export function toOpenAIRequest(request: ChatRequest, model: string): OpenAIRequ
     ...toOpenAISettings(request.settings, warnings),
   };
   // The API rejects an empty `tools` array; no tools means no `tools` key.
-  if (request.tools.length > 0) params.tools = request.tools.map((tool) => toOpenAITool(tool, warnings));
-  return { params, warnings };
+  if (request.tools.length > 0) {
+    params.tools = request.tools.map((tool) => {
+      const mapped = toOpenAITool(tool, options.maxToolDescriptionLength);
+      if (mapped.shortenedFrom !== undefined) {
+        shortenedTools.push({ tool: tool.name, length: mapped.shortenedFrom });
+      }
+      return mapped.tool;
+    });
+  }
+  return { params, warnings, shortenedTools };
 }
 
 /** One of our messages → one or more Chat Completions messages. */
@@ -161,29 +193,42 @@ function toOpenAIToolMessages(message: ToolMessage): ChatCompletionMessageParam[
   return messages;
 }
 
-/** A tool offered to the model, its schema adjusted to what OpenAI validates. */
-export function toOpenAITool(tool: ToolSpec, warnings: string[] = []): ChatCompletionFunctionTool {
+/**
+ * A tool offered to the model, its schema adjusted to what OpenAI validates, its description cut to
+ * `maxDescriptionLength` when given (`shortenedFrom` is then the length it had).
+ */
+export function toOpenAITool(
+  tool: ToolSpec,
+  maxDescriptionLength?: number,
+): { readonly tool: ChatCompletionFunctionTool; readonly shortenedFrom?: number } {
   const definition: ChatCompletionFunctionTool['function'] = {
     name: tool.name,
     parameters: toOpenAIParameters(tool.inputSchema),
   };
-  if (tool.description !== '') {
-    definition.description = shortenDescription(tool.description);
-    if (definition.description !== tool.description) {
-      warnings.push(
-        `openai: the description of tool ${tool.name} is ${tool.description.length} characters; ` +
-          `the API takes ${MAX_TOOL_DESCRIPTION_LENGTH}, so it was shortened`,
-      );
-    }
+  if (tool.description === '') return { tool: { type: 'function', function: definition } };
+  const characters = Array.from(tool.description);
+  if (maxDescriptionLength === undefined || characters.length <= maxDescriptionLength) {
+    definition.description = tool.description;
+    return { tool: { type: 'function', function: definition } };
   }
-  return { type: 'function', function: definition };
+  // Cut on a character boundary, the last one marking the cut.
+  definition.description = `${characters.slice(0, maxDescriptionLength - 1).join('')}…`;
+  return { tool: { type: 'function', function: definition }, shortenedFrom: characters.length };
 }
 
-/** Cuts a description to the API's limit, on a character boundary, marking the cut. */
-function shortenDescription(description: string): string {
-  const characters = Array.from(description);
-  if (characters.length <= MAX_TOOL_DESCRIPTION_LENGTH) return description;
-  return `${characters.slice(0, MAX_TOOL_DESCRIPTION_LENGTH - 1).join('')}…`;
+/** Tools named in the one warning line about shortened descriptions, before "and N more". */
+const MAX_NAMED_TOOLS = 5;
+
+/** The one line that says which descriptions were cut. */
+export function shortenedDescriptionsWarning(shortened: readonly ShortenedDescription[]): string {
+  const named = shortened.slice(0, MAX_NAMED_TOOLS).map((entry) => entry.tool);
+  const more = shortened.length - named.length;
+  const list = more > 0 ? `${named.join(', ')} and ${more} more` : named.join(', ');
+  const count =
+    shortened.length === 1
+      ? '1 tool description was longer'
+      : `${shortened.length} tool descriptions were longer`;
+  return `openai: ${count} than the ${MAX_TOOL_DESCRIPTION_LENGTH} characters the API takes, so they were shortened (${list})`;
 }
 
 type SettingsParams = Pick<

@@ -7,14 +7,19 @@ import { OpenAI } from 'openai';
 import { AbortedError, ConfigError } from '../src/errors.js';
 import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
 import { DEFAULT_OPENAI_BASE_URL, toOpenAIError, withNormalizedErrorBodies } from './openai-errors.js';
-import { toOpenAIRequest } from './openai-request.js';
+import {
+  MAX_TOOL_DESCRIPTION_LENGTH,
+  shortenedDescriptionsWarning,
+  toOpenAIRequest,
+} from './openai-request.js';
 import { OpenAIStreamAccumulator } from './openai-stream.js';
 import { nonEmptySetting, type ProviderOptions } from './options.js';
 
 export { DEFAULT_OPENAI_BASE_URL, toOpenAIError, normalizeErrorBody } from './openai-errors.js';
 export type { OpenAIErrorContext } from './openai-errors.js';
 export { toOpenAIRequest, toOpenAIMessages, toOpenAITool } from './openai-request.js';
-export type { OpenAIRequestMapping } from './openai-request.js';
+export { shortenedDescriptionsWarning } from './openai-request.js';
+export type { OpenAIRequestMapping, OpenAIRequestOptions, ShortenedDescription } from './openai-request.js';
 export { OpenAIStreamAccumulator, parseToolArguments, toFinishReason } from './openai-stream.js';
 export { toOpenAIParameters } from './openai-schema.js';
 
@@ -33,6 +38,10 @@ export class OpenAIProvider implements Provider {
   readonly #client: OpenAI;
   readonly #warn: (message: string) => void;
   readonly #warned = new Set<string>();
+  /** Cut descriptions already reported (by tool name), so each is told once. */
+  readonly #shortenedTold = new Set<string>();
+  /** OpenAI's description limit, on OpenAI's own API only (see {@link appliesOpenAILimits}). */
+  readonly #maxToolDescriptionLength: number | undefined;
 
   /**
    * Key: `options.apiKey`, else `OPENAI_API_KEY`. URL: `options.baseUrl`, else `OPENAI_BASE_URL`,
@@ -48,6 +57,9 @@ export class OpenAIProvider implements Provider {
     this.model = options.model;
     this.baseUrl = (baseUrl ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, '');
     this.#warn = options.warn ?? (() => undefined);
+    this.#maxToolDescriptionLength = appliesOpenAILimits(this.baseUrl)
+      ? MAX_TOOL_DESCRIPTION_LENGTH
+      : undefined;
     // Everything the SDK would read from process.env is given explicitly, from the injected env.
     this.#client = new OpenAI({
       apiKey: apiKey ?? PLACEHOLDER_API_KEY,
@@ -66,8 +78,19 @@ export class OpenAIProvider implements Provider {
 
   /** Streams one model call: text deltas as they come, then the tool calls, then `finish`. */
   async *chat(request: ChatRequest): AsyncIterable<ProviderEvent> {
-    const { params, warnings } = toOpenAIRequest(request, this.model);
+    const { params, warnings, shortenedTools } = toOpenAIRequest(request, this.model, {
+      ...(this.#maxToolDescriptionLength === undefined
+        ? {}
+        : { maxToolDescriptionLength: this.#maxToolDescriptionLength }),
+    });
     for (const warning of warnings) this.#warnOnce(warning);
+    // One line for all the cut descriptions of a request (there were 52 in one real set of servers),
+    // and later only for tools not told about yet (a server's list may change).
+    const untold = shortenedTools.filter((entry) => !this.#shortenedTold.has(entry.tool));
+    if (untold.length > 0) {
+      for (const entry of untold) this.#shortenedTold.add(entry.tool);
+      this.#warn(shortenedDescriptionsWarning(untold));
+    }
     const accumulator = new OpenAIStreamAccumulator();
     try {
       const stream = await this.#client.chat.completions.create(
@@ -89,4 +112,19 @@ export class OpenAIProvider implements Provider {
     this.#warned.add(message);
     this.#warn(message);
   }
+}
+
+/**
+ * True for OpenAI's own API (and Azure OpenAI), whose documented limits (a tool description of
+ * at most 1024 characters) this provider applies. OpenAI-compatible servers (vLLM, LM Studio,
+ * llama.cpp, Ollama's /v1, OpenRouter…) document no such limit, so what they get is not cut.
+ */
+export function appliesOpenAILimits(baseUrl: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === 'api.openai.com' || host.endsWith('.openai.azure.com');
 }

@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 
 export function packageVersion(): string {
-  // Built code runs from dist/src; sources (under tsx) from src: try both.
-  for (const relative of ['../../package.json', '../package.json']) {
+  // Built code runs from dist/src, the bundled executable from dist/bin/chunks, sources (under tsx)
+  // from src: try each.
+  for (const relative of ['../../package.json', '../../../package.json', '../package.json']) {
     try {
       const data = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as {
         name?: unknown;

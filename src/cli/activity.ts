@@ -59,9 +59,24 @@ export function previewResult(
   };
 }
 
-/** `→ server__tool {"path":"/tmp"}` with long arguments cut. */
-export function describeToolCall(call: ToolCallBlock): string {
-  return `→ ${oneLine(call.name)} ${argumentsText(call)}`;
+/** The server and the tool's own name behind an exposed `server__tool` name. */
+export interface ToolOrigin {
+  readonly server: string;
+  readonly tool: string;
+}
+
+/**
+ * ` (read_text_file on file_system)` when the exposed name is not simply `server__tool` (it was
+ * shortened or disambiguated with a hash), so the user sees which tool really ran; else empty.
+ */
+export function originNote(exposedName: string, origin: ToolOrigin | undefined): string {
+  if (origin === undefined || `${origin.server}__${origin.tool}` === exposedName) return '';
+  return ` (${oneLine(origin.tool)} on ${oneLine(origin.server)})`;
+}
+
+/** `→ server__tool {"path":"/tmp"}` with long arguments cut, and the real name when it differs. */
+export function describeToolCall(call: ToolCallBlock, origin?: ToolOrigin): string {
+  return `→ ${oneLine(call.name)}${originNote(call.name, origin)} ${argumentsText(call)}`;
 }
 
 /** The first lines of a result, marked as an error when it failed. */

@@ -18,7 +18,10 @@ export interface PromptIO {
    * when `options.signal` aborts (an implementation may ignore the signal: the answer is then
    * no longer waited for, but the question stays on screen).
    */
-  readonly ask: (question: string, options?: { readonly signal?: AbortSignal }) => Promise<string>;
+  readonly ask: (
+    question: string,
+    options?: { readonly signal?: AbortSignal; readonly toolCallId?: string },
+  ) => Promise<string>;
   /** Shows text (the caller's terminal). */
   readonly write: (text: string) => void;
 }
@@ -95,7 +98,7 @@ export function createApprovalPrompt(io: PromptIO): ApprovalHandler {
   return async (request: ApprovalRequest): Promise<ApprovalDecision> => {
     io.write(describeApprovalRequest(request));
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const typed = await askOrCancel(io, approvalQuestion(request), request.signal);
+      const typed = await askOrCancel(io, approvalQuestion(request), request);
       if (typed === undefined) return { kind: 'deny', reason: 'no answer' };
       const answer = parseApprovalAnswer(typed);
       if (answer === undefined) {
@@ -104,11 +107,7 @@ export function createApprovalPrompt(io: PromptIO): ApprovalHandler {
       }
       if (answer.kind === 'allow-server' && request.server === undefined) return { kind: 'allow-tool' };
       if (answer.kind !== 'deny' || answer.reason !== undefined) return answer;
-      const reason = await askOrCancel(
-        io,
-        'Reason, for the model (optional, Enter to skip): ',
-        request.signal,
-      );
+      const reason = await askOrCancel(io, 'Reason, for the model (optional, Enter to skip): ', request);
       const given = reason?.trim() ?? '';
       return given === '' ? { kind: 'deny' } : { kind: 'deny', reason: given };
     }
@@ -121,10 +120,12 @@ export function createApprovalPrompt(io: PromptIO): ApprovalHandler {
 async function askOrCancel(
   io: PromptIO,
   question: string,
-  signal: AbortSignal | undefined,
+  request: ApprovalRequest,
 ): Promise<string | undefined> {
+  const { signal } = request;
   if (signal?.aborted === true) return undefined;
-  const answered = io.ask(question, signal === undefined ? undefined : { signal }).then(
+  const options = { toolCallId: request.call.id, ...(signal === undefined ? {} : { signal }) };
+  const answered = io.ask(question, options).then(
     (text) => text,
     () => undefined,
   );

@@ -16,6 +16,7 @@ import {
 } from './chat/offerings-commands.js';
 import type { ServerLogRecord } from '../mcp/server-logs.js';
 import type { ServerOfferings } from '../mcp/server-offerings.js';
+import wrapAnsi from 'wrap-ansi';
 import type { Style } from './chat/style.js';
 import type { UsageTotals } from './chat/usage.js';
 import { compactionNotice } from './output/text.js';
@@ -154,7 +155,7 @@ export type CommandOutcome =
 export async function runCommand(command: SlashCommand, context: CommandContext): Promise<CommandOutcome> {
   switch (command.kind) {
     case 'help':
-      return show(helpText(context.style));
+      return show(helpText(context.style, context.columns()));
     case 'tools':
       return show(listTools(await context.describeTools(), context.style, context.columns()));
     case 'servers':
@@ -250,21 +251,37 @@ function error(text: string): CommandOutcome {
   return { kind: 'error', text };
 }
 
-function helpText(style: Style): string {
+/** The commands and keys, wrapped to the terminal's width (a summary under its command when narrow). */
+export function helpText(style: Style, columns: number): string {
   const usage = (command: CommandHelp) =>
     command.argument === undefined ? command.name : `${command.name} ${command.argument}`;
   const width = Math.max(...SLASH_COMMANDS.map((command) => usage(command).length));
-  const lines = SLASH_COMMANDS.map(
-    (command) => `  ${style.cyan(usage(command).padEnd(width))}  ${command.summary}`,
-  );
-  return [
-    'Commands:',
-    ...lines,
-    '',
-    'Keys: Tab completes a command · Up/Down recall earlier input · Ctrl-C stops a turn (twice at an',
-    'empty prompt to quit) · Ctrl-D quits. End a line with \\ to continue on the next one; pasted',
-    'lines are kept together until you press Enter. Start a message with // to send a leading /.',
-  ].join('\n');
+  // Room for the summaries beside the commands; below MIN_SUMMARY_WIDTH they go under them.
+  const besides = columns - 2 - width - 2;
+  const lines = SLASH_COMMANDS.map((command) => {
+    if (besides < MIN_SUMMARY_WIDTH) {
+      const summary = wrapAnsi(command.summary, Math.max(1, columns - 4), { hard: true });
+      return `  ${style.cyan(usage(command))}\n${indentLines(summary, 4)}`;
+    }
+    const [first = '', ...rest] = wrapAnsi(command.summary, besides, { hard: true }).split('\n');
+    const continued = rest.map((line) => `${' '.repeat(columns - besides)}${line}`);
+    return [`  ${style.cyan(usage(command).padEnd(width))}  ${first}`, ...continued].join('\n');
+  });
+  const keys =
+    'Keys: Tab completes a command · Up/Down recall earlier input · Ctrl-C stops a turn (twice at an ' +
+    'empty prompt to quit) · Ctrl-D quits. End a line with \\ to continue on the next one; pasted ' +
+    'lines are kept together until you press Enter. Start a message with // to send a leading /.';
+  return ['Commands:', ...lines, '', wrapAnsi(keys, Math.max(1, columns), { hard: true })].join('\n');
+}
+
+/** Narrower than this, a command's summary goes on the lines under it. */
+const MIN_SUMMARY_WIDTH = 24;
+
+function indentLines(text: string, spaces: number): string {
+  return text
+    .split('\n')
+    .map((line) => `${' '.repeat(spaces)}${line}`)
+    .join('\n');
 }
 
 async function switchModel(

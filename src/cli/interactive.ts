@@ -11,6 +11,7 @@
 import { AbortedError, messageOf } from '../errors.js';
 import type { ToolDescription } from '../mcp/pool.js';
 import type { ServerStatus } from '../mcp/status.js';
+import type { ToolProgress } from '../mcp/server-connection.js';
 import { optional } from '../optional.js';
 import { parseModelString } from '../../providers/index.js';
 import type { Runner } from '../runner.js';
@@ -63,6 +64,18 @@ export interface ChatOptions {
   readonly historyPath?: string | null;
   /** A markdown renderer to use at once (tests); by default marked-terminal, loaded in the background. */
   readonly renderMarkdown?: MarkdownRenderer;
+  /**
+   * Sent as the first turn, right after the banner, as if typed at the prompt (`-p … --no-exit`):
+   * the answer shows as every chat answer does, with its token line, the prompt following.
+   */
+  readonly firstPrompt?: string;
+  /** Running tools' progress reports, shown in the status line of the turn that runs them. */
+  readonly progress?: ProgressSource;
+}
+
+/** Where progress reports come from: `listen` returns the function that stops listening. */
+export interface ProgressSource {
+  listen(listener: (report: ToolProgress) => void): () => void;
 }
 
 /** What the chat needs besides the runner: tool and server listings. */
@@ -131,7 +144,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
   });
   const unbind = options.prompter?.bind({
     ask: async (question, askOptions) => {
-      if (openQuestions++ === 0) turn?.view.suspend();
+      if (openQuestions++ === 0) turn?.view.suspend(askOptions?.toolCallId);
       try {
         return await input.ask(question, askOptions);
       } finally {
@@ -152,6 +165,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
       });
     },
   });
+  const stopProgress = options.progress?.listen((report) => turn?.view.progress(report));
   const onSignal = () => {
     turn?.controller.abort();
     input.close();
@@ -241,6 +255,13 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
 
   try {
     io.stdout.write(`${await banner(host, modelString, style)}\n`);
+    if (options.firstPrompt !== undefined) {
+      const continuation = `\n${style.dim('… ')}`;
+      io.stdout.write(
+        `${promptFor(modelString, display)}${options.firstPrompt.split('\n').join(continuation)}\n`,
+      );
+      await runTurn(options.firstPrompt);
+    }
     for (;;) {
       const entry = await input.next(promptFor(modelString, display));
       if (entry === undefined) break;
@@ -262,6 +283,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
   } finally {
     status.hide();
     unbind?.();
+    stopProgress?.();
     options.signal.removeEventListener('abort', onSignal);
     io.stdout.off('resize', onResize);
     input.close();

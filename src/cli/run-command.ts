@@ -8,6 +8,8 @@ import type { ElicitationOutcome } from '../mcp/elicitation.js';
 import type { SamplingOutcome } from '../mcp/sampling.js';
 import { openInBrowser } from './browser.js';
 import type { PoolLogEntry } from '../mcp/pool.js';
+import type { ToolProgress } from '../mcp/server-connection.js';
+import type { ProgressSource } from './interactive.js';
 import { optional } from '../optional.js';
 import type { HistoryChange } from '../runner.js';
 import type { Message } from '../types.js';
@@ -102,6 +104,8 @@ async function run(
   const chatFollows = prompt === undefined || options.noExit;
   // The chat's modules are imported only when a chat follows: a -p run loads no terminal UI.
   const prompter = chatFollows ? new (await import('./chat/prompter.js')).PrompterSlot() : undefined;
+  // Progress reports go to the reporter (stream-json) and, in a chat, to its status line.
+  const chatProgress = chatFollows ? new Set<(report: ToolProgress) => void>() : undefined;
   const askToTrust =
     prompt === undefined && inputs.script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true;
   const journal = inputs.session.journal;
@@ -132,7 +136,10 @@ async function run(
       ),
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
     interactive: chatFollows,
-    onProgress: (report) => reporter.progress?.(report),
+    onProgress: (report) => {
+      reporter.progress?.(report);
+      for (const listener of chatProgress ?? []) listener(report);
+    },
     // --debug asks servers for everything; otherwise each server keeps its own default level.
     ...(options.debug ? { serverLogLevel: 'debug' as const } : {}),
     onElicitationOutcome: (outcome) => {
@@ -177,12 +184,27 @@ async function run(
         `no config file in ${io.homeDir} (.mcp.json, .mcphost.json|yml|yaml): running without MCP servers`,
       );
     }
-    if (prompt !== undefined) {
-      const code = await runOneShot(runner, { prompt, reporter, signal });
-      // --no-exit: the chat goes on from the answer, with the same history.
-      if (!options.noExit) return code;
-    }
-    return await chat(runner, { io, options, config, modelString, signal, reporter, prompter });
+    // --no-exit: the prompt is the chat's first turn (shown as the chat shows every turn: under
+    // the banner, after the prompt, with the token line), and the chat goes on from its answer.
+    if (prompt !== undefined && !options.noExit)
+      return await runOneShot(runner, { prompt, reporter, signal });
+    const progress = chatProgress && {
+      listen: (listener: (report: ToolProgress) => void) => {
+        chatProgress.add(listener);
+        return () => chatProgress.delete(listener);
+      },
+    };
+    return await chat(runner, {
+      io,
+      options,
+      config,
+      modelString,
+      signal,
+      reporter,
+      prompter,
+      progress,
+      firstPrompt: options.noExit ? prompt : undefined,
+    });
   } finally {
     await runner.close();
   }
@@ -234,6 +256,9 @@ async function chat(
     readonly signal: AbortSignal;
     readonly reporter: Reporter;
     readonly prompter: PrompterSlot | undefined;
+    readonly progress: ProgressSource | undefined;
+    /** `-p … --no-exit`: the chat's first turn. */
+    readonly firstPrompt: string | undefined;
   },
 ): Promise<ExitCodeValue> {
   const { io, options, config } = context;
@@ -244,6 +269,8 @@ async function chat(
     signal: context.signal,
     color: options.noColor !== true,
     ...optional('prompter', context.prompter),
+    ...optional('progress', context.progress),
+    ...optional('firstPrompt', context.firstPrompt),
     // `/model`: the URL and key from the flags and config are kept only for the same provider.
     createProvider: (model, sameProvider) =>
       createModel(

@@ -87,15 +87,29 @@ describe('createRunner', () => {
 
   it('cancels a start that hangs when its signal aborts, ending what was started', async () => {
     const controller = new AbortController();
+    // Aborted once the server is surely running: it has written its first stderr line (a fixed
+    // delay would abort before the spawn on a loaded machine, and catch nothing).
+    let childrenWhenAborted: number[] = [];
     const starting = createRunner({
       providerUrl: 'http://127.0.0.1:9',
       mcpServers: { hangs: { command: process.execPath, args: [fixture('never-initializes.mjs')] } },
       env: {},
       signal: controller.signal,
+      onServerLog: (entry) => {
+        if (
+          entry.server !== 'hangs' ||
+          !entry.message.includes('stuck waiting') ||
+          controller.signal.aborted
+        ) {
+          return;
+        }
+        childrenWhenAborted = liveChildren();
+        controller.abort();
+      },
     });
-    setTimeout(() => controller.abort(), 300);
     await expect(starting).rejects.toBeInstanceOf(AbortedError);
-    // The hanging server was started (it is our child) and is gone again.
+    // The hanging server was running (our child) when the start was cancelled, and is gone again.
+    expect(childrenWhenAborted).toHaveLength(1);
     expect(liveChildren()).toEqual([]);
   });
 

@@ -24,7 +24,28 @@ afterEach(async () => {
   await ollama.close();
 });
 
-/** Runs `mcphost ...args` and returns the packages (and our own folders) it loaded. */
+/** A loaded module's name: a package (`zod`), or one of our modules (`src/cli/chat/sanitize.js`). */
+function moduleName(path: string): string {
+  const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+  if (dependency !== null) return dependency[1]!;
+  return path.replace(/^(?:.*\/)?dist\//, '').replace(/\.ts$/, '.js');
+}
+
+/**
+ * What each file of the bundled executable holds (esbuild's metafile, written by the build): the
+ * executable is bundled (esbuild.config.mjs), so a loaded `dist/bin/chunks/…` file stands for the
+ * modules and packages bundled into it.
+ */
+async function bundleContents(): Promise<Map<string, string[]>> {
+  const meta = JSON.parse(await readFile(join(REPOSITORY, 'dist/bundle-meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  return new Map(
+    Object.entries(meta.outputs).map(([output, { inputs }]) => [output, Object.keys(inputs).map(moduleName)]),
+  );
+}
+
+/** Runs `mcphost ...args` and returns the packages (and our own modules) it loaded. */
 async function loadedBy(args: readonly string[]): Promise<Set<string>> {
   const log = join(home.path, 'imports.log');
   const running = startCli(args, home.path, {
@@ -35,13 +56,13 @@ async function loadedBy(args: readonly string[]): Promise<Set<string>> {
   const run = await running.done;
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
+  const bundle = await bundleContents();
   const urls = (await readFile(log, 'utf8')).trim().split('\n');
   return new Set(
-    urls.map((url) => {
-      const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-      if (dependency !== null) return dependency[1]!;
-      const ours = /\/dist\/(.+)$/.exec(url);
-      return ours === null ? url : ours[1]!;
+    urls.flatMap((url) => {
+      const bundled = /\/(dist\/bin\/.+)$/.exec(url);
+      const contents = bundled === null ? undefined : bundle.get(bundled[1]!);
+      return contents ?? [moduleName(url)];
     }),
   );
 }

@@ -91,6 +91,8 @@ export interface FakeOpenAIOptions {
    * gets OpenAI's real refusal, a 400 with code `context_length_exceeded`.
    */
   readonly contextLimitTokens?: number;
+  /** The longest tool description taken: OpenAI's 1024 by default; null for a server with no limit. */
+  readonly maxDescriptionLength?: number | null;
 }
 
 export interface FakeOpenAI {
@@ -150,7 +152,11 @@ export async function startFakeOpenAI(
       sendError(response, authError);
       return;
     }
-    const problem = validateChatRequest(body);
+    const problem = validateChatRequest(body, {
+      ...(options.maxDescriptionLength === undefined
+        ? {}
+        : { maxDescriptionLength: options.maxDescriptionLength }),
+    });
     if (problem) {
       sendError(response, problem);
       return;

@@ -46,7 +46,19 @@ const KNOWN_PARAMETERS = new Set([
 type Body = Record<string, unknown>;
 
 /** Returns the first problem the real API would report, or undefined when it would accept the body. */
-export function validateChatRequest(body: unknown): OpenAIWireError | undefined {
+/** How strict the fake is. */
+export interface ChatRequestRules {
+  /**
+   * The longest tool description taken: OpenAI's 1024 by default; null for an OpenAI-compatible
+   * server that has no limit (vLLM, LM Studio…).
+   */
+  readonly maxDescriptionLength?: number | null;
+}
+
+export function validateChatRequest(
+  body: unknown,
+  rules: ChatRequestRules = {},
+): OpenAIWireError | undefined {
   if (!isRecord(body)) return invalid('We could not parse the JSON body of your request.', null);
   if (typeof body.model !== 'string' || body.model === '')
     return invalid('you must provide a model parameter', null);
@@ -59,7 +71,14 @@ export function validateChatRequest(body: unknown): OpenAIWireError | undefined 
       'stream_options',
     );
   }
-  return validateSettings(body) ?? validateTools(body.tools) ?? validateMessages(body.messages);
+  return (
+    validateSettings(body) ??
+    validateTools(
+      body.tools,
+      rules.maxDescriptionLength === undefined ? MAX_DESCRIPTION_LENGTH : rules.maxDescriptionLength,
+    ) ??
+    validateMessages(body.messages)
+  );
 }
 
 function validateSettings(body: Body): OpenAIWireError | undefined {
@@ -110,7 +129,7 @@ function validateSettings(body: Body): OpenAIWireError | undefined {
   return undefined;
 }
 
-function validateTools(tools: unknown): OpenAIWireError | undefined {
+function validateTools(tools: unknown, maxDescriptionLength: number | null): OpenAIWireError | undefined {
   if (tools === undefined) return undefined;
   if (!Array.isArray(tools))
     return invalid(
@@ -153,9 +172,13 @@ function validateTools(tools: unknown): OpenAIWireError | undefined {
         'invalid_type',
       );
     }
-    if (typeof description === 'string' && Array.from(description).length > MAX_DESCRIPTION_LENGTH) {
+    if (
+      maxDescriptionLength !== null &&
+      typeof description === 'string' &&
+      Array.from(description).length > maxDescriptionLength
+    ) {
       return invalid(
-        `Invalid '${prefix}.function.description': string too long. Expected a string with maximum length ${MAX_DESCRIPTION_LENGTH}, but got a string with length ${Array.from(description).length} instead.`,
+        `Invalid '${prefix}.function.description': string too long. Expected a string with maximum length ${maxDescriptionLength}, but got a string with length ${Array.from(description).length} instead.`,
         `${prefix}.function.description`,
         'string_above_max_length',
       );

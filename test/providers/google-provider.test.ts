@@ -124,6 +124,26 @@ describe('GoogleProvider against the Gemini fake', () => {
     expect(wire).not.toMatch(/\$schema|"default"|uri-reference/);
   });
 
+  it('sends a type array (a nullable argument) as it is, through parametersJsonSchema', async () => {
+    // Gemini's JSON Schema field takes `type` as JSON Schema does, arrays included; only the older
+    // OpenAPI-subset `parameters` field (which we do not use) rejects them.
+    const { fake, provider } = await start([textAnswer('ok')]);
+    const nullable = {
+      name: 'files__head',
+      description: 'first lines',
+      inputSchema: { type: 'object', properties: { head: { type: ['number', 'null'] } } },
+    };
+    await collect(provider, ask('go', { tools: [nullable] }));
+    expect(fake.requests[0]?.rejected).toBeUndefined();
+    const declarations = (bodyOf(fake, 0).tools as Array<{ functionDeclarations: Json[] }>)[0]
+      ?.functionDeclarations;
+    expect(declarations?.[0]).toMatchObject({
+      name: 'files__head',
+      parametersJsonSchema: { type: 'object', properties: { head: { type: ['number', 'null'] } } },
+    });
+    expect(declarations?.[0]).not.toHaveProperty('parameters');
+  });
+
   it('gives parallel function calls distinct ids and reports tool-calls', async () => {
     const { provider } = await start([
       {

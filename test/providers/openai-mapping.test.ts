@@ -191,21 +191,27 @@ describe('toOpenAIRequest details', () => {
     });
   });
 
-  it('shortens a description over 1024 characters, and says so', () => {
+  it('shortens a description over the limit given, and lists the tool', () => {
     const long: ToolSpec = {
       name: 'think__sequentialthinking',
       description: 'x'.repeat(2780),
       inputSchema: { type: 'object', properties: {} },
     };
-    const { params, warnings } = toOpenAIRequest({ ...base, tools: [long] }, 'm');
+    const { params, warnings, shortenedTools } = toOpenAIRequest({ ...base, tools: [long] }, 'm', {
+      maxToolDescriptionLength: 1024,
+    });
     const description =
       params.tools?.[0]?.type === 'function' ? params.tools[0].function.description : undefined;
     expect(description).toHaveLength(1024);
     expect(description?.endsWith('…')).toBe(true);
-    expect(warnings).toEqual([
-      'openai: the description of tool think__sequentialthinking is 2780 characters; the API takes 1024, so it was shortened',
-    ]);
+    expect(warnings).toEqual([]);
+    expect(shortenedTools).toEqual([{ tool: 'think__sequentialthinking', length: 2780 }]);
     expect(validateChatRequest(params)).toBeUndefined();
+    // Without a limit (an OpenAI-compatible server), the description goes whole.
+    const whole = toOpenAIRequest({ ...base, tools: [long] }, 'm');
+    expect(whole.shortenedTools).toEqual([]);
+    const sent = whole.params.tools?.[0]?.type === 'function' ? whole.params.tools[0].function : undefined;
+    expect(sent?.description).toBe(long.description);
   });
 });
 

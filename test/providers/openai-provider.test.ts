@@ -210,6 +210,55 @@ describe('OpenAIProvider streaming', () => {
   });
 });
 
+describe('OpenAIProvider tool descriptions', () => {
+  const longTools = (count: number) =>
+    Array.from({ length: count }, (_, index) => ({
+      name: `server__tool_${index}`,
+      description: `tool ${index} `.repeat(200),
+      inputSchema: { type: 'object' as const, properties: {} },
+    }));
+
+  /** Sends requests meant for api.openai.com to the fake: the provider sees OpenAI's own URL. */
+  function openAIAt(server: FakeOpenAI): typeof fetch {
+    return (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      return fetch(url.replace('https://api.openai.com/v1', server.url), init);
+    };
+  }
+
+  it("cuts descriptions to OpenAI's 1024 characters on OpenAI's API, told in one line", async () => {
+    const server = await start([
+      { type: 'text', text: 'one' },
+      { type: 'text', text: 'two' },
+    ]);
+    const warnings: string[] = [];
+    const openai = provider(server, {
+      baseUrl: 'https://api.openai.com/v1',
+      fetch: openAIAt(server),
+      warn: (message) => warnings.push(message),
+    });
+    const request: ChatRequest = { ...simpleRequest, tools: longTools(52) };
+    await collect(openai.chat(request));
+    await collect(openai.chat(request));
+    // The fake answers 400 to a description over 1024 characters, as OpenAI does: both calls passed.
+    expect(server.requests).toHaveLength(2);
+    expect(warnings).toEqual([
+      'openai: 52 tool descriptions were longer than the 1024 characters the API takes, so they were shortened (server__tool_0, server__tool_1, server__tool_2, server__tool_3, server__tool_4 and 47 more)',
+    ]);
+  });
+
+  it('sends descriptions whole to an OpenAI-compatible server, without a warning', async () => {
+    fake = await startFakeOpenAI([{ type: 'text', text: 'one' }], { maxDescriptionLength: null });
+    const warnings: string[] = [];
+    const openai = provider(fake, { warn: (message) => warnings.push(message) });
+    const tools = longTools(3);
+    await collect(openai.chat({ ...simpleRequest, tools }));
+    const sent = (fake.requests[0]?.body as { tools: Array<{ function: { description: string } }> }).tools;
+    expect(sent.map((tool) => tool.function.description)).toEqual(tools.map((tool) => tool.description));
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe('OpenAIProvider keys and URLs', () => {
   it('fails before any request when there is neither a key nor a URL', async () => {
     const server = await start([]);

@@ -108,6 +108,26 @@ describe('text output', () => {
     expect(captured.stderr()).toContain('← files__read');
   });
 
+  it('adds the real tool and server to a call whose exposed name was shortened, as the chat does', async () => {
+    const { reporter, captured } = make('text');
+    const exposed = 'file_system__read_text_file_6d85ae13';
+    const runner = new Runner({
+      provider: new ScriptedProvider([
+        toolReply({ id: 'c1', name: exposed, input: { path: '/a' } }),
+        textReply('done'),
+      ]),
+      tools: new FakeToolHost({ [exposed]: () => 'hello' }),
+      sleep: noSleep,
+    });
+    reporter.start({
+      ...context,
+      tools: [{ exposedName: exposed, server: 'file system', tool: 'read_text_file' }],
+    });
+    const result = await runner.run('read /a', { onEvent: (event) => reporter.event(event) });
+    reporter.succeed(result);
+    expect(captured.stderr()).toContain(`→ ${exposed} (read_text_file on file system) {"path":"/a"}`);
+  });
+
   it('--quiet: the final answer alone on stdout, nothing on stderr', async () => {
     const { reporter, captured } = make('text', true);
     reporter.note('no config file');

@@ -2,7 +2,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { detectDisplay, type Display } from '../../src/cli/chat/display.js';
-import type { StatusIndicator } from '../../src/cli/chat/status-line.js';
+import { createStatusIndicator, type StatusIndicator } from '../../src/cli/chat/status-line.js';
 import { createStyle } from '../../src/cli/chat/style.js';
 import { TurnView } from '../../src/cli/chat/turn-view.js';
 import { UsageTotals } from '../../src/cli/chat/usage.js';
@@ -23,7 +23,7 @@ function plainDisplay(columns = 80): Display {
   };
 }
 
-function setUp(display: Display = plainDisplay()) {
+function setUp(display: Display = plainDisplay(), now: () => number = Date.now) {
   let stdout = '';
   let stderr = '';
   const status: string[] = [];
@@ -41,6 +41,7 @@ function setUp(display: Display = plainDisplay()) {
     origins: new Map([['fs__read', { server: 'files', tool: 'read file' }]]),
     usage,
     debug: false,
+    now,
   });
   return { view, usage, status, out: () => stdout, err: () => stderr };
 }
@@ -194,6 +195,90 @@ describe('TurnView', () => {
     view.onEvent({ type: 'step-start', step: 2 });
     view.resume();
     expect(status).toEqual(['hide', 'show thinking']);
+  });
+
+  it("leaves the time the user took to approve a call out of that call's duration", () => {
+    let clock = 0;
+    const { view, out } = setUp(plainDisplay(), () => clock);
+    view.start();
+    view.onEvent({ type: 'tool-call', call });
+    // The approval question is on screen for 20 s; the tool then runs for 0.3 s.
+    view.suspend('c1');
+    clock += 20_000;
+    view.resume();
+    clock += 300;
+    view.onEvent({
+      type: 'tool-result',
+      record: {
+        call,
+        durationMs: 20_300,
+        result: { type: 'tool-result', toolCallId: 'c1', toolName: 'fs__read', content: [], isError: false },
+      },
+    });
+    expect(out()).toContain('  ← fs__read (0.3s) (empty)');
+    expect(out()).not.toContain('20s');
+  });
+
+  it("starts each turn's spinner clock at zero (not at the last turn's)", () => {
+    let clock = 0;
+    let screen = '';
+    const terminal = Object.assign(new PassThrough(), {
+      isTTY: true,
+      columns: 80,
+      cursorTo: () => true,
+      moveCursor: () => true,
+      clearLine: () => true,
+    });
+    terminal.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    const animated: Display = { ...plainDisplay(), terminal: true, animated: true };
+    const status = createStatusIndicator(terminal, animated, () => clock);
+    const turn = () =>
+      new TurnView({
+        stdout: { write: () => undefined },
+        stderr: { write: () => undefined },
+        display: animated,
+        status,
+        renderer: () => undefined,
+        origins: new Map(),
+        usage: new UsageTotals(),
+        debug: false,
+      });
+    const first = turn();
+    first.start();
+    clock += 18_000;
+    first.succeeded(result('one'));
+    // The next turn starts a while later; its spinner shows its own time.
+    clock += 5_000;
+    screen = '';
+    turn().start();
+    status.hide();
+    expect(screen).toContain('thinking 0.0s');
+    expect(screen).not.toMatch(/thinking \d{2}s/);
+  });
+
+  it("shows a running call's progress in the status line, and forgets it when the call ends", () => {
+    const { view, status } = setUp();
+    view.start();
+    view.onEvent({ type: 'tool-call', call });
+    view.progress({ toolCallId: 'c1', progress: 4, total: 10, message: 'copying…' });
+    view.progress({ toolCallId: 'other', progress: 1 });
+    view.progress({ toolCallId: 'c1', progress: 7 });
+    view.onEvent({
+      type: 'tool-result',
+      record: {
+        call,
+        durationMs: 5,
+        result: { type: 'tool-result', toolCallId: 'c1', toolName: 'fs__read', content: [], isError: false },
+      },
+    });
+    view.progress({ toolCallId: 'c1', progress: 9, total: 10 });
+    expect(status.filter((entry) => entry.startsWith('show'))).toEqual([
+      'show thinking',
+      'show running read file on files',
+      'show running read file on files — 40% (4/10) copying…',
+      'show running read file on files — 7',
+      'show thinking',
+    ]);
   });
 
   it('renders the answer as markdown on a rich display', () => {

@@ -1,5 +1,8 @@
 /** Rendering the answer: block cuts, rows on screen, the streaming rewrite, markdown, sanitizing. */
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
+import { helpText } from '../../src/cli/commands.js';
+import { fitColumns } from '../../src/cli/chat/markdown-table.js';
 import { AnswerStream } from '../../src/cli/chat/answer-stream.js';
 import { createMarkdownRenderer, type MarkdownRenderer } from '../../src/cli/chat/markdown.js';
 import { completeBlocksEnd } from '../../src/cli/chat/markdown-blocks.js';
@@ -149,7 +152,8 @@ describe('markdown rendering', () => {
     expect(lines[0]).toBe(`${ESC}[1m${ESC}[35mTitle${ESC}[39m${ESC}[22m`);
     expect(output).toContain(`Some ${ESC}[1mbold${ESC}[22m and ${ESC}[33mcode${ESC}[39m.`);
     expect(output).toContain('  * one\n  * two');
-    expect(output).toContain('┌───┬───┐\n│ a │ b │');
+    // The header row is bold.
+    expect(output).toContain(`┌───┬───┐\n│ ${ESC}[1ma${ESC}[22m │ ${ESC}[1mb${ESC}[22m │`);
     expect(output).toContain('plain code');
     expect(output).not.toMatch(/\n$/);
   });
@@ -182,5 +186,54 @@ describe('sanitizeText', () => {
     expect(shorten('abcdef', 4)).toBe('abc…');
     expect(shorten('😀😀😀', 2)).toBe('😀…');
     expect(shorten('😀😀', 2)).toBe('😀😀');
+  });
+});
+
+describe('markdown tables and /help fit the terminal', () => {
+  const table =
+    '| Name | Size | Description |\n|:-----|-----:|:-----------:|\n' +
+    `| alpha | 1 | ${'a long description of the thing '.repeat(4).trim()} |\n| b | 12345 | short |`;
+
+  it('narrows a wide table to the width, widest column first, at any width', () => {
+    const render = createMarkdownRenderer(createStyle(false));
+    for (const width of [200, 100, 60, 30, 12]) {
+      const lines = render(table, width).split('\n');
+      for (const line of lines) expect(stringWidth(line), `${width}: ${line}`).toBeLessThanOrEqual(width);
+      // Nothing is lost: every word of the description is still there.
+      expect(render(table, width).match(/thing/g)).toHaveLength(4);
+    }
+    // At 60 columns the table keeps its borders, Name and Size their natural widths.
+    const sixty = render(table, 60).split('\n');
+    expect(sixty[0]).toMatch(/^┌───────┬───────┬─+┐$/);
+    expect(stringWidth(sixty[0] ?? '')).toBe(60);
+  });
+
+  it('aligns columns as the delimiter row says', () => {
+    const render = createMarkdownRenderer(createStyle(false));
+    const lines = render(table, 80).split('\n');
+    // Size is right-aligned: the numbers end at the column's right edge.
+    expect(lines.find((line) => line.includes('alpha'))).toMatch(/│ alpha │ {5}1 │/);
+    expect(lines.find((line) => line.includes('12345'))).toMatch(/│ b {5}│ 12345 │/);
+    // Description is centred.
+    expect(lines.find((line) => line.includes('short'))).toMatch(/│ {10,}short {10,}│$/);
+  });
+
+  it('lists a table too wide for narrow columns as header: value lines', () => {
+    const render = createMarkdownRenderer(createStyle(false));
+    const output = render(table, 12);
+    expect(output).not.toContain('┌');
+    expect(output).toContain('Name: alpha\nSize: 1\n');
+    expect(fitColumns([10, 10, 10], 9)).toBeUndefined();
+    expect(fitColumns([5, 40, 8], 30)).toEqual([5, 17, 8]);
+  });
+
+  it('wraps /help to the terminal, wide or narrow', () => {
+    for (const width of [200, 80, 50, 30]) {
+      const lines = helpText(createStyle(false), width).split('\n');
+      for (const line of lines) expect(line.length, `${width}: ${line}`).toBeLessThanOrEqual(width);
+    }
+    // Wide: the keys paragraph is not cut at 95 columns.
+    const wide = helpText(createStyle(false), 200).split('\n');
+    expect(wide.find((line) => line.startsWith('Keys:'))?.length).toBeGreaterThan(150);
   });
 });

@@ -144,9 +144,11 @@ describe('createApprovalPrompt', () => {
   it('passes the run signal to the question, and leaves no listener on it after many answers', async () => {
     const controller = new AbortController();
     const signals: Array<AbortSignal | undefined> = [];
+    const about: Array<string | undefined> = [];
     const io: PromptIO = {
       ask: async (_question, options) => {
         signals.push(options?.signal);
+        about.push(options?.toolCallId);
         return 'y';
       },
       write: () => undefined,
@@ -158,6 +160,8 @@ describe('createApprovalPrompt', () => {
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     expect(signals).toHaveLength(20);
     expect(signals.every((signal) => signal === controller.signal)).toBe(true);
+    // The chat leaves the time of the question out of this call's duration.
+    expect(about.every((id) => id === 'c1')).toBe(true);
   });
 
   it('never prints control sequences from the model or a server', async () => {

@@ -227,6 +227,12 @@ export class ChatInput {
     const question = this.#question;
     if (question !== undefined) {
       this.#question = undefined;
+      // End the question's line as at the prompt (`^C`, then a newline): what comes next (the
+      // spinner, the cancelled call) starts on a line of its own instead of over the question.
+      if (this.#options.terminal) {
+        this.#readline.write(null, { ctrl: true, name: 'e' });
+        this.#options.output.write(`${this.#options.style.dim('^C')}\n`);
+      }
       question.reject(new AbortedError('cancelled by Ctrl-C'));
       this.#options.onInterrupt();
       return;

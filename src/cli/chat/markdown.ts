@@ -3,8 +3,9 @@
  * cli-table3, code blocks highlighted by cli-highlight). Used only on a rich display; elsewhere the
  * raw markdown is the plain text.
  */
-import { Marked, type MarkedExtension } from 'marked';
+import { Marked, type MarkedExtension, type Tokens } from 'marked';
 import { markedTerminal } from 'marked-terminal';
+import { renderTable } from './markdown-table.js';
 import type { Style } from './style.js';
 
 /** Renders one piece of markdown for a terminal `width` columns wide. */
@@ -17,7 +18,7 @@ export function createMarkdownRenderer(style: Style): MarkdownRenderer {
     let parser = parsers.get(width);
     if (parser === undefined) {
       parser = new Marked(markedTerminal(terminalOptions(style, width)));
-      parser.use(inlineInListItems);
+      parser.use(inlineInListItems, tablesWithin(width, style));
       parsers.set(width, parser);
     }
     return parser.parse(markdown, { async: false }).replace(/\n+$/, '');
@@ -36,6 +37,28 @@ const inlineInListItems: MarkedExtension = {
     },
   },
 };
+
+/** Tables fit the width and keep their column alignment (see markdown-table.ts). */
+function tablesWithin(width: number, style: Style): MarkedExtension {
+  return {
+    renderer: {
+      table(token) {
+        const inline = (cell: Tokens.TableCell) => this.parser.parseInline(cell.tokens);
+        const table = renderTable(
+          {
+            header: token.header.map(inline),
+            rows: token.rows.map((row) => row.map(inline)),
+            align: token.align,
+          },
+          width,
+          style.bold,
+        );
+        // marked-terminal ends each block with a blank line; so does this.
+        return `${table}\n\n`;
+      },
+    },
+  };
+}
 
 function terminalOptions(style: Style, width: number) {
   const plain = (text: string) => text;

@@ -7,6 +7,11 @@
 export interface AskOptions {
   /** Cancels the question (the answer promise rejects with an AbortedError). */
   readonly signal?: AbortSignal;
+  /**
+   * The tool call the question is about (its approval): the chat leaves the time the user takes
+   * to answer out of that call's duration.
+   */
+  readonly toolCallId?: string;
 }
 
 /**

@@ -10,9 +10,23 @@ import { formatSeconds } from '../activity.js';
 import type { Display } from './display.js';
 import { shorten } from './sanitize.js';
 
+/** How {@link StatusIndicator.show} counts time. */
+export interface ShowOptions {
+  /**
+   * Count from now even if the label is the same as before: a new turn's "thinking" must not go
+   * on from the last turn's (which stopped at its end), nor a tool's time include its approval.
+   */
+  readonly restartClock?: boolean;
+  /**
+   * Keep counting from before although the label changed: the same activity, told in new words
+   * (a running tool's progress).
+   */
+  readonly keepClock?: boolean;
+}
+
 export interface StatusIndicator {
-  /** Shows `label` with a spinner; the clock restarts when the label changes. */
-  show(label: string): void;
+  /** Shows `label` with a spinner; the clock restarts when the label changes (or when asked). */
+  show(label: string, options?: ShowOptions): void;
   /** Takes the line off the screen (before anything else is written). */
   hide(): void;
 }
@@ -44,11 +58,9 @@ export function createStatusIndicator(
     return `${shorten(label, room)} ${style.dim(elapsed)}${style.dim(hint)}`;
   };
   return {
-    show(next) {
-      if (next !== label) {
-        label = next;
-        since = now();
-      }
+    show(next, options = {}) {
+      if (options.restartClock === true || (next !== label && options.keepClock !== true)) since = now();
+      label = next;
       if (spinner.isSpinning) {
         spinner.text = text();
         return;

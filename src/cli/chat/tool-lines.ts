@@ -1,15 +1,11 @@
 /** How the chat shows a tool call and its result (colors on a rich display, plain text otherwise). */
 import type { ToolCallRecord } from '../../events.js';
 import type { ToolCallBlock } from '../../types.js';
-import { argumentsText, formatSeconds, previewResult } from '../activity.js';
+import { argumentsText, formatSeconds, originNote, previewResult, type ToolOrigin } from '../activity.js';
 import { oneLine, shorten } from './sanitize.js';
 import type { Style } from './style.js';
 
-/** The server and the tool's own name behind an exposed `server__tool` name. */
-export interface ToolOrigin {
-  readonly server: string;
-  readonly tool: string;
-}
+export type { ToolOrigin } from '../activity.js';
 
 /**
  * `→ server__tool {"arg":1}`; when the exposed name was shortened or disambiguated, the real tool
@@ -22,10 +18,7 @@ export function toolCallLine(
   columns: number,
 ): string {
   const name = oneLine(call.name);
-  const note =
-    origin === undefined || `${origin.server}__${origin.tool}` === name
-      ? ''
-      : ` (${oneLine(origin.tool)} on ${oneLine(origin.server)})`;
+  const note = originNote(name, origin);
   const room = Math.max(20, columns - 3 - name.length - note.length);
   return `${style.cyan('→')} ${style.bold(name)}${style.dim(note)} ${style.dim(argumentsText(call, room))}`;
 }
@@ -54,15 +47,44 @@ export function toolResultLines(record: ToolCallRecord, style: Style, columns: n
   return lines.join('\n');
 }
 
-/** The spinner's words for the calls still running. */
+/** What a running call last said of its progress (`notifications/progress`). */
+export interface CallProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/**
+ * The spinner's words for the calls still running, with each one's progress when it sent some:
+ * `running copy on files — 40% (4/10) copying…`.
+ */
 export function runningLabel(
   calls: readonly ToolCallBlock[],
   origins: ReadonlyMap<string, ToolOrigin>,
+  progress: ReadonlyMap<string, CallProgress> = new Map(),
 ): string {
   const describe = (call: ToolCallBlock): string => {
     const origin = origins.get(call.name);
-    return origin === undefined ? oneLine(call.name) : `${oneLine(origin.tool)} on ${oneLine(origin.server)}`;
+    const name =
+      origin === undefined ? oneLine(call.name) : `${oneLine(origin.tool)} on ${oneLine(origin.server)}`;
+    const reported = progress.get(call.id);
+    return reported === undefined ? name : `${name} — ${progressText(reported)}`;
   };
   if (calls.length === 1 && calls[0] !== undefined) return `running ${describe(calls[0])}`;
   return shorten(`running ${calls.length} tools: ${calls.map(describe).join(', ')}`, 200);
+}
+
+/** `40% (4/10) copying…`, or `4 copying…` without a total. */
+export function progressText(reported: CallProgress): string {
+  const { progress, total } = reported;
+  const amount =
+    total !== undefined && total > 0
+      ? `${Math.min(100, Math.max(0, Math.round((progress / total) * 100)))}% (${formatNumber(progress)}/${formatNumber(total)})`
+      : formatNumber(progress);
+  const message = reported.message === undefined ? '' : oneLine(reported.message).trim();
+  return message === '' ? amount : `${amount} ${message}`;
+}
+
+function formatNumber(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
 }

@@ -12,8 +12,14 @@ import { describeFailure } from '../exit-codes.js';
 import { AnswerStream } from './answer-stream.js';
 import type { Display } from './display.js';
 import type { MarkdownRenderer } from './markdown.js';
-import type { StatusIndicator } from './status-line.js';
-import { runningLabel, toolCallLine, toolResultLines, type ToolOrigin } from './tool-lines.js';
+import type { ShowOptions, StatusIndicator } from './status-line.js';
+import {
+  runningLabel,
+  toolCallLine,
+  toolResultLines,
+  type CallProgress,
+  type ToolOrigin,
+} from './tool-lines.js';
 import { formatCount, UsageTotals } from './usage.js';
 import type { ContextUsage } from '../../context/context-budget.js';
 import { compactionNotice } from '../output/text.js';
@@ -39,6 +45,14 @@ export interface TurnViewOptions {
   /** Context use after the turn (the runner's), shown dimmed with the token line. */
   readonly contextUsage?: () => ContextUsage | undefined;
   readonly debug: boolean;
+  /** The clock, for leaving question time out of a tool's duration. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** The spinner is away while the user is asked something; about a tool call, if `toolCallId`. */
+interface Suspension {
+  readonly since: number;
+  toolCallId: string | undefined;
 }
 
 export class TurnView {
@@ -47,7 +61,11 @@ export class TurnView {
   readonly #running: ToolCallBlock[] = [];
   readonly #turnUsage = new UsageTotals();
   #label = 'thinking';
-  #suspended = false;
+  #suspension: Suspension | undefined;
+  /** Time the user took to answer questions about a call (its approval), by call id. */
+  readonly #answeringMs = new Map<string, number>();
+  /** The last progress each running call reported, by call id. */
+  readonly #progress = new Map<string, CallProgress>();
 
   constructor(options: TurnViewOptions) {
     this.#options = options;
@@ -64,7 +82,8 @@ export class TurnView {
 
   start(): void {
     this.#options.usage.addTurn();
-    this.#showStatus('thinking');
+    // The spinner keeps its label between turns: the clock must start again all the same.
+    this.#showStatus('thinking', { restartClock: true });
   }
 
   onEvent(event: RunnerEvent): void {
@@ -82,15 +101,17 @@ export class TurnView {
         this.#print(
           `${toolCallLine(event.call, this.#options.origins.get(event.call.name), this.#style, this.#columns)}\n`,
         );
-        this.#showStatus(runningLabel(this.#running, this.#options.origins));
+        this.#showStatus(this.#runningLabel());
         return;
       case 'tool-result': {
         const index = this.#running.findIndex((call) => call.id === event.record.call.id);
         if (index !== -1) this.#running.splice(index, 1);
-        this.#print(`${toolResultLines(event.record, this.#style, this.#columns)}\n`);
-        this.#showStatus(
-          this.#running.length > 0 ? runningLabel(this.#running, this.#options.origins) : 'thinking',
-        );
+        this.#progress.delete(event.record.call.id);
+        // The call's time is the tool's: the time its approval question was on screen is left out.
+        const answering = this.#answeringMs.get(event.record.call.id) ?? 0;
+        const record = { ...event.record, durationMs: Math.max(0, event.record.durationMs - answering) };
+        this.#print(`${toolResultLines(record, this.#style, this.#columns)}\n`);
+        this.#showStatus(this.#running.length > 0 ? this.#runningLabel() : 'thinking');
         return;
       }
       case 'retry': {
@@ -119,17 +140,45 @@ export class TurnView {
     }
   }
 
-  /** Takes the spinner off the screen and ends any answer line, to ask the user something. */
-  suspend(): void {
-    this.#suspended = true;
+  /**
+   * Takes the spinner off the screen and ends any answer line, to ask the user something; about
+   * the tool call `toolCallId` (its approval), whose duration then leaves that time out.
+   */
+  suspend(toolCallId?: string): void {
+    if (this.#suspension === undefined) this.#suspension = { since: this.#now(), toolCallId };
+    else this.#suspension.toolCallId ??= toolCallId;
     this.#options.status.hide();
     this.#endAnswer('render');
   }
 
   /** Brings the spinner back after {@link suspend}. */
   resume(): void {
-    this.#suspended = false;
-    this.#showStatus(this.#label);
+    const suspension = this.#suspension;
+    this.#suspension = undefined;
+    if (suspension?.toolCallId === undefined) {
+      this.#showStatus(this.#label);
+      return;
+    }
+    const { toolCallId } = suspension;
+    const answering = (this.#answeringMs.get(toolCallId) ?? 0) + (this.#now() - suspension.since);
+    this.#answeringMs.set(toolCallId, answering);
+    // The tool starts once approved: its clock on the spinner too.
+    this.#showStatus(this.#label, { restartClock: true });
+  }
+
+  /**
+   * A running call reported progress (`notifications/progress`): the spinner says how far it is,
+   * its clock going on. Reports for calls not running (late, or of another turn) are ignored.
+   */
+  progress(report: { readonly toolCallId?: string } & CallProgress): void {
+    const id = report.toolCallId;
+    if (id === undefined || !this.#running.some((call) => call.id === id)) return;
+    this.#progress.set(id, {
+      progress: report.progress,
+      ...(report.total === undefined ? {} : { total: report.total }),
+      ...(report.message === undefined ? {} : { message: report.message }),
+    });
+    this.#showStatus(this.#runningLabel(), { keepClock: true });
   }
 
   /** The terminal was resized while the answer streams. */
@@ -171,6 +220,7 @@ export class TurnView {
   #close(end: 'render' | 'raw'): void {
     this.#options.status.hide();
     this.#running.length = 0;
+    this.#progress.clear();
     this.#answer.finish(end);
   }
 
@@ -189,9 +239,17 @@ export class TurnView {
     if (!this.#answer.empty) this.#answer.finish(end);
   }
 
-  #showStatus(label: string): void {
+  #showStatus(label: string, options?: ShowOptions): void {
     this.#label = label;
-    if (!this.#suspended) this.#options.status.show(label);
+    if (this.#suspension === undefined) this.#options.status.show(label, options);
+  }
+
+  #runningLabel(): string {
+    return runningLabel(this.#running, this.#options.origins, this.#progress);
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
   }
 
   /** Writes whole lines, with the spinner out of the way (callers show it again if needed). */

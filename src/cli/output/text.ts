@@ -5,7 +5,7 @@
  */
 import { oneLine } from '../chat/sanitize.js';
 import type { RunResult, RunnerEvent } from '../../events.js';
-import { describeToolCall, describeToolResult } from '../activity.js';
+import { describeToolCall, describeToolResult, type ToolOrigin } from '../activity.js';
 import { describeError, type ExitCodeValue } from '../exit-codes.js';
 import { notice, type CliIO } from '../io.js';
 import type { KnownDetails, Reporter, RunContext } from './reporter.js';
@@ -62,15 +62,23 @@ export function formatTokens(tokens: number): string {
   return `${(tokens / 1_000_000).toFixed(1)}M`;
 }
 
-/** Shows a run's events as they happen: text to stdout, everything else to stderr. */
-export function reportEvent(event: RunnerEvent, io: CliIO, output: AnswerWriter): void {
+/**
+ * Shows a run's events as they happen: text to stdout, everything else to stderr. `origins` (exposed
+ * name → server and tool) adds the real name to a tool line whose exposed name was shortened.
+ */
+export function reportEvent(
+  event: RunnerEvent,
+  io: CliIO,
+  output: AnswerWriter,
+  origins: ReadonlyMap<string, ToolOrigin> = new Map(),
+): void {
   switch (event.type) {
     case 'text-delta':
       output.write(event.text);
       return;
     case 'tool-call':
       output.breakLine();
-      io.stderr.write(`${describeToolCall(event.call)}\n`);
+      io.stderr.write(`${describeToolCall(event.call, origins.get(event.call.name))}\n`);
       return;
     case 'tool-result':
       io.stderr.write(`${describeToolResult(event.record)}\n`);
@@ -99,6 +107,7 @@ export class TextReporter implements Reporter {
   readonly #quiet: boolean;
   readonly #debug: boolean;
   readonly #output: AnswerWriter;
+  #origins: ReadonlyMap<string, ToolOrigin> = new Map();
 
   constructor(io: CliIO, quiet: boolean, debug: boolean) {
     this.#io = io;
@@ -111,12 +120,15 @@ export class TextReporter implements Reporter {
     // Text output names neither the model nor the session file.
   }
 
-  start(_context: RunContext): void {
-    // Nothing to show: the answer is the output.
+  start(context: RunContext): void {
+    // Nothing to show (the answer is the output); the tools' real names are kept for tool lines.
+    this.#origins = new Map(
+      context.tools.map((tool) => [tool.exposedName, { server: tool.server, tool: tool.tool }]),
+    );
   }
 
   event(event: RunnerEvent): void {
-    if (!this.#quiet) reportEvent(event, this.#io, this.#output);
+    if (!this.#quiet) reportEvent(event, this.#io, this.#output, this.#origins);
   }
 
   note(message: string | readonly string[]): void {
