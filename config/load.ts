@@ -126,6 +126,9 @@ function fromFile(config: ParsedConfig, path: string, homeDir: string): LoadedCo
     ...config,
     path,
     ...(config.auditLog === undefined ? {} : { auditLog: resolveUserPath(config.auditLog, folder, homeDir) }),
+    ...(config.roots === undefined
+      ? {}
+      : { roots: config.roots.map((root) => resolveUserPath(root, folder, homeDir)) }),
     ...(config.systemPrompt === undefined ? {} : { systemPromptDirectory: folder }),
   };
 }

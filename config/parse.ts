@@ -68,6 +68,8 @@ export interface ParsedConfig {
   readonly budgets?: BudgetOptions;
   /** How elicitations are answered when nobody can be asked (home config only). */
   readonly elicitation?: { readonly policy: 'decline' | 'accept-defaults' };
+  /** The folders servers may work in, as written (`loadConfig` resolves them; home config only). */
+  readonly roots?: readonly string[];
 }
 
 /**
@@ -178,6 +180,7 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     ...(settings.untrustedContent === undefined ? {} : { untrustedContent: settings.untrustedContent }),
     ...(settings.budgets === undefined ? {} : { budgets: settings.budgets }),
     ...(settings.elicitation === undefined ? {} : { elicitation: settings.elicitation }),
+    ...(settings.roots === undefined ? {} : { roots: settings.roots }),
   };
 }
 

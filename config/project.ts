@@ -8,13 +8,16 @@
  * - servers: the project's are added to the home ones; a project server with the name of a home
  *   server replaces it (`disabled: true` in the project turns a home server off);
  * - approval rules: both sets apply, and the stricter answer wins, so neither file loosens the other;
+ *   a project's sampling rule may `ask` or `deny` but not `allow` (a repository must not have the
+ *   user's model called, on the user's account, for a server it ships): such a rule is dropped;
  * - hooks: both files' hooks run;
  * - other settings (model, maxSteps, sampling, timeouts, maxToolResultBytes): the project's win;
- * - except `providerUrl`, `providerApiKey`, `auditLog` and `elicitation`, which a project file may
+ * - except `providerUrl`, `providerApiKey`, `auditLog`, `elicitation` and `roots`, which a project file may
  *   not set: they would send the user's API key, write the user's files, or answer servers for the
  *   user, as the repository says. They are ignored with a warning.
  */
 import type { ServerDefinition } from '../src/mcp/definition.js';
+import type { ApprovalRuleSet } from '../src/safety/policy.js';
 import type { ParsedConfig } from './parse.js';
 import { hookCommands, mergeHooks } from './safety-settings.js';
 
@@ -47,6 +50,8 @@ export const PROJECT_FORBIDDEN_SETTINGS = [
   'budgets',
   // A repository must not make -p answer servers' questions on the user's behalf.
   'elicitation',
+  // …nor widen the folders the user's servers may work in.
+  'roots',
 ] as const;
 
 /** What the trust question needs to know about a parsed project file. */
@@ -76,7 +81,8 @@ export function mergeProjectConfig(
     (key) =>
       `${projectPath}: "${key}" is ignored in a project config (set it in your home config or on the command line)`,
   );
-  const approval = [...(home.approval ?? []), ...(project.approval ?? [])];
+  const projectRules = withoutSamplingAllows(project.approval ?? [], projectPath);
+  const approval = [...(home.approval ?? []), ...projectRules.sets];
   const hooks = mergeHooks(home.hooks, project.hooks);
   const model = project.model ?? home.model;
   const systemPrompt = project.systemPrompt ?? home.systemPrompt;
@@ -95,7 +101,7 @@ export function mergeProjectConfig(
       ...home.disabledServers.filter((name) => !projectNames.has(name)),
       ...project.disabledServers,
     ],
-    warnings: [...home.warnings, ...project.warnings, ...ignored],
+    warnings: [...home.warnings, ...project.warnings, ...ignored, ...projectRules.warnings],
     generation: { ...home.generation, ...project.generation },
     ...(model === undefined ? {} : { model }),
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
@@ -111,7 +117,28 @@ export function mergeProjectConfig(
     ...(home.untrustedContent === undefined ? {} : { untrustedContent: home.untrustedContent }),
     ...(home.budgets === undefined ? {} : { budgets: home.budgets }),
     ...(home.elicitation === undefined ? {} : { elicitation: home.elicitation }),
+    ...(home.roots === undefined ? {} : { roots: home.roots }),
     ...(maxToolResultBytes === undefined ? {} : { maxToolResultBytes }),
     ...(context === undefined ? {} : { context }),
   };
+}
+
+/** A project's rule sets without their sampling `allow` rules, and a warning for each one dropped. */
+function withoutSamplingAllows(
+  sets: readonly ApprovalRuleSet[],
+  projectPath: string,
+): { sets: ApprovalRuleSet[]; warnings: string[] } {
+  const warnings: string[] = [];
+  const kept = sets.map((set) => {
+    if (set.sampling === undefined) return set;
+    const sampling = set.sampling.filter((rule) => {
+      if (rule.decision !== 'allow') return true;
+      warnings.push(
+        `${projectPath}: the sampling rule for server "${rule.server}" is ignored: a project config may not allow sampling (allow it in your home config)`,
+      );
+      return false;
+    });
+    return { ...set, sampling };
+  });
+  return { sets: kept, warnings };
 }

@@ -17,17 +17,34 @@ const approvalRuleSchema = z
   .strictObject({
     tool: globSchema.optional(),
     server: globSchema.optional(),
+    // The tool's annotations (hints its server gives): `{ "readOnly": true, "decision": "allow" }`.
+    readOnly: z.boolean().optional(),
+    destructive: z.boolean().optional(),
+    openWorld: z.boolean().optional(),
     decision: decisionSchema,
     reason: z.string().optional(),
   })
-  .refine((rule) => rule.tool !== undefined || rule.server !== undefined, {
-    error: 'a rule needs "tool" or "server" (a glob such as "filesystem__write_*")',
-  });
+  .refine(
+    (rule) =>
+      rule.tool !== undefined ||
+      rule.server !== undefined ||
+      rule.readOnly !== undefined ||
+      rule.destructive !== undefined ||
+      rule.openWorld !== undefined,
+    {
+      error:
+        'a rule needs "tool" or "server" (a glob such as "filesystem__write_*"), or a hint ("readOnly", "destructive", "openWorld")',
+    },
+  );
 
-/** mcphost's own policy form: ordered rules (first match wins) and a default. */
+/** `{ "server": "everything", "decision": "allow" }`: may this server have the model called for it. */
+const samplingRuleSchema = z.strictObject({ server: globSchema, decision: decisionSchema });
+
+/** mcphost's own policy form: ordered rules (first match wins), a default, and sampling rules. */
 export const approvalSchema = z.strictObject({
   default: decisionSchema.optional(),
   rules: z.array(approvalRuleSchema).optional(),
+  sampling: z.array(samplingRuleSchema).optional(),
 });
 
 /**
@@ -105,6 +122,9 @@ const budgetLimitsSchema = z.strictObject({
 
 /** `budgets`: limits per session, per server and per tool (see src/safety/budgets.ts). */
 export const budgetsSchema = z.strictObject({
+  sampling: z
+    .strictObject({ maxRequestsPerTurn: countSchema.optional(), maxTokens: countSchema.optional() })
+    .optional(),
   session: budgetLimitsSchema.optional(),
   eachServer: budgetLimitsSchema.optional(),
   eachTool: budgetLimitsSchema.optional(),

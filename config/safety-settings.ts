@@ -24,14 +24,23 @@ export function approvalRuleSet(
       decision: rule.decision,
       ...(rule.tool === undefined ? {} : { tool: rule.tool }),
       ...(rule.server === undefined ? {} : { server: rule.server }),
+      ...(rule.readOnly === undefined ? {} : { readOnly: rule.readOnly }),
+      ...(rule.destructive === undefined ? {} : { destructive: rule.destructive }),
+      ...(rule.openWorld === undefined ? {} : { openWorld: rule.openWorld }),
       ...(rule.reason === undefined ? {} : { reason: rule.reason }),
     })),
     ...listed(permissions?.deny, 'deny'),
     ...listed(permissions?.ask, 'ask'),
     ...listed(permissions?.allow, 'allow'),
   ];
-  if (rules.length === 0 && approval?.default === undefined) return undefined;
-  return { source, rules, ...(approval?.default === undefined ? {} : { default: approval.default }) };
+  const sampling = approval?.sampling ?? [];
+  if (rules.length === 0 && approval?.default === undefined && sampling.length === 0) return undefined;
+  return {
+    source,
+    rules,
+    ...(approval?.default === undefined ? {} : { default: approval.default }),
+    ...(sampling.length === 0 ? {} : { sampling }),
+  };
 }
 
 /** The hooks of one file, without empty events; `undefined` when there are none. */

@@ -76,6 +76,8 @@ export const settingsShape = {
   budgets: budgetsSchema,
   /** How servers' elicitations are answered when nobody can be asked (`-p`, library). */
   elicitation: z.strictObject({ policy: z.enum(['decline', 'accept-defaults']) }),
+  /** The folders servers may work in (MCP roots), instead of the one mcphost runs in. */
+  roots: z.array(z.string().min(1)),
 } as const;
 
 /** The name of a top-level setting. */

@@ -111,6 +111,8 @@ export {
   type ApprovalRequest,
   type ApprovalRule,
   type ApprovalRuleSet,
+  type SamplingRule,
+  type ToolHints,
   type AuditEntry,
   type AuditSink,
   type GuardedToolHostOptions,

@@ -7,6 +7,7 @@
  * line editor and tests can answer with a script.
  */
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../safety/approval.js';
+import type { ToolHints } from '../safety/tool-hints.js';
 import { CANCELLED, untilAborted } from '../abort.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 
@@ -69,9 +70,22 @@ export function describeApprovalRequest(request: ApprovalRequest): string {
     `The model wants to run a tool that needs your approval: ${clean(request.reason)}.`,
     `  tool:      ${clean(request.tool)}${request.tool === request.call.name ? '' : `  (${clean(request.call.name)})`}`,
     ...(request.server === undefined ? [] : [`  server:    ${clean(request.server)}`]),
+    ...(request.hints === undefined ? [] : [`  hints:     ${describeHints(request.hints)}`]),
     `  arguments: ${indent(formatArguments(request.call.input))}`,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The tool's annotations in words. Said to come from the server: a hostile server can claim that
+ * `delete_everything` is read-only.
+ */
+export function describeHints(hints: ToolHints): string {
+  const words = [
+    hints.readOnly ? 'read-only' : hints.destructive ? 'destructive' : 'not destructive',
+    hints.openWorld ? 'open world' : 'closed world',
+  ];
+  return `${words.join(', ')} (as the server says)`;
 }
 
 /** The question line; `[s]` and the kept answers only when the server is known. */

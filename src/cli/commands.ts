@@ -8,6 +8,7 @@ import { listHistory, listServers, listTools, showUsage } from './chat/listings.
 import { OFFERINGS_COMMANDS } from './chat/offerings-commands.js';
 import { CONVERSATION_COMMANDS } from './chat/conversation-commands.js';
 import { PERMISSIONS_COMMANDS } from './chat/permissions-command.js';
+import { ROOTS_COMMANDS } from './chat/roots-command.js';
 import {
   failed,
   parseCommandLine,
@@ -88,6 +89,7 @@ const QUIT_COMMANDS: readonly ChatCommand[] = [
 export const CHAT_COMMANDS: readonly ChatCommand[] = [
   ...CORE_COMMANDS,
   ...OFFERINGS_COMMANDS,
+  ...ROOTS_COMMANDS,
   ...CONVERSATION_COMMANDS,
   ...PERMISSIONS_COMMANDS,
   ...QUIT_COMMANDS,

@@ -32,6 +32,7 @@ import { createStatusIndicator } from './chat/status-line.js';
 import type { ToolOrigin } from './chat/tool-lines.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import type { CliIO } from './io.js';
+import type { RootsControl } from './chat/command-table.js';
 
 export interface ChatOptions {
   /**
@@ -83,6 +84,8 @@ export interface ChatHost {
   readonly offerings?: ServerOfferings;
   /** The servers' kept log messages, for `/logs`. */
   serverLogs?(server?: string): readonly ServerLogRecord[];
+  /** The MCP roots, for `/roots`. */
+  readonly roots?: RootsControl;
 }
 
 export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOptions): Promise<ExitCodeValue> {
@@ -94,6 +97,7 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
       servers: () => runner.servers,
       offerings: runner.mcp,
       serverLogs: (server) => runner.serverLogs.list(server),
+      roots: { list: () => runner.roots, set: (folders) => runner.setRoots(folders, '/roots') },
     },
     io,
     options,

@@ -4,6 +4,8 @@
  * the arguments are parsed, so `mcphost --help` loads none of it.
  */
 import type { ElicitationOutcome } from '../mcp/elicitation.js';
+import type { SamplingOutcome } from '../mcp/sampling.js';
+import { openInBrowser } from './browser.js';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import type { ToolProgress } from '../mcp/server-connection.js';
 import type { ProgressSource } from './interactive.js';
@@ -136,9 +138,15 @@ async function run(
     onElicitationOutcome: (outcome) => {
       reporter.note(describeElicitationOutcome(outcome));
     },
+    onSamplingOutcome: (outcome) => {
+      reporter.note(describeSamplingOutcome(outcome));
+    },
     ...optional(
       'onElicitation',
-      prompter && (await import('./chat/elicitation-prompt.js')).createElicitationPrompt(prompter),
+      prompter &&
+        (await import('./chat/elicitation-prompt.js')).createElicitationPrompt(prompter, (url) =>
+          openInBrowser(url, io.env),
+        ),
     ),
     ...optional(
       'onApproval',
@@ -148,8 +156,9 @@ async function run(
       'trustProject',
       askToTrust ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout) : undefined,
     ),
-    // The chat offers the sign-in page of a server that asks for one; -p reports it in one line.
-    // Under the `ask` injection policy the chat asks about flagged content; -p withholds it.
+    // The chat offers the sign-in page of a server that asks for one, shows sampling requests for
+    // review and, under the `ask` injection policy, asks about flagged content; -p reports each in
+    // one line (flagged content is withheld).
     ...optional(
       'questions',
       prompter && {
@@ -157,6 +166,7 @@ async function run(
         reviewFlaggedContent: (await import('./flagged-content-prompt.js')).createFlaggedContentPrompt(
           prompter,
         ),
+        reviewSampling: (await import('./chat/sampling-prompt.js')).createSamplingReview(prompter),
       },
     ),
   });
@@ -298,6 +308,12 @@ function reportServerLog(
 }
 
 /** One stderr line: which server asked what, and what was answered (and why, if the host chose). */
+function describeSamplingOutcome(outcome: SamplingOutcome): string {
+  const findings =
+    outcome.findings === undefined ? '' : `; possible prompt injection: ${outcome.findings.join('; ')}`;
+  return `server "${outcome.server}" asked to use the model (sampling) — ${outcome.action} (${stripControlCharacters(outcome.reason)}${findings})`;
+}
+
 function describeElicitationOutcome(outcome: ElicitationOutcome): string {
   const reason = outcome.reason === undefined ? '' : ` (${outcome.reason})`;
   const message = stripControlCharacters(outcome.message);

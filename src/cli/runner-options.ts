@@ -1,4 +1,7 @@
 /** How the command line (flags, a script, a loaded session) becomes createRunner's options. */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
 import { optional } from '../optional.js';
 import type { OpenedConversation } from '../conversation-journal.js';
 import type { CreateRunnerOptions } from '../setup/create-runner.js';
@@ -30,6 +33,7 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
     },
     ...optional('servers', inputs.script?.servers),
     ...optional('builtin', options.builtin),
+    ...optional('roots', rootFolders(options.roots, io)),
     ...optional('history', session.loaded?.messages),
     ...optional('model', options.model ?? session.loaded?.model),
     ...optional('configPath', pathIn(io, options.configPath)),
@@ -47,4 +51,18 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
       ...optional('stopSequences', options.stopSequences),
     },
   };
+}
+
+/** `--root DIR`s as absolute paths, each checked to be a directory (a mistake names the flag). */
+function rootFolders(folders: readonly string[] | undefined, io: CliIO): string[] | undefined {
+  if (folders === undefined) return undefined;
+  return folders.map((folder) => {
+    if (folder === '') throw new ConfigError('--root', 'needs a folder');
+    const absolute = resolve(io.cwd, folder);
+    // Synchronous: a handful of folders, checked once before anything starts.
+    if (statSync(absolute, { throwIfNoEntry: false })?.isDirectory() !== true) {
+      throw new ConfigError('--root', `"${folder}" is not a directory`);
+    }
+    return absolute;
+  });
 }

@@ -6,9 +6,21 @@
  * every SDK client before it connects). A handler that is absent leaves the matching capability
  * undeclared, so the server knows not to ask.
  */
-import type { Client, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+} from '@modelcontextprotocol/client';
 import type { ConfigureClient } from './server-session.js';
 import type { ServerLogLevel, ServerLogMessage } from './server-logs.js';
+
+/** A folder a server may work in, as `roots/list` gives it (`file://` URI, optional name). */
+export interface Root {
+  readonly uri: string;
+  readonly name?: string;
+}
 
 /** What the pool's owner handles for every server. Each handler names the server it is about. */
 export interface ServerFeatures {
@@ -18,6 +30,20 @@ export interface ServerFeatures {
     params: ElicitRequestParams,
     signal: AbortSignal,
   ) => Promise<ElicitResult>;
+  /**
+   * A server's `sampling/createMessage`: resolves with the model's answer, or rejects (the
+   * rejection, with its `code`, is the server's error answer).
+   */
+  readonly sample?: (
+    server: string,
+    // Deprecated by the 2026-07-28 revision (SEP-2577); 2025-era servers still ask.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    params: CreateMessageRequestParams,
+    signal: AbortSignal,
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+  ) => Promise<CreateMessageResult>;
+  /** The folders servers may work in (`roots/list`); servers are told when they change. */
+  readonly roots?: () => readonly Root[];
   /** A server finished a URL-mode elicitation (`notifications/elicitation/complete`). */
   readonly onElicitationComplete?: (server: string, elicitationId: string) => void;
   /** A server's `notifications/message`. */
@@ -34,13 +60,33 @@ export interface ServerFeatures {
  */
 export function configureClientFor(features: ServerFeatures): ConfigureClient {
   return (client, server) => {
-    const { elicit, onElicitationComplete, onLogMessage, onResourcesChanged, onPromptsChanged } = features;
+    const {
+      elicit,
+      sample,
+      roots,
+      onElicitationComplete,
+      onLogMessage,
+      onResourcesChanged,
+      onPromptsChanged,
+    } = features;
     if (elicit !== undefined) {
       // Both modes: URL mode is how a server asks for a secret without it passing through the client.
       client.registerCapabilities({ elicitation: { form: {}, url: {} } });
       client.setRequestHandler('elicitation/create', (request, context) =>
         elicit(server, request.params, context.mcpReq.signal),
       );
+    }
+    if (sample !== undefined) {
+      // Deprecated by the 2026-07-28 revision (SEP-2577), still asked for by 2025-era servers.
+      // Without `sampling.tools`: a server may not hand the host's model tools of its own.
+      client.registerCapabilities({ sampling: {} });
+      client.setRequestHandler('sampling/createMessage', (request, context) =>
+        sample(server, request.params, context.mcpReq.signal),
+      );
+    }
+    if (roots !== undefined) {
+      client.registerCapabilities({ roots: { listChanged: true } });
+      client.setRequestHandler('roots/list', () => ({ roots: [...roots()] }));
     }
     if (onElicitationComplete !== undefined) {
       client.setNotificationHandler('notifications/elicitation/complete', (notification) => {

@@ -20,6 +20,7 @@ import type { PoolLog, ServerStatus } from './status.js';
 import type { ServerLogLevel } from './server-logs.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
 import type { PoolSignIn, serverAuthFor } from './auth/pool-sign-in.js';
+import { toolHintsOf, type ToolHints } from '../safety/tool-hints.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
 export type { ToolProgress } from './server-connection.js';
@@ -97,6 +98,8 @@ export interface ToolDescription {
   /** The tool's own name on its server. */
   readonly tool: string;
   readonly description: string;
+  /** What the server says about the tool (`annotations`), the spec's defaults applied. */
+  readonly hints?: ToolHints;
 }
 
 /** Every configured MCP server, as one {@link ToolHost}. */
@@ -200,6 +203,7 @@ export class McpPool implements ToolHost {
       server,
       tool,
       description: this.toolOf(server, tool)?.description ?? this.toolOf(server, tool)?.title ?? '',
+      hints: toolHintsOf(this.toolOf(server, tool)?.annotations),
     }));
   }
 
@@ -213,7 +217,12 @@ export class McpPool implements ToolHost {
     const address = table.lookup.get(exposedName);
     if (address === undefined) return undefined;
     const spec = this.toolOf(address.server, address.tool);
-    return { exposedName, ...address, description: spec?.description ?? spec?.title ?? '' };
+    return {
+      exposedName,
+      ...address,
+      description: spec?.description ?? spec?.title ?? '',
+      hints: toolHintsOf(spec?.annotations),
+    };
   }
 
   /**
@@ -276,6 +285,11 @@ export class McpPool implements ToolHost {
     const client = await connection.client(signal);
     if (typeof client === 'string') throw new ServerError(serverName, client);
     return client;
+  }
+
+  /** Tells every running server that the roots changed. */
+  async notifyRootsChanged(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((connection) => connection.notifyRootsChanged()));
   }
 
   /** Each server's state, tool count, last error and stderr tail, in configuration order. */

@@ -178,6 +178,27 @@ export class ServerConnection {
     return typeof session === 'string' ? session : session.client;
   }
 
+  /**
+   * Tells a running server that the roots changed (it asks for them again). A server that is not
+   * running asks when it next starts; a failure is only logged.
+   */
+  async notifyRootsChanged(): Promise<void> {
+    const state = this.state;
+    if (state.kind !== 'ready') return;
+    const { session } = state;
+    try {
+      // Deprecated by the 2026-07-28 revision (SEP-2577), still how 2025-era servers learn of roots.
+      // eslint-disable-next-line @typescript-eslint/no-deprecated
+      await session.client.sendRootsListChanged();
+    } catch (error) {
+      this.options.log({
+        server: this.name,
+        level: 'debug',
+        message: `roots/list_changed not sent: ${error instanceof Error ? error.message : String(error)}`,
+      });
+    }
+  }
+
   /** A snapshot for `/servers`. */
   status(): ServerStatus {
     const session = this.state.kind === 'ready' ? this.state.session : undefined;

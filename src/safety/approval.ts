@@ -5,6 +5,7 @@
  * module defines what is asked, the possible answers, and the session's memory of them.
  */
 import type { ToolCallBlock } from '../types.js';
+import type { ToolHints } from './policy.js';
 
 /** What the user is asked about. */
 export interface ApprovalRequest {
@@ -14,6 +15,8 @@ export interface ApprovalRequest {
   readonly server?: string;
   /** The tool's own name on its server (the exposed name when the server is unknown). */
   readonly tool: string;
+  /** What the tool's server says about it (read-only, destructive…), when known: hints, not facts. */
+  readonly hints?: ToolHints;
   /** Why the user is asked: the rule, or a PreToolUse hook's reason. */
   readonly reason: string;
   /** Aborted when the run is cancelled: a prompt may stop waiting (the call is then not run). */

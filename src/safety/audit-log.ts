@@ -42,6 +42,11 @@ export interface ServerIdentity {
 
 /** One audit line. */
 export interface AuditEntry {
+  /**
+   * What the line is about: a tool call (the default, and absent on such lines), or a server's
+   * sampling request (`tool` is then `sampling/createMessage`, `arguments` the request).
+   */
+  readonly kind?: 'sampling';
   /** When the call was requested, ISO 8601. */
   readonly time: string;
   /** The session this call belongs to (the same id hooks are given as `session_id`). */

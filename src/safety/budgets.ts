@@ -17,8 +17,18 @@ export interface BudgetLimits {
   readonly maxResultBytes?: number;
 }
 
+/** Limits on servers' sampling requests (see src/mcp/sampling.ts for the defaults). */
+export interface SamplingBudget {
+  /** Most sampling requests (of all servers together) during one prompt of the session. */
+  readonly maxRequestsPerTurn?: number;
+  /** Most tokens a request may ask for (`maxTokens`); a request asking for more is declined. */
+  readonly maxTokens?: number;
+}
+
 /** Budgets of a session. */
 export interface BudgetOptions {
+  /** Servers' sampling requests; each also counts as a call of its server in the other scopes. */
+  readonly sampling?: SamplingBudget;
   /** For all calls together. Default {@link DEFAULT_SESSION_LIMITS}. */
   readonly session?: BudgetLimits;
   /** For each server on its own. Default: none. */

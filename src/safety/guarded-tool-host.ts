@@ -37,7 +37,7 @@ import { screenToolResult, type ContentFlag, type FlagReport } from './untrusted
 import type { UserQuestions } from '../questions.js';
 import type { HookRunner } from './hooks.js';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES, stripResultControlCharacters } from './output-limits.js';
-import { ApprovalPolicy } from './policy.js';
+import { ApprovalPolicy, type SamplingVerdict, type ToolHints } from './policy.js';
 
 /** Where an exposed tool name leads. */
 export interface ToolLocation {
@@ -45,6 +45,8 @@ export interface ToolLocation {
   readonly server: string;
   /** The tool's own name on that server. */
   readonly tool: string;
+  /** What the server says about the tool (its annotations), for rules and the approval question. */
+  readonly hints?: ToolHints;
 }
 
 /** How to guard a tool host. Everything but `host` is optional: alone, it only cleans and caps results. */
@@ -127,6 +129,21 @@ export class GuardedToolHost implements ToolHost {
   /** A new prompt of the session began: later audit lines carry the next turn number. */
   beginTurn(): void {
     this.#turn += 1;
+  }
+
+  /** The prompt of the session now running, from 1 (0 before the first). */
+  get turn(): number {
+    return this.#turn;
+  }
+
+  /** What the sampling rules say about a server's sampling request. */
+  decideSampling(server: string): SamplingVerdict {
+    return this.#policy.decideSampling(server);
+  }
+
+  /** Counts a server's sampling request against the budgets, or says which limit it is past. */
+  admitSampling(server: string): string | undefined {
+    return this.#budgets.admit({ tool: `${server}:sampling/createMessage`, server });
   }
 
   tools(): Promise<readonly ToolSpec[]> {
@@ -307,6 +324,7 @@ export class GuardedToolHost implements ToolHost {
       exposedName: call.name,
       ...(server === undefined ? {} : { server }),
       ...(location === undefined ? {} : { tool: location.tool }),
+      ...(location?.hints === undefined ? {} : { hints: location.hints }),
     });
     if (verdict.decision === 'deny') {
       const why =
@@ -389,7 +407,14 @@ export class GuardedToolHost implements ToolHost {
         try {
           // Raced with the signal: a prompt that ignores it must not keep close() waiting.
           const decision = await untilAborted(
-            ask({ call, tool: location?.tool ?? call.name, reason, ...optionalServer(server), signal }),
+            ask({
+              call,
+              tool: location?.tool ?? call.name,
+              reason,
+              ...optionalServer(server),
+              ...(location?.hints === undefined ? {} : { hints: location.hints }),
+              signal,
+            }),
             signal,
           );
           return decision === CANCELLED ? 'cancelled' : decision;

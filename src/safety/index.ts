@@ -7,8 +7,12 @@ export {
   ApprovalPolicy,
   type ApprovalRule,
   type ApprovalRuleSet,
+  toolHintsOf,
   type PolicyVerdict,
+  type SamplingRule,
+  type SamplingVerdict,
   type ToolDecision,
+  type ToolHints,
   type ToolIdentity,
 } from './policy.js';
 export {

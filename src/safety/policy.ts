@@ -13,6 +13,9 @@
  *   a policy; configure `"default": "ask"` to be asked about everything).
  */
 import { compileGlob, type Glob } from './glob.js';
+import type { ToolHints } from './tool-hints.js';
+
+export { toolHintsOf, type ToolHints } from './tool-hints.js';
 
 /** What the policy says about a call. */
 export type ToolDecision = 'allow' | 'ask' | 'deny';
@@ -20,7 +23,10 @@ export type ToolDecision = 'allow' | 'ask' | 'deny';
 /** From the most to the least permissive: a higher index is stricter. */
 const STRICTNESS: readonly ToolDecision[] = ['allow', 'ask', 'deny'];
 
-/** One rule. At least one of `tool` and `server` is set; every one that is set must match. */
+/**
+ * One rule. At least one of `tool`, `server`, `readOnly`, `destructive` and `openWorld` is set;
+ * every one that is set must match.
+ */
 export interface ApprovalRule {
   /**
    * Glob on the exposed tool name, `server__tool` (`*` any run of characters, `?` one character).
@@ -30,9 +36,26 @@ export interface ApprovalRule {
   readonly tool?: string;
   /** Glob on the configured server name. */
   readonly server?: string;
+  /** Matches tools whose {@link ToolHints.readOnly} is this (a tool of unknown hints never matches). */
+  readonly readOnly?: boolean;
+  /** Matches tools whose {@link ToolHints.destructive} is this. */
+  readonly destructive?: boolean;
+  /** Matches tools whose {@link ToolHints.openWorld} is this. */
+  readonly openWorld?: boolean;
   readonly decision: ToolDecision;
   /** Why: given to the model when the rule denies a call, shown to the user when it asks. */
   readonly reason?: string;
+}
+
+/**
+ * Whether a server may have the model called for it (`sampling/createMessage`). Sampling rules are
+ * apart from tool rules: neither kind ever matches the other's question.
+ */
+export interface SamplingRule {
+  /** Glob on the configured server name. */
+  readonly server: string;
+  /** `allow`: sent without asking; `ask`: the user reviews it (declined where nobody can be asked); `deny`. */
+  readonly decision: ToolDecision;
 }
 
 /** The rules of one config file. */
@@ -48,6 +71,8 @@ export interface ApprovalRuleSet {
    * (kept-permissions.ts) does not lift it. The built-in bash server's set.
    */
   readonly alwaysAsk?: boolean;
+  /** Sampling rules, in order: the first whose server matches decides. `default` does not apply. */
+  readonly sampling?: readonly SamplingRule[];
 }
 
 /** What a rule is matched against. */
@@ -58,6 +83,8 @@ export interface ToolIdentity {
   readonly server?: string;
   /** The tool's own name on its server, when the host knows it. */
   readonly tool?: string;
+  /** What the server says about the tool, when the host knows it. */
+  readonly hints?: ToolHints;
 }
 
 /** A decision and what made it. */
@@ -82,7 +109,21 @@ interface CompiledSet {
   readonly rules: readonly CompiledRule[];
   readonly default: ToolDecision | undefined;
   readonly alwaysAsk: boolean;
+  readonly sampling: ReadonlyArray<{ readonly rule: SamplingRule; readonly server: Glob }>;
 }
+
+/** What the policy says about a server's sampling request. */
+export interface SamplingVerdict {
+  readonly decision: ToolDecision;
+  /** For messages: `the sampling rule server "everything" → allow in /home/ada/.mcp.json`. */
+  readonly because: string;
+}
+
+/** Sampling with no rule: the user is asked where someone can be, otherwise it is declined. */
+const SAMPLING_WITHOUT_RULE: SamplingVerdict = {
+  decision: 'ask',
+  because: 'no sampling rule allows it for this server',
+};
 
 /** The verdict when nothing is configured. */
 const ALLOWED_BY_DEFAULT: PolicyVerdict = { decision: 'allow', because: 'no approval rule applies' };
@@ -101,6 +142,7 @@ export class ApprovalPolicy {
         tool: rule.tool === undefined ? undefined : compileGlob(rule.tool),
         server: rule.server === undefined ? undefined : compileGlob(rule.server),
       })),
+      sampling: (set.sampling ?? []).map((rule) => ({ rule, server: compileGlob(rule.server) })),
     }));
   }
 
@@ -125,6 +167,23 @@ export class ApprovalPolicy {
     }
     return verdict ?? ALLOWED_BY_DEFAULT;
   }
+
+  /** The decision for a server's sampling request: first match within each set, the strictest across. */
+  decideSampling(server: string): SamplingVerdict {
+    let verdict: SamplingVerdict | undefined;
+    for (const set of this.#sets) {
+      const match = set.sampling.find((compiled) => compiled.server.matches(server));
+      if (match === undefined) continue;
+      const candidate = {
+        decision: match.rule.decision,
+        because: `the sampling rule server "${match.rule.server}" → ${match.rule.decision} in ${set.source}`,
+      };
+      if (verdict === undefined || strictness(candidate.decision) > strictness(verdict.decision)) {
+        verdict = candidate;
+      }
+    }
+    return verdict ?? SAMPLING_WITHOUT_RULE;
+  }
 }
 
 function decideInSet(set: CompiledSet, tool: ToolIdentity): PolicyVerdict | undefined {
@@ -142,6 +201,7 @@ function decideInSet(set: CompiledSet, tool: ToolIdentity): PolicyVerdict | unde
 }
 
 function ruleMatches(compiled: CompiledRule, tool: ToolIdentity): boolean {
+  if (!hintsMatch(compiled.rule, tool.hints)) return false;
   if (compiled.tool === undefined && compiled.server === undefined) return true;
   if (compiled.tool !== undefined && !compiled.tool.matches(tool.exposedName)) {
     // With a server named, the tool may be written as the server calls it (what allowedTools takes).
@@ -156,10 +216,21 @@ function ruleMatches(compiled: CompiledRule, tool: ToolIdentity): boolean {
   return true;
 }
 
+/** A rule's hint conditions hold; a tool whose hints are unknown matches no hint condition. */
+function hintsMatch(rule: ApprovalRule, hints: ToolHints | undefined): boolean {
+  const wanted = HINT_KEYS.filter((key) => rule[key] !== undefined);
+  if (wanted.length === 0) return true;
+  if (hints === undefined) return false;
+  return wanted.every((key) => hints[key] === rule[key]);
+}
+
+const HINT_KEYS = ['readOnly', 'destructive', 'openWorld'] as const satisfies ReadonlyArray<keyof ToolHints>;
+
 function describeRule(rule: ApprovalRule, set: CompiledSet): string {
   const parts = [
     ...(rule.tool === undefined ? [] : [`tool "${rule.tool}"`]),
     ...(rule.server === undefined ? [] : [`server "${rule.server}"`]),
+    ...HINT_KEYS.filter((key) => rule[key] !== undefined).map((key) => `${key}: ${String(rule[key])}`),
   ];
   return `the rule ${parts.join(' + ') || '(any tool)'} → ${rule.decision} in ${set.source}`;
 }

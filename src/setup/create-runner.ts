@@ -21,6 +21,8 @@ import {
   type ServerLogMessage,
 } from '../mcp/server-logs.js';
 import type { ElicitationOutcome, ElicitationPolicy } from '../mcp/elicitation.js';
+import { checkRootDirectories, RootList } from '../mcp/roots.js';
+import type { SamplingHost, SamplingOutcome } from '../mcp/sampling.js';
 import { QuestionQueue } from '../questions.js';
 import { optional } from '../optional.js';
 import type { ContextOptions } from '../context/context-budget.js';
@@ -132,6 +134,18 @@ export interface CreateRunnerOptions {
   readonly elicitation?: { readonly policy: ElicitationPolicy };
   /** Told how each elicitation was answered (and why, when the host answered for the user). */
   readonly onElicitationOutcome?: (outcome: ElicitationOutcome) => void;
+  /**
+   * The folders servers may work in (MCP roots; server-filesystem, for one, takes its allowed
+   * folders from them). Relative ones are taken from `projectDir`. Default: the config's `roots`,
+   * else `projectDir` alone. Change them later with `runner.setRoots()`.
+   */
+  readonly roots?: readonly string[];
+  /**
+   * Told what became of each server's sampling request (sent, or declined and why). Sampling is
+   * off unless an `approval.sampling` rule allows it for the server (`safety.approval`), or
+   * `questions.reviewSampling` lets a person review it (see docs/mcp-features.md).
+   */
+  readonly onSamplingOutcome?: (outcome: SamplingOutcome) => void;
   /** Progress reports of running tool calls (every call carries a progress token). */
   readonly onProgress?: (progress: ToolProgress) => void;
   /** Servers' log messages (`notifications/message`). Also passed to `onServerLog` as `debug`. */
@@ -208,13 +222,31 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
   const safety = mergeSafetyOptions(configSafety(config), options.safety ?? {});
+  const roots = new RootList(
+    options.roots !== undefined
+      ? await checkRootDirectories(options.roots, projectDir, 'roots')
+      : config.roots !== undefined
+        ? await checkRootDirectories(config.roots, projectDir, `${config.path ?? 'config'}: roots`)
+        : [projectDir],
+  );
+  // Sampling runs on the runner's provider, under the guard's rules and budgets: none exists yet
+  // while the servers start, so the handler reads them from here once the runner is built.
+  const late: LateParts = {};
   // The servers start first, and the host's own set-up (the provider's SDK, the system prompt, the
   // audit log) runs while they do: a server behind `npx` may take seconds to answer, and nothing
   // here needs it. A set-up failure (a missing API key, an unreadable prompt file) cancels the start.
   const setUpFailed = new AbortController();
   const poolStart = McpPool.start({
     configureClient: configureClientFor(
-      serverFeatures(options, questionQueue, serverLogs, (options.elicitation ?? config.elicitation)?.policy),
+      serverFeatures({
+        options,
+        queue: questionQueue,
+        serverLogs,
+        elicitationPolicy: (options.elicitation ?? config.elicitation)?.policy,
+        safety,
+        roots,
+        late,
+      }),
     ),
     ...optional('serverLogLevel', options.serverLogLevel),
     ...optional('onProgress', options.onProgress),
@@ -290,6 +322,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       questionQueue,
       serverLogs,
       safety,
+      roots,
+      late,
     });
   } catch (error) {
     // Whatever failed after the servers started, they must not outlive it.
@@ -326,6 +360,8 @@ function assembleAroundPool(
     readonly questionQueue: QuestionQueue;
     readonly serverLogs: ServerLogBook;
     readonly safety: SafetyOptions;
+    readonly roots: RootList;
+    readonly late: LateParts;
   },
 ): Assembly {
   const {
@@ -348,6 +384,7 @@ function assembleAroundPool(
     throw new ServerError('*', `none of the ${started.length} configured servers started`);
   }
   const maxSteps = options.maxSteps ?? config.maxSteps;
+  const sessionId = randomUUID();
   const safety = assembleSafety({
     host: pool,
     // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
@@ -363,7 +400,7 @@ function assembleAroundPool(
     ...optional('questions', options.questions),
     ...optional('onFlagged', options.onContentFlagged),
     hookContext: {
-      sessionId: randomUUID(),
+      sessionId,
       model: modelString,
       interactive: options.interactive ?? false,
       cwd: projectDir,
@@ -377,6 +414,7 @@ function assembleAroundPool(
     provider,
     pool,
     serverLogs: context.serverLogs,
+    roots: context.roots,
     tools: guard,
     onClose: async () => {
       // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
@@ -398,20 +436,42 @@ function assembleAroundPool(
     ...optional('onHistoryChange', options.onHistoryChange),
     context: { ...config.context, ...options.context },
   });
+  context.late.sampling = {
+    provider: () => runner.provider,
+    turn: () => guard.turn,
+    decide: (server) => guard.decideSampling(server),
+    admit: (server) => guard.admitSampling(server),
+    ...optional('audit', audit),
+    sessionId,
+  };
   return { runner, config, modelString };
 }
 
-/** What the pool offers servers: elicitation answered through the questions, logs passed on. */
-function serverFeatures(
-  options: CreateRunnerOptions,
-  queue: QuestionQueue,
-  serverLogs: ServerLogBook,
-  elicitationPolicy: ElicitationPolicy | undefined,
-): ServerFeatures {
+/** What exists only once the runner is built (see {@link assembleRunner}). */
+interface LateParts {
+  sampling?: SamplingHost;
+}
+
+/**
+ * What the pool offers servers: elicitation answered through the questions, sampling on the
+ * runner's provider, the roots, logs passed on.
+ */
+function serverFeatures(parts: {
+  readonly options: CreateRunnerOptions;
+  readonly queue: QuestionQueue;
+  readonly serverLogs: ServerLogBook;
+  readonly elicitationPolicy: ElicitationPolicy | undefined;
+  readonly safety: SafetyOptions;
+  readonly roots: RootList;
+  readonly late: LateParts;
+}): ServerFeatures {
+  const { options, queue, serverLogs, elicitationPolicy, safety, roots, late } = parts;
   const questions: UserQuestions = {
     ...options.questions,
     ...optional('elicit', options.onElicitation),
   };
+  // Loaded when a server first asks, like the elicitation handler.
+  let sampler: Promise<NonNullable<ServerFeatures['sample']>> | undefined;
   // The handler checks answers with the SDK's ajv validator: loaded when a server first asks, so
   // that a run without servers never loads the MCP SDK.
   let handler: Promise<NonNullable<ServerFeatures['elicit']>> | undefined;
@@ -427,6 +487,20 @@ function serverFeatures(
       );
       return (await handler)(server, params, signal);
     },
+    sample: async (server, params, signal) => {
+      sampler ??= import('../mcp/sampling.js').then(({ createSamplingHandler }) =>
+        createSamplingHandler({
+          host: () => late.sampling,
+          questions,
+          queue,
+          ...optional('budget', safety.budgets?.sampling),
+          ...optional('injectionPolicy', safety.untrustedContent?.policy),
+          ...optional('onOutcome', options.onSamplingOutcome),
+        }),
+      );
+      return (await sampler)(server, params, signal);
+    },
+    roots: () => roots.toRoots(),
     onLogMessage: (server, message) => {
       serverLogs.add({ ...message, server, at: Date.now() });
       const logger = message.logger === undefined ? '' : ` ${message.logger}`;

@@ -1,5 +1,6 @@
 /** The Runner createRunner makes: its tools are the MCP servers of a config. */
 import type { McpPool, ServerStatus } from '../mcp/pool.js';
+import { checkRootDirectories, RootList } from '../mcp/roots.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
 import { ServerOfferings, type OfferingsOptions } from '../mcp/server-offerings.js';
 import { Runner } from '../runner.js';
@@ -28,6 +29,8 @@ export class McpRunner extends Runner {
        * Default `systemPrompt`.
        */
       readonly userSystemPrompt?: string | undefined;
+      /** The folders servers may work in (the pool answers `roots/list` from it). */
+      readonly roots?: RootList;
     },
   ) {
     // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
@@ -40,6 +43,24 @@ export class McpRunner extends Runner {
     this.#systemPrompt = 'userSystemPrompt' in options ? options.userSystemPrompt : options.systemPrompt;
     this.mcp = new ServerOfferings(options.pool, options.offerings);
     this.serverLogs = options.serverLogs ?? new ServerLogBook();
+    this.#roots = options.roots ?? new RootList([]);
+  }
+
+  readonly #roots: RootList;
+
+  /** The folders servers may work in (MCP roots), absolute paths. */
+  get roots(): readonly string[] {
+    return this.#roots.directories;
+  }
+
+  /**
+   * Replaces the roots and tells every running server (`notifications/roots/list_changed`).
+   * Relative folders are taken from the working directory. Rejects with a ConfigError naming
+   * `source` when one is not a directory (nothing changes then).
+   */
+  async setRoots(directories: readonly string[], source = 'setRoots'): Promise<void> {
+    const checked = await checkRootDirectories(directories, process.cwd(), source);
+    if (this.#roots.set(checked)) await this.#pool.notifyRootsChanged();
   }
 
   /** The user's system prompt (a saved session records it); the clause, when on, is sent after it. */

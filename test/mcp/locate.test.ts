@@ -29,6 +29,8 @@ describe('McpPool.locate', () => {
       server: 'paged',
       tool: 'two',
       description: 'two',
+      // The fixture's tools carry no annotations: the spec's defaults.
+      hints: { readOnly: false, destructive: true, openWorld: true },
     });
     expect(pool.locate('paged__nothing')).toBeUndefined();
   });

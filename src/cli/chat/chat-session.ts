@@ -7,6 +7,7 @@
  * something (during a turn or a command). What Ctrl-C, a resize, a server's message or the end of
  * the input do depends on that mode and nothing else.
  */
+import { optional } from '../../optional.js';
 import { messageOf } from '../../errors.js';
 import { ConversationRecorder, modelNameOf } from '../../conversation-recorder.js';
 import { openConversationFiles } from '../../conversation-journal.js';
@@ -299,6 +300,7 @@ export class ChatSession implements Prompter {
       columns: () => display.columns(),
       debug: options.debug,
       ...(host.offerings === undefined ? {} : { offerings: host.offerings }),
+      ...optional('roots', host.roots),
       ...(host.serverLogs === undefined
         ? {}
         : { serverLogs: (server?: string) => host.serverLogs?.(server) ?? [] }),

@@ -54,6 +54,15 @@ export interface CommandContext {
   readonly offerings?: ServerOfferings;
   /** The servers' kept log messages, of one server or all. */
   serverLogs?(server?: string): readonly ServerLogRecord[];
+  /** The MCP roots (absent for a chat without MCP servers behind it). */
+  readonly roots?: RootsControl;
+}
+
+/** The folders servers may work in, as `/roots` reads and changes them. */
+export interface RootsControl {
+  list(): readonly string[];
+  /** Replaces them (relative folders from the working directory); rejects naming a bad folder. */
+  set(folders: readonly string[]): Promise<void>;
 }
 
 /** The saved conversations of the working folder, for `/resume`. */

@@ -1,8 +1,9 @@
 /**
  * The chat's side of a server's elicitation. Form mode: the server's message, then each field
  * asked with its type, description, default, choices and whether it is required, each answer
- * checked against the field's schema as it is typed. URL mode: the full URL and its host, shown
- * for the user to open; nothing is sent back but the user's yes or no.
+ * checked against the field's schema as it is typed. URL mode: the full URL and its host; once
+ * the user agrees, the page opens in the system browser (or, where there is none, the URL stays on
+ * screen to open by hand); nothing is sent back but the user's yes or no.
  */
 import type { PromptIO } from '../approval-prompt.js';
 import { CANCELLED, untilAborted } from '../../abort.js';
@@ -112,9 +113,13 @@ export function fieldQuestion(field: FormField): string {
   return `${label}${description} (${notes.join(', ')}): `;
 }
 
-/** The chat's `elicit` answer to a server. */
+/** How a URL the user agreed to is opened: true when a browser was started for it. */
+export type OpenUrl = (url: string) => Promise<boolean>;
+
+/** The chat's `elicit` answer to a server. Without `openUrl`, the user opens the page by hand. */
 export function createElicitationPrompt(
   io: PromptIO,
+  openUrl?: OpenUrl,
 ): (request: ElicitationRequest) => Promise<ElicitationAnswer> {
   return async (request) => {
     const server = stripControlCharacters(request.server);
@@ -124,13 +129,14 @@ export function createElicitationPrompt(
       io.write(
         `Server "${server}" asks you to open a page: ${message}\n  url:  ${stripControlCharacters(request.url)}\n  host: ${host}\n`,
       );
-      const typed = await ask(
-        io,
-        `Open it in your browser? [y] yes, I will open it  [n] no: `,
-        request.signal,
-      );
+      const typed = await ask(io, `Open it in your browser? [y] yes  [n] no: `, request.signal);
       if (typed === undefined) return { action: 'cancel' };
-      return /^y(es)?$/i.test(typed.trim()) ? { action: 'accept' } : { action: 'decline' };
+      if (!/^y(es)?$/i.test(typed.trim())) return { action: 'decline' };
+      const opened = (await openUrl?.(request.url)) ?? false;
+      io.write(
+        opened ? `Opened ${host} in your browser.\n` : `No browser here: open the URL above yourself.\n`,
+      );
+      return { action: 'accept' };
     }
     const form = readForm(request.requestedSchema);
     if (!form.ok) {

@@ -58,6 +58,8 @@ export interface CliOptions {
   readonly noColor?: boolean;
   /** `--builtin fs,todo`: built-in servers turned on for this run. */
   readonly builtin?: readonly BuiltinServerName[];
+  /** `--root DIR` (repeatable): the folders servers may work in, instead of the working directory. */
+  readonly roots?: readonly string[];
   /** `mcphost script FILE [--args:name value …]`. */
   readonly script?: ScriptCommand;
 }
@@ -205,6 +207,12 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     describe: 'turn on built-in servers for this run: fs, bash, todo, fetch (comma-separated)',
   },
   {
+    name: 'root',
+    kind: 'strings',
+    value: 'DIR',
+    describe: 'a folder servers may work in (MCP roots; repeat for several). Default: the working directory',
+  },
+  {
     name: 'approve-all',
     kind: 'boolean',
     describe: 'run tool calls that need approval without asking (deny rules and hooks still apply)',
@@ -314,6 +322,7 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     noExit: flag('exit') === false,
     noColor: flag('color') === false,
     ...optional('builtin', builtinNames(strings('builtin'))),
+    ...optional('roots', strings('root')),
     ...optional('script', script),
   });
 }

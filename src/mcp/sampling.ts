@@ -1,0 +1,415 @@
+/**
+ * A server's `sampling/createMessage`: the server asks the host's model for a completion. The host
+ * stays in control (the MCP spec asks for a human in the loop):
+ *
+ * - off unless a sampling rule allows it for that server (`approval.sampling`); with `ask` (or no
+ *   rule) the user reviews the request before it is sent and the answer before it goes back, and
+ *   where nobody can be asked (`-p`, a library without `questions.reviewSampling`) it is declined;
+ * - bounded: requests per turn, tokens per request, and the session budgets (`budgets.sampling`,
+ *   `budgets.*`);
+ * - screened: the request's text passes through the untrusted-content detector first;
+ * - audited: one audit line per request, sent or not;
+ * - apart from the conversation: it runs on the runner's current provider with the server's own
+ *   system prompt and messages, and nothing of it enters the history.
+ *
+ * Loaded when a server first asks (the no-server path never loads it).
+ */
+/* eslint-disable @typescript-eslint/no-deprecated -- sampling is deprecated by the 2026-07-28
+   revision (SEP-2577), and supported here for the 2025-era servers that still ask for it. */
+import { randomUUID } from 'node:crypto';
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  SamplingMessageContentBlock,
+} from '@modelcontextprotocol/client';
+import { messageOf } from '../errors.js';
+import { callModel } from '../model-call.js';
+import { askUser, type QuestionQueue, type SamplingDecision, type UserQuestions } from '../questions.js';
+import type { AuditEntry, AuditSink, DecidedBy } from '../safety/audit-log.js';
+import type { SamplingBudget } from '../safety/budgets.js';
+import type { SamplingVerdict } from '../safety/policy.js';
+import {
+  screenUntrustedContent,
+  type ContentFlag,
+  type InjectionPolicy,
+} from '../safety/untrusted-content.js';
+import type { FinishReason, ImageBlock, Message, Provider, TextBlock } from '../types.js';
+import type { ServerFeatures } from './client-features.js';
+
+/** Requests per turn and tokens per request when `budgets.sampling` says nothing. */
+export const DEFAULT_SAMPLING_BUDGET: Required<SamplingBudget> = { maxRequestsPerTurn: 5, maxTokens: 4096 };
+
+/** What the handler needs from the runner, which exists only once the servers have started. */
+export interface SamplingHost {
+  /** The runner's current provider (`/model` may have changed it). */
+  readonly provider: () => Provider;
+  /** The prompt of the session now running, from 1 (0 before the first). */
+  readonly turn: () => number;
+  /** What the sampling rules say about a server. */
+  readonly decide: (server: string) => SamplingVerdict;
+  /** Counts a request against the session budgets, or says which limit it is past. */
+  readonly admit: (server: string) => string | undefined;
+  /** Where the audit line of each request goes (`auditLog`). */
+  readonly audit?: AuditSink;
+  /** The session id written on audit lines. */
+  readonly sessionId?: string;
+}
+
+/** What happened to one sampling request, for stderr in `-p`, the chat, and tests. */
+export interface SamplingOutcome {
+  readonly server: string;
+  readonly action: 'sent' | 'declined';
+  /** Why it was declined, or the rule that let it through. */
+  readonly reason: string;
+  /** Findings of the untrusted-content detector in the request, if any. */
+  readonly findings?: readonly string[];
+}
+
+/** Options of {@link createSamplingHandler}. */
+export interface SamplingHandlerOptions {
+  /** Undefined until the runner exists: a request before that is declined. */
+  readonly host: () => SamplingHost | undefined;
+  readonly questions: UserQuestions | undefined;
+  readonly queue: QuestionQueue;
+  readonly budget?: SamplingBudget;
+  /** The untrusted-content policy (`untrustedContent.policy`). Default `warn`. */
+  readonly injectionPolicy?: InjectionPolicy;
+  readonly onOutcome?: (outcome: SamplingOutcome) => void;
+}
+
+/**
+ * A declined request, sent to the server as a JSON-RPC error: code -1 is the spec's "user rejected
+ * sampling request" (the SDK passes a thrown error's `code` on).
+ */
+export class SamplingDeclined extends Error {
+  readonly code = -1;
+}
+
+/** The `sample` handler of {@link ServerFeatures}. */
+export function createSamplingHandler(
+  options: SamplingHandlerOptions,
+): NonNullable<ServerFeatures['sample']> {
+  const perTurn = new Map<number, number>();
+  return async (server, params, signal) => {
+    const started = Date.now();
+    const requestId = randomUUID();
+    const host = options.host();
+    const finish = (
+      action: SamplingOutcome['action'],
+      decidedBy: DecidedBy,
+      reason: string,
+      extra: { flag?: ContentFlag; resultText?: string } = {},
+    ) => {
+      host?.audit?.record(
+        auditEntry({ server, params, requestId, started, action, decidedBy, reason, extra }, options, host),
+      );
+      options.onOutcome?.({
+        server,
+        action,
+        reason,
+        ...(extra.flag === undefined ? {} : { findings: extra.flag.findings }),
+      });
+    };
+    const decline = (decidedBy: DecidedBy, reason: string, flag?: ContentFlag): never => {
+      finish('declined', decidedBy, reason, flag === undefined ? {} : { flag });
+      throw new SamplingDeclined(`mcphost declined the sampling request: ${reason}`);
+    };
+    if (host === undefined) return decline('policy', 'mcphost is still starting');
+    const verdict = host.decide(server);
+    if (verdict.decision === 'deny') return decline('policy', verdict.because);
+    const budget = { ...DEFAULT_SAMPLING_BUDGET, ...options.budget };
+    if (params.maxTokens > budget.maxTokens) {
+      return decline(
+        'budget',
+        `it asks for up to ${params.maxTokens} tokens, more than the limit of ${budget.maxTokens} (budgets.sampling.maxTokens)`,
+      );
+    }
+    const turn = host.turn();
+    const count = perTurn.get(turn) ?? 0;
+    if (count >= budget.maxRequestsPerTurn) {
+      return decline(
+        'budget',
+        `at most ${budget.maxRequestsPerTurn} sampling requests per turn (budgets.sampling.maxRequestsPerTurn), all used`,
+      );
+    }
+    const overBudget = host.admit(server);
+    if (overBudget !== undefined) return decline('budget', `it is past ${overBudget}`);
+    perTurn.clear(); // only the current turn's count matters
+    perTurn.set(turn, count + 1);
+    const converted = toMessages(params);
+    if (!converted.ok) return decline('policy', converted.reason);
+    const screened = await screen(server, params.systemPrompt, converted.messages, options, signal);
+    if (!screened.ok) return decline('policy', screened.reason, screened.flag);
+    const mustAsk = verdict.decision === 'ask';
+    if (mustAsk) {
+      if (options.questions?.reviewSampling === undefined) {
+        return decline('no-one-to-ask', `${verdict.because}, and no one can be asked here`, screened.flag);
+      }
+      const answer = await askUser(options.questions, options.queue, 'reviewSampling', {
+        server,
+        stage: 'request',
+        request: reviewedRequest(params, screened.system, screened.messages),
+        signal,
+      });
+      if (answer.kind === 'deny') {
+        return decline('user', `the user declined to send it${reasonSuffix(answer)}`, screened.flag);
+      }
+    }
+    const provider = host.provider();
+    let reply;
+    try {
+      reply = await callModel(
+        provider,
+        {
+          ...(screened.system === undefined ? {} : { system: screened.system }),
+          messages: screened.messages,
+          tools: [],
+          settings: {
+            maxTokens: params.maxTokens,
+            ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+            ...(params.stopSequences === undefined ? {} : { stopSequences: params.stopSequences }),
+          },
+          signal,
+        },
+        () => undefined,
+        {},
+      );
+    } catch (error) {
+      return decline('policy', `the model call failed: ${messageOf(error)}`, screened.flag);
+    }
+    const text = reply.content
+      .filter((block): block is TextBlock => block.type === 'text')
+      .map((block) => block.text)
+      .join('');
+    const result: CreateMessageResult = {
+      model: provider.model,
+      role: 'assistant',
+      content: { type: 'text', text },
+      stopReason: stopReasonOf(reply.finishReason),
+    };
+    if (mustAsk) {
+      const answer = await askUser(options.questions, options.queue, 'reviewSampling', {
+        server,
+        stage: 'result',
+        request: reviewedRequest(params, screened.system, screened.messages),
+        result: { model: result.model, stopReason: result.stopReason, text },
+        signal,
+      });
+      if (answer.kind === 'deny') {
+        return decline(
+          'user',
+          `the user declined to return the answer${reasonSuffix(answer)}`,
+          screened.flag,
+        );
+      }
+    }
+    finish('sent', mustAsk ? 'user' : 'policy', mustAsk ? 'reviewed by the user' : verdict.because, {
+      ...(screened.flag === undefined ? {} : { flag: screened.flag }),
+      resultText: text,
+    });
+    return result;
+  };
+}
+
+function reasonSuffix(answer: SamplingDecision): string {
+  const reason = answer.kind === 'deny' ? (answer.reason?.trim() ?? '') : '';
+  return reason === '' ? '' : `: ${reason}`;
+}
+
+/** The server's messages as the provider takes them: text and images; anything else declines. */
+function toMessages(
+  params: CreateMessageRequestParams,
+): { ok: true; messages: Message[] } | { ok: false; reason: string } {
+  if (params.tools !== undefined && params.tools.length > 0) {
+    return { ok: false, reason: 'it offers tools to the model, which mcphost does not allow in sampling' };
+  }
+  const messages: Message[] = [];
+  for (const [index, message] of params.messages.entries()) {
+    const blocks: readonly SamplingMessageContentBlock[] = Array.isArray(message.content)
+      ? message.content
+      : [message.content];
+    const content: Array<TextBlock | ImageBlock> = [];
+    for (const block of blocks) {
+      if (block.type === 'text') content.push({ type: 'text', text: block.text });
+      else if (block.type === 'image' && message.role === 'user') {
+        content.push({ type: 'image', mimeType: block.mimeType, data: block.data });
+      } else {
+        return {
+          ok: false,
+          reason: `message ${index + 1} holds ${block.type} content from the ${message.role}, which mcphost cannot send`,
+        };
+      }
+    }
+    messages.push(
+      message.role === 'user'
+        ? { role: 'user', content }
+        : {
+            role: 'assistant',
+            content: content.filter((block): block is TextBlock => block.type === 'text'),
+          },
+    );
+  }
+  if (messages.length === 0) return { ok: false, reason: 'it has no messages' };
+  return { ok: true, messages };
+}
+
+type Screened =
+  | {
+      readonly ok: true;
+      readonly system: string | undefined;
+      readonly messages: Message[];
+      readonly flag?: ContentFlag;
+    }
+  | { readonly ok: false; readonly reason: string; readonly flag: ContentFlag };
+
+/**
+ * The request's text (system prompt and messages) through the same detector as tool results, as
+ * one result whose blocks are mapped back: hidden characters revealed, and on a finding the
+ * policy decides (`block`, or `ask` answered "withhold", declines the request).
+ */
+async function screen(
+  server: string,
+  system: string | undefined,
+  messages: readonly Message[],
+  options: SamplingHandlerOptions,
+  signal: AbortSignal,
+): Promise<Screened> {
+  const texts: TextBlock[] = [
+    ...(system === undefined ? [] : [{ type: 'text' as const, text: system }]),
+    ...messages.flatMap((message) =>
+      message.content.filter((block): block is TextBlock => block.type === 'text'),
+    ),
+  ];
+  // The same screen as tool results, resources and prompts (src/safety/untrusted-content.ts).
+  const { content, flag } = await screenUntrustedContent(
+    texts,
+    { kind: 'sampling', server },
+    {
+      policy: options.injectionPolicy ?? 'warn',
+      ...(options.questions === undefined ? {} : { questions: options.questions }),
+      queue: options.queue,
+    },
+    signal,
+  );
+  if (flag !== undefined && (flag.action === 'blocked' || flag.action === 'withheld')) {
+    return {
+      ok: false,
+      reason: `it looks like a prompt injection (${flag.findings.join('; ')}), and it was ${flag.action}`,
+      flag,
+    };
+  }
+  const cleaned = content.map((block) => (block.type === 'text' ? block.text : ''));
+  let next = 0;
+  const take = (): string => cleaned[next++] ?? '';
+  const cleanSystem = system === undefined ? undefined : take();
+  const cleanMessages = messages.map((message): Message => {
+    switch (message.role) {
+      case 'user':
+        return {
+          role: 'user',
+          content: message.content.map((block) =>
+            block.type === 'text' ? { type: 'text', text: take() } : block,
+          ),
+        };
+      case 'assistant':
+        return {
+          role: 'assistant',
+          content: message.content.map((block) =>
+            block.type === 'text' ? { type: 'text', text: take() } : block,
+          ),
+        };
+      case 'tool':
+        return message;
+      default: {
+        const unexpected: never = message;
+        throw new TypeError(`unknown message ${JSON.stringify(unexpected)}`);
+      }
+    }
+  });
+  return {
+    ok: true,
+    system: cleanSystem,
+    messages: cleanMessages,
+    ...(flag === undefined ? {} : { flag }),
+  };
+}
+
+/** What a person reviewing the request sees: the text as it would be sent. */
+function reviewedRequest(
+  params: CreateMessageRequestParams,
+  system: string | undefined,
+  messages: readonly Message[],
+): Readonly<Record<string, unknown>> {
+  return {
+    ...(system === undefined ? {} : { systemPrompt: system }),
+    maxTokens: params.maxTokens,
+    ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+    messages: messages.map((message) => ({
+      role: message.role,
+      text: message.content
+        .map((block) => (block.type === 'text' ? block.text : block.type === 'image' ? '[image]' : ''))
+        .join('\n'),
+    })),
+  };
+}
+
+function stopReasonOf(reason: FinishReason): string {
+  switch (reason) {
+    case 'stop':
+      return 'endTurn';
+    case 'length':
+      return 'maxTokens';
+    case 'tool-calls':
+    case 'content-filter':
+    case 'other':
+      return reason;
+    default: {
+      const unexpected: never = reason;
+      return String(unexpected);
+    }
+  }
+}
+
+/** One audit line: a sampling request, sent or declined. */
+function auditEntry(
+  facts: {
+    readonly server: string;
+    readonly params: CreateMessageRequestParams;
+    readonly requestId: string;
+    readonly started: number;
+    readonly action: SamplingOutcome['action'];
+    readonly decidedBy: DecidedBy;
+    readonly reason: string;
+    readonly extra: { readonly flag?: ContentFlag; readonly resultText?: string };
+  },
+  options: SamplingHandlerOptions,
+  host: SamplingHost,
+): AuditEntry {
+  const { sessionId } = host;
+  const turn = host.turn();
+  const { server, params, requestId, started, action, decidedBy, reason, extra } = facts;
+  const sent = action === 'sent';
+  return {
+    kind: 'sampling',
+    time: new Date(started).toISOString(),
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(turn === 0 ? {} : { turn }),
+    server,
+    tool: 'sampling/createMessage',
+    exposedName: `${server} sampling/createMessage`,
+    callId: requestId,
+    arguments: {
+      ...(params.systemPrompt === undefined ? {} : { systemPrompt: params.systemPrompt }),
+      maxTokens: params.maxTokens,
+      messages: params.messages,
+    },
+    decision: sent ? 'allowed' : 'denied',
+    decidedBy,
+    reason,
+    outcome: sent ? 'ok' : 'not-run',
+    durationMs: Date.now() - started,
+    isError: !sent,
+    ...(extra.resultText === undefined ? {} : { resultBytes: Buffer.byteLength(extra.resultText) }),
+    ...(extra.flag === undefined ? {} : { flagged: extra.flag }),
+  };
+}
