@@ -9,6 +9,7 @@ import { describeFailure } from './exit-codes.js';
 import { listHistory, listServers, listTools, showUsage } from './chat/listings.js';
 import {
   formatServerLogs,
+  promptsHelp,
   OFFERINGS_COMMANDS,
   showPrompts,
   showResources,
@@ -126,8 +127,10 @@ export type CommandOutcome =
 
 export async function runCommand(command: SlashCommand, context: CommandContext): Promise<CommandOutcome> {
   switch (command.kind) {
-    case 'help':
-      return show(helpText(context.style));
+    case 'help': {
+      const prompts = (await context.offerings?.catalog())?.prompts ?? [];
+      return show([helpText(context.style), ...promptsHelp(prompts, context.style)].join('\n'));
+    }
     case 'tools':
       return show(listTools(await context.describeTools(), context.style, context.columns()));
     case 'servers':
@@ -203,9 +206,10 @@ function helpText(style: Style): string {
     'Commands:',
     ...lines,
     '',
-    'Keys: Tab completes a command · Up/Down recall earlier input · Ctrl-C stops a turn (twice at an',
-    'empty prompt to quit) · Ctrl-D quits. End a line with \\ to continue on the next one; pasted',
-    'lines are kept together until you press Enter. Start a message with // to send a leading /.',
+    'Keys: Tab completes a command, @server:uri, /server:prompt and its arguments · Up/Down recall',
+    'earlier input · Ctrl-C stops a turn (twice at an empty prompt to quit) · Ctrl-D quits. End a',
+    'line with \\ to continue on the next one; pasted lines are kept together until you press Enter.',
+    'Start a message with // to send a leading /.',
   ].join('\n');
 }
 

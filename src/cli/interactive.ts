@@ -18,7 +18,8 @@ import { saveConversation } from '../saved-conversation.js';
 import type { McpRunner } from '../setup/create-runner.js';
 import type { Provider } from '../types.js';
 import { ChatInput } from './chat/chat-input.js';
-import { completeLine } from './chat/completion.js';
+import { completeChatLine } from './chat/completion.js';
+import { completeAskedArgument } from './chat/offerings-completion.js';
 import { detectDisplay, type Display } from './chat/display.js';
 import { HistoryFile, historyFilePath, loadHistory } from './chat/input-history.js';
 import type { MarkdownRenderer } from './chat/markdown.js';
@@ -121,7 +122,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     terminal: display.terminal,
     history: earlier,
     style,
-    completer: (line) => completeLine(line, [modelString]),
+    completer: (line) => completeChatLine(line, [modelString], host.offerings),
     onInterrupt: () => turn?.controller.abort(),
     onEnd: () => turn?.controller.abort(),
   });
@@ -135,18 +136,30 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
       }
     },
     write: (text) => {
-      if (turn === undefined) {
-        // At the prompt (a server warning between turns): print above it, then redraw it.
-        input.printAbove(text);
-        return;
-      }
-      turn.view.suspend();
-      io.stdout.write(text);
-      // A question usually follows at once; if none does, the spinner comes back.
-      setImmediate(() => {
-        if (openQuestions === 0) turn?.view.resume();
-      });
+      writeAside(text);
     },
+  });
+  function writeAside(text: string): void {
+    if (turn === undefined) {
+      // At the prompt (a server warning between turns): print above it, then redraw it.
+      input.printAbove(text);
+      return;
+    }
+    turn.view.suspend();
+    io.stdout.write(text);
+    // A question usually follows at once; if none does, the spinner comes back.
+    setImmediate(() => {
+      if (openQuestions === 0) turn?.view.resume();
+    });
+  }
+  // Listings for Tab are gathered while the user reads the banner; updates of attached resources
+  // are one line each.
+  void host.offerings?.catalog();
+  const stopHearingChanges = host.offerings?.onChange((change) => {
+    if (change.type !== 'resource-updated') return;
+    writeAside(
+      `${style.dim(`↻ @${change.server}:${change.uri} changed on the server (attach it again to send the new contents)`)}\n`,
+    );
   });
   const onSignal = () => {
     turn?.controller.abort();
@@ -257,6 +270,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
   } finally {
     status.hide();
     unbind?.();
+    stopHearingChanges?.();
     options.signal.removeEventListener('abort', onSignal);
     io.stdout.off('resize', onResize);
     input.close();
@@ -300,15 +314,19 @@ async function expandTurn(
   note: (line: string) => void,
 ): Promise<Prompt> {
   if (host.offerings === undefined) return text;
-  const turn = await host.offerings.expandUserTurn(text, {
+  const offerings = host.offerings;
+  const turn = await offerings.expandUserTurn(text, {
     signal,
+    subscribe: true,
     ...optional(
       'askArgument',
       prompter &&
-        ((prompt: PromptEntry, argument: PromptArgument) => {
+        ((prompt: PromptEntry, argument: PromptArgument, given: Readonly<Record<string, string>>) => {
           const about = argument.description === undefined ? '' : ` (${argument.description})`;
           return prompter.ask(`/${prompt.server}:${prompt.name} needs ${argument.name}${about}: `, {
             signal,
+            complete: (partial) =>
+              completeAskedArgument(offerings, prompt, argument.name, given, partial, signal),
           });
         }),
     ),

@@ -131,6 +131,7 @@ async function run(
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
     interactive: chatFollows,
     onProgress: (report) => reporter.progress?.(report),
+    onOfferingsChange: (change) => reporter.offeringsChange?.(change),
     // --debug asks servers for everything; otherwise each server keeps its own default level.
     ...(options.debug ? { serverLogLevel: 'debug' as const } : {}),
     onElicitationOutcome: (outcome) => {

@@ -38,13 +38,20 @@ export interface ExpandUserTurnOptions {
    * Asks for a required prompt argument that was not given (the chat). Without it a missing
    * required argument is a {@link PromptArgumentsError}.
    */
-  readonly askArgument?: (prompt: PromptEntry, argument: PromptArgument) => Promise<string>;
+  readonly askArgument?: (
+    prompt: PromptEntry,
+    argument: PromptArgument,
+    /** The values bound so far (context for completing this one). */
+    given: Readonly<Record<string, string>>,
+  ) => Promise<string>;
 }
 
 /** The expanded turn, and one line per thing fetched (for the user to see what was added). */
 export interface ExpandedUserTurn {
   readonly content: readonly UserContent[];
   readonly notes: readonly string[];
+  /** The resources attached with `@server:uri` (empty for a prompt or plain text). */
+  readonly attached: readonly ResourceMention[];
 }
 
 /** `/server:prompt …` when `server` is a configured server; otherwise undefined (not ours). */
@@ -88,7 +95,7 @@ export async function expandUserTurn(
   const invocation = parsePromptInvocation(text, servers);
   if (invocation !== undefined) return expandPrompt(pool, invocation, options);
   const mentions = findResourceMentions(text, servers);
-  if (mentions.length === 0) return { content: [{ type: 'text', text }], notes: [] };
+  if (mentions.length === 0) return { content: [{ type: 'text', text }], notes: [], attached: [] };
   const reads = await Promise.all(
     mentions.map(async (mention) => ({
       mention,
@@ -101,6 +108,7 @@ export async function expandUserTurn(
       ...reads.flatMap(({ mention, result }) => resourceBlocks(mention.server, result)),
     ],
     notes: reads.map(({ mention }) => `attached @${mention.server}:${mention.uri}`),
+    attached: mentions,
   };
 }
 
@@ -121,8 +129,8 @@ async function expandPrompt(
     if (options.askArgument === undefined) {
       throw new PromptArgumentsError(prompt, `missing required argument "${argument.name}"`);
     }
-    values[argument.name] = await options.askArgument(prompt, argument);
+    values[argument.name] = await options.askArgument(prompt, argument, { ...values });
   }
   const result = await getPrompt(pool, server, name, values, options.signal);
-  return { content: promptContent(result), notes: [`prompt /${server}:${name}`] };
+  return { content: promptContent(result), notes: [`prompt /${server}:${name}`], attached: [] };
 }

@@ -1,6 +1,7 @@
 /** The Runner createRunner makes: its tools are the MCP servers of a config. */
 import type { McpPool, ServerStatus } from '../mcp/pool.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
+import type { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { ServerOfferings } from '../mcp/server-offerings.js';
 import { Runner } from '../runner.js';
 
@@ -10,7 +11,10 @@ export class McpRunner extends Runner {
 
   readonly #systemPrompt: string | undefined;
 
-  /** Resources, templates and prompts of the servers, and `@server:uri` / `/server:prompt` expansion. */
+  /**
+   * Resources, templates and prompts of the servers, argument completion, resource subscriptions,
+   * and `@server:uri` / `/server:prompt` expansion.
+   */
   readonly mcp: ServerOfferings;
 
   /** The servers' latest log messages (`notifications/message`), for `/logs`. */
@@ -20,6 +24,8 @@ export class McpRunner extends Runner {
     options: ConstructorParameters<typeof Runner>[0] & {
       readonly pool: McpPool;
       readonly serverLogs?: ServerLogBook;
+      /** Where the pool's handlers announce list changes and resource updates. */
+      readonly offeringsChanges?: OfferingsChanges;
     },
   ) {
     // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
@@ -30,7 +36,7 @@ export class McpRunner extends Runner {
     });
     this.#pool = options.pool;
     this.#systemPrompt = options.systemPrompt;
-    this.mcp = new ServerOfferings(options.pool);
+    this.mcp = new ServerOfferings(options.pool, options.offeringsChanges);
     this.serverLogs = options.serverLogs ?? new ServerLogBook();
   }
 

@@ -3,10 +3,13 @@
  * implements {@link Prompter} on its own readline: the spinner pauses, the question is shown as a
  * prompt, the answer is the next line typed, and the turn resumes.
  */
+import type { Completion } from './completion.js';
 
 export interface AskOptions {
   /** Cancels the question (the answer promise rejects with an AbortedError). */
   readonly signal?: AbortSignal;
+  /** Tab completion of the answer (readline's `[candidates, the part they complete]`). */
+  readonly complete?: (partial: string) => Promise<Completion>;
 }
 
 /**
