@@ -51,8 +51,8 @@ const promptAfter = (chat: TmuxTerminal, last: string) =>
     return at >= 0 && screen.slice(at).trimEnd().endsWith(`\n${PROMPT}`);
   });
 
-const echo = (request: { messages: ReadonlyArray<{ content?: unknown }> }) =>
-  textReply(`model got: ${String(request.messages.at(-1)?.content ?? '')}`);
+const echo = (request: { messages: ReadonlyArray<{ content: string }> }) =>
+  textReply(`model got: ${request.messages.at(-1)?.content ?? ''}`);
 
 describe.skipIf(!hasTmux)('Tab completion of server offerings in the chat', () => {
   it('completes prompt names and argument values, and the answer to a missing argument', async () => {
