@@ -121,3 +121,13 @@ export {
   type ToolDecision,
   type ToolLocation,
 } from './safety/index.js';
+export {
+  DEFAULT_COMPLETION_TIMEOUT_MS,
+  type CompleteOptions,
+  type CompletionRequest,
+  type CompletionResult,
+  type CompletionTarget,
+} from './mcp/completion.js';
+export type { OfferingsChange, OfferingsChangeListener } from './mcp/offerings-changes.js';
+export type { OfferingsCatalog } from './mcp/offerings-catalog.js';
+export type { SubscribeOutcome } from './mcp/resource-subscriptions.js';

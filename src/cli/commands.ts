@@ -5,7 +5,7 @@
  */
 import { describeFailure } from './exit-codes.js';
 import { listHistory, listServers, listTools, showUsage } from './chat/listings.js';
-import { OFFERINGS_COMMANDS } from './chat/offerings-commands.js';
+import { OFFERINGS_COMMANDS, promptsHelp } from './chat/offerings-commands.js';
 import { CONVERSATION_COMMANDS } from './chat/conversation-commands.js';
 import { PERMISSIONS_COMMANDS } from './chat/permissions-command.js';
 import { ROOTS_COMMANDS } from './chat/roots-command.js';
@@ -35,7 +35,12 @@ const CORE_COMMANDS: readonly ChatCommand[] = [
   {
     name: '/help',
     summary: 'show this help',
-    run: (_, context) => show(helpText(context.style, context.columns())),
+    run: async (_, context) => {
+      const prompts = (await context.offerings?.catalog())?.prompts ?? [];
+      return show(
+        [helpText(context.style, context.columns()), ...promptsHelp(prompts, context.style)].join('\n'),
+      );
+    },
   },
   {
     name: '/tools',
@@ -152,7 +157,8 @@ export function helpText(style: Style, columns: number): string {
     return [`  ${style.cyan(usage(command).padEnd(width))}  ${first}`, ...continued].join('\n');
   });
   const keys =
-    'Keys: Tab completes a command · Up/Down recall earlier input · Ctrl-C stops a turn (twice at an ' +
+    'Keys: Tab completes a command, @server:uri, /server:prompt and its arguments · Up/Down recall ' +
+    'earlier input · Ctrl-C stops a turn (twice at an ' +
     'empty prompt to quit) · Ctrl-D quits. End a line with \\ to continue on the next one; pasted ' +
     'lines are kept together until you press Enter. Start a message with // to send a leading /.';
   return ['Commands:', ...lines, '', wrapAnsi(keys, Math.max(1, columns), { hard: true })].join('\n');

@@ -28,6 +28,7 @@ import type { PromptEntry } from '../mcp/prompts.js';
 import type { ServerOfferings } from '../mcp/server-offerings.js';
 import type { ServerLogRecord } from '../mcp/server-logs.js';
 import type { Prompt } from '../runner.js';
+import { completeAskedArgument } from './chat/offerings-completion.js';
 import { createStatusIndicator } from './chat/status-line.js';
 import type { ToolOrigin } from './chat/tool-lines.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
@@ -133,6 +134,15 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
   });
   const unbind = options.prompter?.bind(session);
   const stopProgress = options.progress?.listen((report) => session.progress(report));
+  // Listings for Tab are gathered while the user reads the banner; updates of attached resources
+  // are one line each.
+  void host.offerings?.catalog();
+  const stopHearingChanges = host.offerings?.onChange((change) => {
+    if (change.type !== 'resource-updated') return;
+    session.write(
+      `${display.style.dim(`↻ @${change.server}:${change.uri} changed on the server (attach it again to send the new contents)`)}\n`,
+    );
+  });
   const onSignal = () => session.close();
   options.signal.addEventListener('abort', onSignal);
   const onResize = () => session.terminalResized();
@@ -143,6 +153,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     status.hide();
     unbind?.();
     stopProgress?.();
+    stopHearingChanges?.();
     options.signal.removeEventListener('abort', onSignal);
     io.stdout.off('resize', onResize);
     await session.flush();
@@ -172,15 +183,19 @@ async function expandTurn(
   note: (line: string) => void,
 ): Promise<Prompt> {
   if (host.offerings === undefined) return text;
-  const turn = await host.offerings.expandUserTurn(text, {
+  const offerings = host.offerings;
+  const turn = await offerings.expandUserTurn(text, {
     signal,
+    subscribe: true,
     ...optional(
       'askArgument',
       prompter &&
-        ((prompt: PromptEntry, argument: PromptArgument) => {
+        ((prompt: PromptEntry, argument: PromptArgument, given: Readonly<Record<string, string>>) => {
           const about = argument.description === undefined ? '' : ` (${argument.description})`;
           return prompter.ask(`/${prompt.server}:${prompt.name} needs ${argument.name}${about}: `, {
             signal,
+            complete: (partial) =>
+              completeAskedArgument(offerings, prompt, argument.name, given, partial, signal),
           });
         }),
     ),

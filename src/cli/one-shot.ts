@@ -27,7 +27,11 @@ export async function runOneShot(runner: McpRunner, options: OneShotOptions): Pr
   reporter.start({ model: modelNameOf(runner.provider), servers: runner.servers, tools });
   // `/server:prompt args` and `@server:uri` are filled in first: a missing required argument is a
   // ConfigError (exit 2) naming the prompt's arguments, an unreadable resource a ServerError.
-  const turn = await runner.mcp.expandUserTurn(options.prompt, { signal: options.signal });
+  // A format that reports updates (stream-json) hears of changes to the resources attached.
+  const turn = await runner.mcp.expandUserTurn(options.prompt, {
+    signal: options.signal,
+    subscribe: reporter.offeringsChange !== undefined,
+  });
   for (const note of turn.notes) reporter.note(note);
   const result = await runner.run(turn.content, {
     signal: options.signal,

@@ -133,6 +133,7 @@ async function run(
       reporter.progress?.(report);
       for (const listener of chatProgress ?? []) listener(report);
     },
+    onOfferingsChange: (change) => reporter.offeringsChange?.(change),
     // --debug asks servers for everything; otherwise each server keeps its own default level.
     ...(options.debug ? { serverLogLevel: 'debug' as const } : {}),
     onElicitationOutcome: (outcome) => {

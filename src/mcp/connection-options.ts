@@ -30,6 +30,8 @@ export interface ServerConnectionOptions {
   readonly log: PoolLog;
   /** The set of offered tools may have changed (list changed, server given up). */
   readonly onToolsChanged: () => void;
+  /** The server announced that its prompts or resources changed. */
+  readonly onListChanged?: (list: 'prompts' | 'resources') => void;
   /** Asked of the server right after each connect, when it declares logging. */
   readonly serverLogLevel?: ServerLogLevel;
   /** A tool call's `notifications/progress`, with the call's own id given to {@link call}. */

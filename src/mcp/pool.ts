@@ -83,6 +83,11 @@ export interface McpPoolOptions {
   readonly serverLogLevel?: ServerLogLevel;
   /** Every tool call carries a progress token; its progress reports arrive here. */
   readonly onProgress?: (progress: ToolProgress) => void;
+  /**
+   * A server announced that its prompts or resources changed (its tools are refreshed by the pool
+   * itself). Given, the pool also listens for these on 2026-07-28 connections.
+   */
+  readonly onListChanged?: (server: string, list: 'prompts' | 'resources') => void;
 }
 
 export type { PoolSignIn } from './auth/pool-sign-in.js';
@@ -137,6 +142,13 @@ export class McpPool implements ToolHost {
         ...(authProvider ? { authProvider } : {}),
         ...(options.serverLogLevel === undefined ? {} : { serverLogLevel: options.serverLogLevel }),
         ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        ...(options.onListChanged === undefined
+          ? {}
+          : {
+              onListChanged: (list: 'prompts' | 'resources') => {
+                options.onListChanged?.(name, list);
+              },
+            }),
         ...(signInStep ? { signIn: signInStep } : {}),
         now,
         log,

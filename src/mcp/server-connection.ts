@@ -335,6 +335,7 @@ export class ServerConnection {
         onToolsChanged: () => {
           this.handleToolsChanged();
         },
+        ...(this.options.onListChanged === undefined ? {} : { onListChanged: this.options.onListChanged }),
         onClosed: (client) => {
           this.handleClosed(client);
         },

@@ -82,6 +82,12 @@ export interface OpenServerSessionOptions {
   readonly onStderrLine: (line: string) => void;
   /** The server announced `notifications/tools/list_changed`. */
   readonly onToolsChanged: () => void;
+  /**
+   * The server announced that its prompts or resources changed. Given, these lists are also
+   * listened for on a 2026-07-28 connection (where notifications come on a `subscriptions/listen`
+   * stream the SDK opens for the lists named here).
+   */
+  readonly onListChanged?: (list: 'prompts' | 'resources') => void;
   /** The connection ended (for any reason, after or during opening). */
   readonly onClosed: (client: Client) => void;
   /** Called as soon as a stdio server process exists, so it can be killed even mid-handshake. */
@@ -282,6 +288,12 @@ function makeClient(options: OpenServerSessionOptions, mode: NegotiationMode): C
             options.onToolsChanged();
           },
         },
+        ...(options.onListChanged === undefined
+          ? {}
+          : {
+              prompts: listChangedHandler(options.onListChanged, 'prompts'),
+              resources: listChangedHandler(options.onListChanged, 'resources'),
+            }),
       },
     },
   );
@@ -293,6 +305,20 @@ function makeClient(options: OpenServerSessionOptions, mode: NegotiationMode): C
     options.onDebug(`protocol: ${error.message}`);
   };
   return client;
+}
+
+/** A list's change handler: no auto-refresh (the catalog lists again when next asked). */
+function listChangedHandler(
+  onListChanged: (list: 'prompts' | 'resources') => void,
+  list: 'prompts' | 'resources',
+): { autoRefresh: false; debounceMs: number; onChanged: () => void } {
+  return {
+    autoRefresh: false,
+    debounceMs: 0,
+    onChanged: () => {
+      onListChanged(list);
+    },
+  };
 }
 
 async function closeQuietly(client: Client, transport: Transport | undefined): Promise<void> {

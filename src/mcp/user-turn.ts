@@ -39,7 +39,12 @@ export interface ExpandUserTurnOptions {
    * Asks for a required prompt argument that was not given (the chat). Without it a missing
    * required argument is a {@link PromptArgumentsError}.
    */
-  readonly askArgument?: (prompt: PromptEntry, argument: PromptArgument) => Promise<string>;
+  readonly askArgument?: (
+    prompt: PromptEntry,
+    argument: PromptArgument,
+    /** The values bound so far (context for completing this one). */
+    given: Readonly<Record<string, string>>,
+  ) => Promise<string>;
   /**
    * Screens each resource's and the prompt's content (injection detector and policy) before it
    * joins the turn; content it withholds is replaced by a note saying so.
@@ -53,6 +58,8 @@ export interface ExpandUserTurnOptions {
 export interface ExpandedUserTurn {
   readonly content: readonly UserContent[];
   readonly notes: readonly string[];
+  /** The resources attached with `@server:uri` (empty for a prompt or plain text). */
+  readonly attached: readonly ResourceMention[];
 }
 
 /** `/server:prompt …` when `server` is a configured server; otherwise undefined (not ours). */
@@ -96,7 +103,7 @@ export async function expandUserTurn(
   const invocation = parsePromptInvocation(text, servers);
   if (invocation !== undefined) return expandPrompt(pool, invocation, options);
   const mentions = findResourceMentions(text, servers);
-  if (mentions.length === 0) return { content: [{ type: 'text', text }], notes: [] };
+  if (mentions.length === 0) return { content: [{ type: 'text', text }], notes: [], attached: [] };
   const reads = await Promise.all(
     mentions.map(async (mention) => ({
       mention,
@@ -118,6 +125,7 @@ export async function expandUserTurn(
   return {
     content: [{ type: 'text', text }, ...screened.flatMap(({ blocks }) => blocks)],
     notes: screened.map(({ note }) => note),
+    attached: mentions,
   };
 }
 
@@ -148,7 +156,7 @@ async function expandPrompt(
     if (options.askArgument === undefined) {
       throw new PromptArgumentsError(prompt, `missing required argument "${argument.name}"`);
     }
-    values[argument.name] = await options.askArgument(prompt, argument);
+    values[argument.name] = await options.askArgument(prompt, argument, { ...values });
   }
   const result = await getPrompt(pool, server, name, values, options.signal);
   const content = promptContent(result, { server, markAsData: options.markAsData === true });
@@ -156,5 +164,6 @@ async function expandPrompt(
   return {
     content: outcome.content,
     notes: [`${outcome.withheld ? 'withheld' : 'prompt'} /${server}:${name}`],
+    attached: [],
   };
 }

@@ -46,6 +46,7 @@ import type { McpRunner } from './mcp-runner.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import { configureClientFor, type ServerFeatures } from '../mcp/client-features.js';
+import { OfferingsChanges, type OfferingsChange } from '../mcp/offerings-changes.js';
 import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../questions.js';
 import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
 import type { GenerationSettings, Message, Provider } from '../types.js';
@@ -148,6 +149,12 @@ export interface CreateRunnerOptions {
   readonly onSamplingOutcome?: (outcome: SamplingOutcome) => void;
   /** Progress reports of running tool calls (every call carries a progress token). */
   readonly onProgress?: (progress: ToolProgress) => void;
+  /**
+   * A server's resource or prompt list changed (`list-changed`), or a subscribed resource was
+   * updated (`resource-updated`; subscribe with `runner.mcp.subscribe`). Listeners added later go
+   * through `runner.mcp.onChange`.
+   */
+  readonly onOfferingsChange?: (change: OfferingsChange) => void;
   /** Servers' log messages (`notifications/message`). Also passed to `onServerLog` as `debug`. */
   readonly onServerLogMessage?: (server: string, message: ServerLogMessage) => void;
   /** The least severe log level servers should send (`logging/setLevel`). Default: the server's own. */
@@ -219,6 +226,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   // One queue per runner: tool approvals and server questions are asked one at a time.
   const questionQueue = new QuestionQueue();
   const serverLogs = new ServerLogBook();
+  const offeringsChanges = new OfferingsChanges();
+  if (options.onOfferingsChange !== undefined) offeringsChanges.listen(options.onOfferingsChange);
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
   const safety = mergeSafetyOptions(configSafety(config), options.safety ?? {});
@@ -246,8 +255,12 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
         safety,
         roots,
         late,
+        changes: offeringsChanges,
       }),
     ),
+    onListChanged: (server, list) => {
+      offeringsChanges.announce({ type: 'list-changed', server, list });
+    },
     ...optional('serverLogLevel', options.serverLogLevel),
     ...optional('onProgress', options.onProgress),
     servers: config.servers,
@@ -321,6 +334,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       projectDir,
       questionQueue,
       serverLogs,
+      offeringsChanges,
       safety,
       roots,
       late,
@@ -359,6 +373,7 @@ function assembleAroundPool(
     readonly projectDir: string;
     readonly questionQueue: QuestionQueue;
     readonly serverLogs: ServerLogBook;
+    readonly offeringsChanges: OfferingsChanges;
     readonly safety: SafetyOptions;
     readonly roots: RootList;
     readonly late: LateParts;
@@ -415,6 +430,7 @@ function assembleAroundPool(
     pool,
     serverLogs: context.serverLogs,
     roots: context.roots,
+    offeringsChanges: context.offeringsChanges,
     tools: guard,
     onClose: async () => {
       // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
@@ -464,8 +480,9 @@ function serverFeatures(parts: {
   readonly safety: SafetyOptions;
   readonly roots: RootList;
   readonly late: LateParts;
+  readonly changes: OfferingsChanges;
 }): ServerFeatures {
-  const { options, queue, serverLogs, elicitationPolicy, safety, roots, late } = parts;
+  const { options, queue, serverLogs, elicitationPolicy, safety, roots, late, changes } = parts;
   const questions: UserQuestions = {
     ...options.questions,
     ...optional('elicit', options.onElicitation),
@@ -507,6 +524,18 @@ function serverFeatures(parts: {
       const data = describeLogData(message.data);
       options.onServerLog?.({ server, level: 'debug', message: `log ${message.level}${logger}: ${data}` });
       options.onServerLogMessage?.(server, message);
+    },
+    // A 2025-era server that changes a list without declaring `listChanged` lands here (a declared
+    // one is heard through the pool's onListChanged), and so do updates of subscribed resources.
+    onResourcesChanged: (server, uri) => {
+      changes.announce(
+        uri === undefined
+          ? { type: 'list-changed', server, list: 'resources' }
+          : { type: 'resource-updated', server, uri },
+      );
+    },
+    onPromptsChanged: (server) => {
+      changes.announce({ type: 'list-changed', server, list: 'prompts' });
     },
   };
 }

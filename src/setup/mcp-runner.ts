@@ -2,6 +2,7 @@
 import type { McpPool, ServerStatus } from '../mcp/pool.js';
 import { checkRootDirectories, RootList } from '../mcp/roots.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
+import type { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { ServerOfferings, type OfferingsOptions } from '../mcp/server-offerings.js';
 import { Runner } from '../runner.js';
 
@@ -11,7 +12,10 @@ export class McpRunner extends Runner {
 
   readonly #systemPrompt: string | undefined;
 
-  /** Resources, templates and prompts of the servers, and `@server:uri` / `/server:prompt` expansion. */
+  /**
+   * Resources, templates and prompts of the servers, argument completion, resource subscriptions,
+   * and `@server:uri` / `/server:prompt` expansion.
+   */
   readonly mcp: ServerOfferings;
 
   /** The servers' latest log messages (`notifications/message`), for `/logs`. */
@@ -31,6 +35,8 @@ export class McpRunner extends Runner {
       readonly userSystemPrompt?: string | undefined;
       /** The folders servers may work in (the pool answers `roots/list` from it). */
       readonly roots?: RootList;
+      /** Where the pool's handlers announce list changes and resource updates. */
+      readonly offeringsChanges?: OfferingsChanges;
     },
   ) {
     // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
@@ -41,7 +47,7 @@ export class McpRunner extends Runner {
     });
     this.#pool = options.pool;
     this.#systemPrompt = 'userSystemPrompt' in options ? options.userSystemPrompt : options.systemPrompt;
-    this.mcp = new ServerOfferings(options.pool, options.offerings);
+    this.mcp = new ServerOfferings(options.pool, options.offerings, options.offeringsChanges);
     this.serverLogs = options.serverLogs ?? new ServerLogBook();
     this.#roots = options.roots ?? new RootList([]);
   }

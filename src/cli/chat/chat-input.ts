@@ -24,6 +24,12 @@ import { MuteableOutput } from './muteable-output.js';
 import type { AskOptions } from './prompter.js';
 import type { Style } from './style.js';
 
+/**
+ * The longest a Tab waits for suggestions (a server's `completion/complete`): readline holds the
+ * keys typed meanwhile, so a slow server must not hold them long. A later answer is dropped.
+ */
+export const DEFAULT_COMPLETION_WAIT_MS = 1_000;
+
 const BRACKETED_PASTE_ON = '\u001B[?2004h';
 const BRACKETED_PASTE_OFF = '\u001B[?2004l';
 
@@ -35,7 +41,10 @@ export interface ChatInputOptions {
   /** Earlier entries, oldest first (the persistent history). */
   readonly history: readonly string[];
   readonly historySize?: number;
-  readonly completer?: (line: string) => Completion;
+  /** Tab completion at the prompt; may answer later (bounded by `completionWaitMs`). */
+  readonly completer?: (line: string) => Completion | Promise<Completion>;
+  /** Default {@link DEFAULT_COMPLETION_WAIT_MS}. */
+  readonly completionWaitMs?: number;
   readonly style: Style;
   /** Ctrl-C while no prompt is shown (a turn or a command is running) or during a question. */
   readonly onInterrupt: () => void;
@@ -52,6 +61,8 @@ interface Entry {
 interface PendingQuestion {
   readonly resolve: (answer: string) => void;
   readonly reject: (error: Error) => void;
+  /** Tab completion of this answer; without it, Tab completes nothing during a question. */
+  readonly complete?: (partial: string) => Promise<Completion>;
 }
 
 interface ReadlineInternals {
@@ -93,7 +104,13 @@ export class ChatInput {
       historySize: options.historySize ?? 1000,
       removeHistoryDuplicates: true,
       tabSize: 4,
-      ...(options.completer === undefined ? {} : { completer: options.completer }),
+      ...(options.completer === undefined
+        ? {}
+        : {
+            completer: (line: string, callback: (error: null, result: Completion) => void) => {
+              this.#complete(line, callback);
+            },
+          }),
     });
     this.#readline.on('line', (line) => {
       this.#onLine(line);
@@ -138,7 +155,7 @@ export class ChatInput {
     const interruptions = this.#interruptions;
     const asked = this.#questions.then(() => {
       if (this.#interruptions !== interruptions) throw new AbortedError('cancelled by Ctrl-C');
-      return this.#askNow(question, options.signal);
+      return this.#askNow(question, options);
     });
     this.#questions = asked.catch(() => undefined);
     return asked;
@@ -160,7 +177,33 @@ export class ChatInput {
     this.#readline.close();
   }
 
-  #askNow(question: string, signal: AbortSignal | undefined): Promise<string> {
+  /** Answers readline's Tab from the question's or the prompt's completer, within the wait. */
+  #complete(line: string, callback: (error: null, result: Completion) => void): void {
+    const question = this.#question;
+    const source = question === undefined ? this.#options.completer : question.complete;
+    let answered = false;
+    const answer = (result: Completion): void => {
+      if (answered) return; // Too late: the Tab was already answered with nothing.
+      answered = true;
+      clearTimeout(timer);
+      callback(null, result);
+    };
+    const timer = setTimeout(() => {
+      answer([[], line]);
+    }, this.#options.completionWaitMs ?? DEFAULT_COMPLETION_WAIT_MS);
+    if (source === undefined) {
+      answer([[], line]);
+      return;
+    }
+    Promise.resolve()
+      .then(() => source(line))
+      .then(answer, () => {
+        answer([[], line]);
+      });
+  }
+
+  #askNow(question: string, options: AskOptions): Promise<string> {
+    const { signal } = options;
     if (this.#ended) return Promise.reject(new AbortedError('the chat has ended'));
     if (signal?.aborted === true) return Promise.reject(new AbortedError());
     // Type-ahead must not answer a question the user has not seen.
@@ -174,6 +217,7 @@ export class ChatInput {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#question = {
+        ...(options.complete === undefined ? {} : { complete: options.complete }),
         resolve: (answer) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(answer);

@@ -24,7 +24,7 @@ import { describeError } from '../exit-codes.js';
 import { userPath, type CliIO } from '../io.js';
 import { conversationFolder, listConversations, stateFolder } from '../saved-conversations.js';
 import { ChatInput } from './chat-input.js';
-import { completeLine } from './completion.js';
+import { completeChatLine } from './completion.js';
 import type { Display } from './display.js';
 import type { HistoryFile } from './input-history.js';
 import type { MarkdownRenderer } from './markdown.js';
@@ -85,7 +85,7 @@ export class ChatSession implements Prompter {
       terminal: display.terminal,
       history: parts.earlierEntries,
       style: display.style,
-      completer: (line) => completeLine(line, [this.modelString]),
+      completer: (line) => completeChatLine(line, [this.modelString], parts.host.offerings),
       onInterrupt: () => this.#stopTurn(),
       onEnd: () => this.#stopTurn(),
     });

@@ -1,9 +1,11 @@
 /**
- * Tab completion for readline: command names after `/`, and provider names after `/model `.
+ * Tab completion for readline: command names after `/`, and provider names after `/model `; with
+ * servers, also what they offer (see offerings-completion.ts).
  * Returns readline's `[candidates, the part of the line they complete]`.
  */
 import { KNOWN_PROVIDERS } from '../../../providers/index.js';
 import { SLASH_COMMANDS } from '../commands.js';
+import { completeOfferings, type CompletionSource } from './offerings-completion.js';
 
 export type Completion = [string[], string];
 
@@ -27,4 +29,24 @@ export function completeLine(line: string, models: readonly string[] = []): Comp
     return [names, line];
   }
   return [[], line];
+}
+
+/**
+ * The chat's Tab: {@link completeLine}, and what the servers offer when `offerings` is given —
+ * `@server:uri`, prompt names beside the commands after `/`, prompt argument values.
+ */
+export async function completeChatLine(
+  line: string,
+  models: readonly string[],
+  offerings: CompletionSource | undefined,
+): Promise<Completion> {
+  const local = completeLine(line, models);
+  if (offerings === undefined) return local;
+  const served = await completeOfferings(offerings, line);
+  if (served === undefined) return local;
+  if (!/^\/\S*$/.test(line)) return served;
+  // After a lone `/word`, commands and prompt names together.
+  const candidates = [...local[0], ...served[0]];
+  if (candidates.length === 1) return [candidates, line];
+  return [candidates.map((candidate) => candidate.trimEnd()), line];
 }

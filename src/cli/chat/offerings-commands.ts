@@ -96,6 +96,26 @@ export function formatPrompts(prompts: readonly PromptEntry[], style: Style): st
   return ['Prompts (arguments as name=value or in order):', ...lines].join('\n');
 }
 
+/** The servers' prompts as lines of `/help` (none when no server offers any). */
+export function promptsHelp(prompts: readonly PromptEntry[], style: Style): string[] {
+  if (prompts.length === 0) return [];
+  const usage = (prompt: PromptEntry): string =>
+    [
+      `/${prompt.server}:${prompt.name}`,
+      ...prompt.arguments.map((argument) =>
+        argument.required === true ? `<${argument.name}>` : `[${argument.name}]`,
+      ),
+    ].join(' ');
+  const width = Math.min(40, Math.max(...prompts.map((prompt) => usage(prompt).length)));
+  return [
+    '',
+    "Servers' prompts (their messages become your turn; Tab completes names and values):",
+    ...prompts.map((prompt) =>
+      `  ${style.cyan(clean(usage(prompt)).padEnd(width))}  ${clean(prompt.description ?? prompt.title ?? '')}`.trimEnd(),
+    ),
+  ];
+}
+
 /** `/logs [server]`: the kept log messages, oldest first. */
 export function formatServerLogs(records: readonly ServerLogRecord[], style: Style): string {
   if (records.length === 0) return 'No log messages from servers yet.';

@@ -3,6 +3,7 @@
  * implements {@link Prompter} on its own readline: the spinner pauses, the question is shown as a
  * prompt, the answer is the next line typed, and the turn resumes.
  */
+import type { Completion } from './completion.js';
 
 export interface AskOptions {
   /** Cancels the question (the answer promise rejects with an AbortedError). */
@@ -12,6 +13,8 @@ export interface AskOptions {
    * to answer out of that call's duration.
    */
   readonly toolCallId?: string;
+  /** Tab completion of the answer (readline's `[candidates, the part they complete]`). */
+  readonly complete?: (partial: string) => Promise<Completion>;
 }
 
 /**

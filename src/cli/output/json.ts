@@ -3,6 +3,7 @@
  * {@link StreamEvent} per line as things happen, the same JsonResult last). stdout holds JSON only;
  * notes (retries included) and the one-line error stay on stderr, for the humans reading a CI log.
  */
+import type { OfferingsChange } from '../../mcp/offerings-changes.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
 import type { RunResult, RunnerEvent } from '../../events.js';
 import { describeError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
@@ -196,6 +197,22 @@ export class StreamJsonReporter extends JsonReporter {
       ...(report.total === undefined ? {} : { total: report.total }),
       ...(report.message === undefined ? {} : { message: report.message }),
     });
+  }
+
+  offeringsChange(change: OfferingsChange): void {
+    const step = this.outcome.tracker.step;
+    switch (change.type) {
+      case 'resource-updated':
+        writeJson(this.io, { type: 'resource-updated', step, server: change.server, uri: change.uri });
+        return;
+      case 'list-changed':
+        writeJson(this.io, { type: 'list-changed', step, server: change.server, list: change.list });
+        return;
+      default: {
+        const unexpected: never = change;
+        throw new TypeError(`unknown change ${JSON.stringify(unexpected)}`);
+      }
+    }
   }
 
   protected override announceFailure(error: unknown): void {

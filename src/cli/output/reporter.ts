@@ -4,6 +4,7 @@
  * life; each format decides what reaches stdout and stderr.
  */
 import type { RunResult, RunnerEvent } from '../../events.js';
+import type { OfferingsChange } from '../../mcp/offerings-changes.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
 import type { ServerStatus } from '../../mcp/status.js';
 import type { ExitCodeValue } from '../exit-codes.js';
@@ -41,6 +42,11 @@ export interface Reporter {
   note(message: string | readonly string[]): void;
   /** A running tool call's progress (only formats that show it implement this). */
   progress?(report: ToolProgress): void;
+  /**
+   * A server's list changed or a subscribed resource was updated. A format that implements this
+   * wants updates: the resources a prompt attaches are then subscribed to.
+   */
+  offeringsChange?(change: OfferingsChange): void;
   /** The model answered. */
   succeed(result: RunResult): void;
   /** The command failed, at any point (also before `start`). */

@@ -118,6 +118,20 @@ export type StreamEvent =
       readonly total?: number;
       readonly message?: string;
     }
+  /** A resource the prompt attached (`@server:uri`, subscribed to) changed on its server. */
+  | {
+      readonly type: 'resource-updated';
+      readonly step: number;
+      readonly server: string;
+      readonly uri: string;
+    }
+  /** A server's list of resources or prompts changed. */
+  | {
+      readonly type: 'list-changed';
+      readonly step: number;
+      readonly server: string;
+      readonly list: 'resources' | 'prompts';
+    }
   /** A model call failed with a retryable error; the next try starts after `delayMs`. */
   | { readonly type: 'retry'; readonly attempt: number; readonly delayMs: number; readonly error: JsonError }
   /** The older conversation was replaced by a summary (see docs/long-conversations.md). */

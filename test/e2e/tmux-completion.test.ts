@@ -1,0 +1,121 @@
+/**
+ * Tab completion of server offerings and resource updates in the chat, in a real terminal (tmux,
+ * the BUILT CLI), with the real server-everything and a 2026-07-28 v2-SDK fixture server:
+ * prompt argument values (narrowed by the ones before), template variables, the answer to a
+ * missing argument, prompts in /help, a slow server that must not hold typing, and the note for
+ * an attached resource that changed.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { CLI, REPOSITORY, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
+import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+
+const hasTmux = tmuxAvailable();
+const PROMPT = 'ollama:mistral-small ›';
+const LISTS = {
+  command: process.execPath,
+  args: [join(REPOSITORY, 'test/fixtures/servers/changing-lists.mjs')],
+};
+
+let home: TemporaryHome;
+let ollama: FakeOllama | undefined;
+let terminal: TmuxTerminal | undefined;
+
+beforeEach(async () => {
+  home = await temporaryHome();
+  await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER, lists: LISTS } });
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await ollama?.close();
+  ollama = undefined;
+  await home.remove();
+});
+
+async function startChat(ollamaUrl: string): Promise<TmuxTerminal> {
+  terminal = await TmuxTerminal.start({
+    command: [process.execPath, CLI, '--provider-url', ollamaUrl],
+    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+    cwd: home.path,
+  });
+  await terminal.waitFor(PROMPT);
+  return terminal;
+}
+
+/** Waits until `last` is on screen with a fresh prompt after it (Tab is for what is typed at a prompt). */
+const promptAfter = (chat: TmuxTerminal, last: string) =>
+  chat.waitFor((screen) => {
+    const at = screen.lastIndexOf(last);
+    return at >= 0 && screen.slice(at).trimEnd().endsWith(`\n${PROMPT}`);
+  });
+
+const echo = (request: { messages: ReadonlyArray<{ content: string }> }) =>
+  textReply(`model got: ${request.messages.at(-1)?.content ?? ''}`);
+
+describe.skipIf(!hasTmux)('Tab completion of server offerings in the chat', () => {
+  it('completes prompt names and argument values, and the answer to a missing argument', async () => {
+    ollama = await startFakeOllama([echo, echo]);
+    const chat = await startChat(ollama.url);
+    chat.keys('Enter');
+    chat.type('/help');
+    chat.keys('Enter');
+    await chat.waitFor('/lists:paint <color> <shade>');
+    await promptAfter(chat, '/lists:slow <word>');
+
+    chat.type('/everything:completable-p');
+    chat.keys('Tab');
+    await chat.waitFor('/everything:completable-prompt ');
+    chat.type('Eng');
+    chat.keys('Tab');
+    await chat.waitFor('/everything:completable-prompt Engineering');
+    // The second argument's values depend on the first: Engineering's people.
+    chat.type(' A');
+    chat.keys('Tab');
+    await chat.waitFor('completable-prompt Engineering Alice');
+    chat.keys('Enter');
+    await promptAfter(chat, 'model got: Please promote Alice to the head of the Engineering team.');
+
+    chat.type('/lists:paint blue');
+    chat.keys('Enter');
+    await chat.waitFor('/lists:paint needs shade (A shade of the color):');
+    chat.type('n');
+    chat.keys('Tab');
+    await chat.waitFor('needs shade (A shade of the color): navy');
+    chat.keys('Enter');
+    await chat.waitFor('model got: Paint it navy blue.');
+  });
+
+  it('completes resource template variables after @server:, and keeps typing going past a slow server', async () => {
+    ollama = await startFakeOllama([echo, echo]);
+    const chat = await startChat(ollama.url);
+    chat.type('read @lists:fixture://items/apr');
+    chat.keys('Tab');
+    await chat.waitFor('read @lists:fixture://items/apricot');
+    chat.keys('Enter');
+    await chat.waitFor('attached @lists:fixture://items/apricot');
+    await chat.waitFor('item apricot');
+    await promptAfter(chat, '</resource>');
+
+    // The server answers this completion after 5 s; Tab gives up after 1 s and typing goes on.
+    const started = Date.now();
+    chat.type('/lists:slow w');
+    chat.keys('Tab');
+    chat.type('ord');
+    chat.keys('Enter');
+    await chat.waitFor('model got: word');
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(chat.capture()).not.toContain('w-late');
+  });
+
+  it('shows a one-line note when an attached resource changes on its server', async () => {
+    ollama = await startFakeOllama([toolCallReply(['lists__touch-note', {}]), textReply('touched it')]);
+    const chat = await startChat(ollama.url);
+    chat.type('watch @lists:fixture://note');
+    chat.keys('Enter');
+    await chat.waitFor('subscribed to @lists:fixture://note: its updates will be shown');
+    await chat.waitFor('↻ @lists:fixture://note changed on the server');
+    await chat.waitFor('touched it');
+  });
+});
