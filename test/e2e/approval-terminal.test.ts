@@ -16,7 +16,7 @@ let home: TemporaryHome;
 let ollama: FakeOllama | undefined;
 let terminal: TmuxTerminal | undefined;
 
-const QUESTION = 'Allow? [y] once  [t] always this tool  [s] always this server  [n] deny';
+const QUESTION = 'Allow? [y] once  [t] always this tool  [s] always this server';
 
 beforeEach(async () => {
   home = await temporaryHome();

@@ -17,7 +17,7 @@ const hasTmux = tmuxAvailable();
 if (!hasTmux)
   console.warn('tmux is not installed: skipping the built-in terminal tests (apt-get install tmux)');
 
-const QUESTION = 'Allow? [y] once  [t] always this tool  [s] always this server  [n] deny';
+const QUESTION = 'Allow? [y] once  [t] always this tool  [s] always this server';
 
 let home: TemporaryHome;
 let work: string;

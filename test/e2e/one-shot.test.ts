@@ -89,6 +89,9 @@ describe('mcphost -p', () => {
         'ollama:mistral-small',
         '-p',
         'do it',
+        // server-filesystem takes its folders from the roots (the working directory by default).
+        '--root',
+        files,
         '--provider-url',
         ollama.url,
         '--context-window',

@@ -72,7 +72,7 @@ describe('each provider through the CLI with real MCP servers', () => {
     });
     try {
       const run = await runCli(
-        ['-m', 'anthropic:claude-sonnet-4-5', '-p', 'go', '--provider-url', fake.url],
+        ['-m', 'anthropic:claude-sonnet-4-5', '-p', 'go', '--root', folder, '--provider-url', fake.url],
         home.path,
         {
           env: { ANTHROPIC_API_KEY: 'sk-ant-test' },
@@ -104,7 +104,7 @@ describe('each provider through the CLI with real MCP servers', () => {
       { apiKey: 'sk-test' },
     );
     try {
-      const run = await runCli(['-m', 'openai:gpt-4.1-mini', '-p', 'go'], home.path, {
+      const run = await runCli(['-m', 'openai:gpt-4.1-mini', '-p', 'go', '--root', folder], home.path, {
         env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url },
       });
       expectAnswered(run);
@@ -139,7 +139,7 @@ describe('each provider through the CLI with real MCP servers', () => {
     );
     try {
       const run = await runCli(
-        ['-m', 'gemini:gemini-3-pro', '-p', 'go', '--provider-url', fake.url],
+        ['-m', 'gemini:gemini-3-pro', '-p', 'go', '--root', folder, '--provider-url', fake.url],
         home.path,
         {
           env: { GEMINI_API_KEY: FAKE_GEMINI_KEY },
@@ -153,7 +153,7 @@ describe('each provider through the CLI with real MCP servers', () => {
   });
 
   it('names the missing key variable before any request is made', async () => {
-    const run = await runCli(['-m', 'anthropic:claude-sonnet-4-5', '-p', 'go'], home.path);
+    const run = await runCli(['-m', 'anthropic:claude-sonnet-4-5', '-p', 'go', '--root', folder], home.path);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe(
       'mcphost: ANTHROPIC_API_KEY: is not set; export it or pass --provider-api-key',

@@ -93,7 +93,7 @@ describe('approval in -p mode', () => {
     await home.writeConfig({ mcpServers: { filesystem: filesystem() }, ...askWrites });
     const target = join(work, 'written.txt');
     ollama = await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
-    const run = await cli(['-p', 'write it', '--approve-all']);
+    const run = await cli(['-p', 'write it', '--approve-all', '--root', work]);
     expect(run.code).toBe(0);
     expect(await readFile(target, 'utf8')).toBe('hello');
     expect(run.stdout).not.toContain('told: Error');
@@ -106,7 +106,7 @@ describe('approval in -p mode', () => {
     });
     const target = join(work, 'written.txt');
     ollama = await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
-    const run = await cli(['-p', 'write it', '--approve-all']);
+    const run = await cli(['-p', 'write it', '--approve-all', '--root', work]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
       "told: Error: The user's approval policy does not allow filesystem__write_file",
@@ -130,7 +130,7 @@ describe('hooks', () => {
       },
     });
     ollama = await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
-    const run = await cli(['-p', 'write it', '--approve-all']);
+    const run = await cli(['-p', 'write it', '--approve-all', '--root', work]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
       'told: Error: A PreToolUse hook blocked the call to filesystem__write_file: no writes in CI',

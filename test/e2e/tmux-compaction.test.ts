@@ -67,7 +67,9 @@ describe.skipIf(!hasTmux)('compaction in the chat', () => {
     // The line comes before the answer, and the model answered from the summary, its
     // acknowledgement and the new prompt.
     expect(screen.indexOf('⟲ compacted')).toBeLessThan(screen.indexOf('Answer from'));
-    expect(screen).toContain('Answer from 3 messages.');
+    // The summary, the acknowledgement and the new prompt, after the system message (the
+    // untrusted-content clause makes one).
+    expect(screen).toContain('Answer from 4 messages.');
     expect(screen).not.toContain('not a summary request');
     chat.type('/usage');
     chat.keys('Enter');

@@ -96,7 +96,7 @@ describe.skipIf(!hasTmux)('Tab completion of server offerings in the chat', () =
     chat.keys('Enter');
     await chat.waitFor('attached @lists:fixture://items/apricot');
     await chat.waitFor('item apricot');
-    await promptAfter(chat, '</resource>');
+    await promptAfter(chat, '</untrusted-resource>');
 
     // The server answers this completion after 5 s; Tab gives up after 1 s and typing goes on.
     const started = Date.now();

@@ -44,8 +44,11 @@ async function startChat(args: readonly string[] = []): Promise<TmuxTerminal> {
 }
 
 /** The text of the messages of the fake's last request, role by role. */
+/** The conversation of the model's last request; the system message (mcphost's own clause) left out. */
 function lastConversation(): string[] {
-  return (ollama.chatRequests.at(-1)?.messages ?? []).map((message) => `${message.role}: ${message.content}`);
+  return (ollama.chatRequests.at(-1)?.messages ?? [])
+    .filter((message) => message.role !== 'system')
+    .map((message) => `${message.role}: ${message.content}`);
 }
 
 describe.skipIf(!hasTmux)('/resume in the chat', () => {

@@ -78,6 +78,8 @@ describe('McpPool with servers from npm', () => {
       server: 'filesystem',
       tool: 'list_directory',
       description: expect.any(String) as string,
+      // server-filesystem annotates it as read-only; the pool passes the server's hints on.
+      hints: expect.objectContaining({ readOnly: true }) as unknown,
     });
   });
 
