@@ -32,7 +32,7 @@ import { STDERR_GAP_PREFIX, type StdioProcessTransport } from './stdio-transport
 import { messageOf } from '../errors.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { signInRequiredIn } from './remote-transport.js';
-import { withSignInRetry } from './auth/step-up.js';
+import { sharedSignIn, withSignInRetry } from './auth/step-up.js';
 
 export type { ServerConnectionOptions, ToolProgress } from './connection-options.js';
 
@@ -44,7 +44,8 @@ export class ServerConnection {
   /** Abandons a start in progress when the pool closes. */
   private readonly closing = new AbortController();
   private refreshing: Promise<void> | undefined;
-  private signingIn: Promise<void> | undefined;
+  /** The sign-in a refused call may run (see sharedSignIn), if someone can be asked. */
+  private readonly stepUpSignIn: ((scope: string | undefined) => Promise<void>) | undefined;
   // What outlives a session: its tools (offered again while it restarts) and its history.
   private offered: readonly Tool[] = [];
   private toolsStale = false;
@@ -60,6 +61,7 @@ export class ServerConnection {
   constructor(options: ServerConnectionOptions) {
     this.name = options.name;
     this.options = options;
+    this.stepUpSignIn = sharedSignIn(options.signIn, this.closing.signal);
     this.kind = options.definition.transport;
     // Not started yet: `start()` replaces this with the first attempt.
     this.state = { kind: 'down', retryAt: 0, reason: 'not started yet' };
@@ -134,7 +136,7 @@ export class ServerConnection {
       );
     try {
       // A step-up (403 insufficient_scope) or a refused token mid-session: sign in, send again.
-      const result = await withSignInRetry({ send, signIn: this.stepUpSignIn() });
+      const result = await withSignInRetry({ send, signIn: this.stepUpSignIn });
       this.failures = 0;
       return toToolResultBody(result);
     } catch (error) {
@@ -155,18 +157,6 @@ export class ServerConnection {
         this.handleClosed(session.client, `unreachable: ${failure.unreachable}`);
       return errorBody(failure.message);
     }
-  }
-
-  /** The sign-in a call may run (one at a time, shared by the calls that need it), if any. */
-  private stepUpSignIn(): ((scope: string | undefined) => Promise<void>) | undefined {
-    const { signIn } = this.options;
-    if (signIn === undefined) return undefined;
-    return (scope) => {
-      this.signingIn ??= signIn(this.closing.signal, scope).finally(() => {
-        this.signingIn = undefined;
-      });
-      return this.signingIn;
-    };
   }
 
   /**

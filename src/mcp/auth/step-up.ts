@@ -30,3 +30,21 @@ export async function withSignInRetry<T>(options: SignInRetryOptions<T>): Promis
     return options.send();
   }
 }
+
+/**
+ * The sign-in the calls of one server may run: one at a time, shared by every call that needs it
+ * while it runs (several calls refused at once make one trip to the browser, not several).
+ */
+export function sharedSignIn(
+  signIn: ((signal: AbortSignal, scope: string | undefined) => Promise<void>) | undefined,
+  signal: AbortSignal,
+): ((scope: string | undefined) => Promise<void>) | undefined {
+  if (signIn === undefined) return undefined;
+  let running: Promise<void> | undefined;
+  return (scope) => {
+    running ??= signIn(signal, scope).finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+}

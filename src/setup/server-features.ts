@@ -1,0 +1,93 @@
+/**
+ * What the pool offers the servers of a runner (createRunner): elicitation answered through the
+ * questions, sampling on the runner's provider, the roots, server logs and list changes passed on.
+ * The handlers load their modules when a server first asks, so a run without servers never loads
+ * the MCP SDK.
+ */
+import type { ServerFeatures } from '../mcp/client-features.js';
+import type { ElicitationPolicy } from '../mcp/elicitation.js';
+import type { OfferingsChanges } from '../mcp/offerings-changes.js';
+import type { RootList } from '../mcp/roots.js';
+import type { SamplingHost } from '../mcp/sampling.js';
+import { describeLogData, type ServerLogBook } from '../mcp/server-logs.js';
+import { optional } from '../optional.js';
+import type { QuestionQueue, UserQuestions } from '../questions.js';
+import type { SafetyOptions } from '../safety/options.js';
+import type { CreateRunnerOptions } from './create-runner.js';
+
+/** What exists only once the runner is built (see {@link assembleRunner}). */
+export interface LateParts {
+  sampling?: SamplingHost;
+}
+
+/**
+ * What the pool offers servers: elicitation answered through the questions, sampling on the
+ * runner's provider, the roots, logs passed on.
+ */
+export function serverFeatures(parts: {
+  readonly options: CreateRunnerOptions;
+  readonly queue: QuestionQueue;
+  readonly serverLogs: ServerLogBook;
+  readonly elicitationPolicy: ElicitationPolicy | undefined;
+  readonly safety: SafetyOptions;
+  readonly roots: RootList;
+  readonly late: LateParts;
+  readonly changes: OfferingsChanges;
+}): ServerFeatures {
+  const { options, queue, serverLogs, elicitationPolicy, safety, roots, late, changes } = parts;
+  const questions: UserQuestions = {
+    ...options.questions,
+    ...optional('elicit', options.onElicitation),
+  };
+  // Loaded when a server first asks, like the elicitation handler.
+  let sampler: Promise<NonNullable<ServerFeatures['sample']>> | undefined;
+  // The handler checks answers with the SDK's ajv validator: loaded when a server first asks, so
+  // that a run without servers never loads the MCP SDK.
+  let handler: Promise<NonNullable<ServerFeatures['elicit']>> | undefined;
+  return {
+    elicit: async (server, params, signal) => {
+      handler ??= import('../mcp/elicitation.js').then(({ createElicitationHandler }) =>
+        createElicitationHandler({
+          questions,
+          queue,
+          ...optional('policy', elicitationPolicy),
+          ...optional('onOutcome', options.onElicitationOutcome),
+        }),
+      );
+      return (await handler)(server, params, signal);
+    },
+    sample: async (server, params, signal) => {
+      sampler ??= import('../mcp/sampling.js').then(({ createSamplingHandler }) =>
+        createSamplingHandler({
+          host: () => late.sampling,
+          questions,
+          queue,
+          ...optional('budget', safety.budgets?.sampling),
+          ...optional('injectionPolicy', safety.untrustedContent?.policy),
+          ...optional('onOutcome', options.onSamplingOutcome),
+        }),
+      );
+      return (await sampler)(server, params, signal);
+    },
+    roots: () => roots.toRoots(),
+    onLogMessage: (server, message) => {
+      serverLogs.add({ ...message, server, at: Date.now() });
+      const logger = message.logger === undefined ? '' : ` ${message.logger}`;
+      const data = describeLogData(message.data);
+      options.onServerLog?.({ server, level: 'debug', message: `log ${message.level}${logger}: ${data}` });
+      options.onServerLogMessage?.(server, message);
+    },
+    // A 2025-era server that changes a list without declaring `listChanged` lands here (a declared
+    // one is heard through the pool's onListChanged), and so do updates of subscribed resources.
+    onResourcesChanged: (server, uri) => {
+      changes.announce(
+        uri === undefined
+          ? { type: 'list-changed', server, list: 'resources' }
+          : { type: 'resource-updated', server, uri },
+      );
+    },
+    onPromptsChanged: (server) => {
+      changes.announce({ type: 'list-changed', server, list: 'prompts' });
+    },
+  };
+}
