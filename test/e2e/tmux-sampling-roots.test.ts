@@ -1,0 +1,156 @@
+/**
+ * Sampling, roots and URL elicitation in the chat, in a real terminal (tmux, the BUILT CLI): the
+ * user reviews a server's model request and then the model's answer before it goes back; `/roots`
+ * lists the folders and `/roots add DIR` reaches a running server-filesystem; a URL the user agrees
+ * to open is printed when there is no browser (no DISPLAY in the terminal's environment).
+ */
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { CLI, REPOSITORY, npmServerConfig, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { unwrapped } from '../support/untrusted.js';
+
+const hasTmux = tmuxAvailable();
+const PROMPT = 'ollama:mistral-small ›';
+const fixture = (name: string) => ({
+  command: process.execPath,
+  args: [join(REPOSITORY, `test/fixtures/servers/${name}.mjs`)],
+});
+
+let home: TemporaryHome | undefined;
+let ollama: FakeOllama | undefined;
+let terminal: TmuxTerminal | undefined;
+let folders: string;
+
+beforeAll(async () => {
+  // server-filesystem reports real paths: /tmp may be a link.
+  folders = await realpath(await mkdtemp(join(tmpdir(), 'mcphost-tmux-roots-')));
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await ollama?.close();
+  ollama = undefined;
+  await home?.remove();
+  home = undefined;
+});
+afterAll(async () => {
+  await rm(folders, { recursive: true, force: true });
+});
+
+/** A chat on `config`, in a terminal whose environment has no DISPLAY (so no browser). */
+async function startChat(config: unknown, ollamaUrl: string, ...flags: string[]): Promise<TmuxTerminal> {
+  home = await temporaryHome();
+  await home.writeConfig(config);
+  terminal = await TmuxTerminal.start({
+    command: [process.execPath, CLI, '--provider-url', ollamaUrl, ...flags],
+    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+    cwd: home.path,
+  });
+  await terminal.waitFor(PROMPT);
+  return terminal;
+}
+
+function enter(chat: TmuxTerminal, text: string): void {
+  if (text !== '') chat.type(text);
+  chat.keys('Enter');
+}
+
+/** The model's last input: the tool's answer, without the untrusted-content wrapper. */
+const toolSaid = (request: { messages: ReadonlyArray<{ content?: string }> }) =>
+  textReply(`tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`);
+
+/**
+ * Whether the screen shows `text`, whitespace aside: the chat renders replies as Markdown (lines
+ * join) and wraps them to the terminal's width, which depends on the folder's length.
+ */
+const said = (text: string) => (screen: string) => screen.replace(/\s+/g, ' ').includes(text);
+
+describe.skipIf(!hasTmux)('sampling, roots and URL elicitation in the chat', () => {
+  it("shows a server's sampling request, then the model's answer before it goes back", async () => {
+    ollama = await startFakeOllama([
+      toolCallReply(['sampler__sample', { prompt: 'name a colour', maxTokens: 30 }]),
+      textReply('teal'),
+      toolSaid,
+    ]);
+    const chat = await startChat({ mcpServers: { sampler: fixture('sampler') } }, ollama.url);
+    enter(chat, 'Try sampling.');
+    await chat.waitFor('Send it to the model? [y] yes  [n] no (n REASON tells the server why):');
+    const request = chat.capture();
+    expect(request).toContain(
+      'Server "sampler" asks to use the model (sampling). Nothing of it enters the conversation.',
+    );
+    expect(request).toContain('  system:     You are the sampler fixture.');
+    expect(request).toContain('  user        name a colour');
+    expect(request).toContain('  max tokens: 30');
+    // Nothing is sent before the user says so: only the conversation's first call so far.
+    expect(ollama.chatRequests).toHaveLength(1);
+    enter(chat, 'y');
+
+    await chat.waitFor('Return this answer to the server? [y] yes  [n] no:');
+    expect(chat.capture()).toContain(
+      `The model answered server "sampler"'s request (mistral-small):\n  teal`,
+    );
+    // The answer is on screen and the server still waits for it: the tool has not returned.
+    expect(ollama.chatRequests).toHaveLength(2);
+    enter(chat, 'y');
+    await chat.waitFor('tool said: result: {"model":"mistral-small"');
+    expect(chat.capture()).toContain('"text":"teal"');
+  });
+
+  it('tells the server the reason when the user refuses the request', async () => {
+    ollama = await startFakeOllama([toolCallReply(['sampler__sample', { prompt: 'hi' }]), toolSaid]);
+    const chat = await startChat({ mcpServers: { sampler: fixture('sampler') } }, ollama.url);
+    enter(chat, 'Try sampling.');
+    await chat.waitFor('Send it to the model?');
+    enter(chat, 'n not today');
+    await chat.waitFor(/tool said: error: -1 .*not today/);
+    // The refused request never reached the model.
+    expect(ollama.chatRequests).toHaveLength(2);
+  });
+
+  it('lists the roots, and /roots add reaches a running server-filesystem', async () => {
+    const first = join(folders, 'first');
+    const added = join(folders, 'added');
+    await Promise.all([mkdir(first), mkdir(added)]);
+    ollama = await startFakeOllama([
+      toolCallReply(['files__list_allowed_directories', {}]),
+      toolSaid,
+      toolCallReply(['files__list_allowed_directories', {}]),
+      toolSaid,
+    ]);
+    const chat = await startChat(
+      { mcpServers: { files: npmServerConfig('filesystem') } },
+      ollama.url,
+      '--root',
+      first,
+    );
+    enter(chat, '/roots');
+    await chat.waitFor(`Roots (the folders servers may work in):\n  ${first}`);
+    enter(chat, 'Where may you work?');
+    await chat.waitFor(said(`tool said: Allowed directories: ${first} `));
+    expect(chat.capture()).not.toContain(added);
+
+    enter(chat, `/roots add ${added}`);
+    await chat.waitFor(`Roots (the folders servers may work in):\n  ${first}\n  ${added}`);
+    enter(chat, 'And now?');
+    await chat.waitFor(said(`tool said: Allowed directories: ${first} ${added} `));
+  });
+
+  it('prints the URL of a URL elicitation the user agrees to when there is no browser', async () => {
+    const url = 'https://login.example.com/device';
+    ollama = await startFakeOllama([toolCallReply(['offerings__open-url', { url }]), toolSaid]);
+    const chat = await startChat({ mcpServers: { offerings: fixture('offerings') } }, ollama.url);
+    enter(chat, 'sign in');
+    await chat.waitFor('Open it in your browser? [y] yes  [n] no:');
+    expect(chat.capture()).toContain(
+      `Server "offerings" asks you to open a page: Sign in please\n  url:  ${url}\n  host: login.example.com`,
+    );
+    enter(chat, 'y');
+    await chat.waitFor('No browser here: open the URL above yourself.');
+    await chat.waitFor('tool said: answer: {"action":"accept"}');
+  });
+});
