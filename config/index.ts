@@ -3,7 +3,7 @@
  * {@link ServerDefinition} for the MCP pool. The accepted format is described in `FORMAT.md`.
  */
 export type { LoadConfigOptions, LoadedConfig } from './load.js';
-export { CONFIG_FILE_NAMES, findConfigFile, loadConfig } from './load.js';
+export { CONFIG_FILE_NAMES, findConfigFile, loadConfig, readSessionPersistence } from './load.js';
 export type { ConfigEnvironment, ParsedConfig } from './parse.js';
 export { parseConfig } from './parse.js';
 export type { ConfigSyntax, ParsedText } from './parse-text.js';

@@ -163,6 +163,24 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   return hooks === undefined ? config : { ...config, hooks };
 }
 
+/**
+ * The home config's (or `configPath`'s) `sessionPersistence`, read before the rest of the config:
+ * the session file is chosen before the servers start. A project config never sets it.
+ */
+export async function readSessionPersistence(
+  options: Pick<LoadConfigOptions, 'configPath' | 'homeDir' | 'env'>,
+): Promise<boolean | undefined> {
+  const found =
+    options.configPath === undefined
+      ? await findConfigFile(options.homeDir)
+      : {
+          path: resolve(options.configPath),
+          text: (await readText(resolve(options.configPath), false)) ?? '',
+        };
+  if (found === undefined) return undefined;
+  return parseFile(found.path, found.text, options.env).sessionPersistence;
+}
+
 /** The home config combined with the project config, when there is one and it is trusted. */
 async function withProjectConfig(home: LoadedConfig, options: LoadConfigOptions): Promise<LoadedConfig> {
   const { projectDir, homeDir, env } = options;

@@ -70,6 +70,8 @@ export interface ParsedConfig {
   readonly elicitation?: { readonly policy: 'decline' | 'accept-defaults' };
   /** The folders servers may work in, as written (`loadConfig` resolves them; home config only). */
   readonly roots?: readonly string[];
+  /** False: keep no conversation in the state folder (home config only). */
+  readonly sessionPersistence?: boolean;
 }
 
 /**
@@ -181,6 +183,7 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     ...(settings.budgets === undefined ? {} : { budgets: settings.budgets }),
     ...(settings.elicitation === undefined ? {} : { elicitation: settings.elicitation }),
     ...(settings.roots === undefined ? {} : { roots: settings.roots }),
+    ...(settings.sessionPersistence === undefined ? {} : { sessionPersistence: settings.sessionPersistence }),
   };
 }
 

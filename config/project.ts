@@ -12,7 +12,7 @@
  *   user's model called, on the user's account, for a server it ships): such a rule is dropped;
  * - hooks: both files' hooks run;
  * - other settings (model, maxSteps, sampling, timeouts, maxToolResultBytes): the project's win;
- * - except `providerUrl`, `providerApiKey`, `auditLog`, `elicitation` and `roots`, which a project file may
+ * - except `providerUrl`, `providerApiKey`, `auditLog`, `elicitation`, `roots` and `sessionPersistence`, which a project file may
  *   not set: they would send the user's API key, write the user's files, or answer servers for the
  *   user, as the repository says. They are ignored with a warning.
  */
@@ -52,6 +52,8 @@ export const PROJECT_FORBIDDEN_SETTINGS = [
   'elicitation',
   // …nor widen the folders the user's servers may work in.
   'roots',
+  // Whether the user's conversations are kept is the user's choice, not a repository's.
+  'sessionPersistence',
 ] as const;
 
 /** What the trust question needs to know about a parsed project file. */
@@ -118,6 +120,7 @@ export function mergeProjectConfig(
     ...(home.budgets === undefined ? {} : { budgets: home.budgets }),
     ...(home.elicitation === undefined ? {} : { elicitation: home.elicitation }),
     ...(home.roots === undefined ? {} : { roots: home.roots }),
+    ...(home.sessionPersistence === undefined ? {} : { sessionPersistence: home.sessionPersistence }),
     ...(maxToolResultBytes === undefined ? {} : { maxToolResultBytes }),
     ...(context === undefined ? {} : { context }),
   };

@@ -78,6 +78,8 @@ export const settingsShape = {
   elicitation: z.strictObject({ policy: z.enum(['decline', 'accept-defaults']) }),
   /** The folders servers may work in (MCP roots), instead of the one mcphost runs in. */
   roots: z.array(z.string().min(1)),
+  /** False: save no conversation in the state folder (as `--no-session-persistence`). */
+  sessionPersistence: z.boolean(),
 } as const;
 
 /** The name of a top-level setting. */

@@ -32,6 +32,7 @@ import { completeAskedArgument } from './chat/offerings-completion.js';
 import { createStatusIndicator } from './chat/status-line.js';
 import type { ToolOrigin } from './chat/tool-lines.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { attachFiles, processPlaces } from './file-attachments.js';
 import type { CliIO } from './io.js';
 import type { RootsControl } from './chat/command-table.js';
 
@@ -182,7 +183,12 @@ async function expandTurn(
   signal: AbortSignal,
   note: (line: string) => void,
 ): Promise<Prompt> {
-  if (host.offerings === undefined) return text;
+  // `@path` files first: one that cannot be attached fails the turn before anything is sent.
+  const files = await attachFiles(text, processPlaces());
+  for (const line of files.notes) note(line);
+  if (host.offerings === undefined) {
+    return files.blocks.length === 0 ? text : [{ type: 'text', text }, ...files.blocks];
+  }
   const offerings = host.offerings;
   const turn = await offerings.expandUserTurn(text, {
     signal,
@@ -201,7 +207,7 @@ async function expandTurn(
     ),
   });
   for (const line of turn.notes) note(line);
-  return turn.content;
+  return [...turn.content, ...files.blocks];
 }
 
 async function banner(host: ChatHost, modelString: string, style: Display['style']): Promise<string> {

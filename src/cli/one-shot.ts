@@ -5,6 +5,7 @@
 import type { McpRunner } from '../setup/create-runner.js';
 import { modelNameOf } from '../conversation-recorder.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { attachFiles, processPlaces } from './file-attachments.js';
 import type { Reporter } from './output/reporter.js';
 
 export { modelNameOf } from '../conversation-recorder.js';
@@ -25,6 +26,8 @@ export async function runOneShot(runner: McpRunner, options: OneShotOptions): Pr
   const { reporter } = options;
   const tools = await runner.pool.describeTools();
   reporter.start({ model: modelNameOf(runner.provider), servers: runner.servers, tools });
+  // `@path` files are read first: a missing or unfit file is a ConfigError and nothing is sent.
+  const files = await attachFiles(options.prompt, processPlaces());
   // `/server:prompt args` and `@server:uri` are filled in first: a missing required argument is a
   // ConfigError (exit 2) naming the prompt's arguments, an unreadable resource a ServerError.
   // A format that reports updates (stream-json) hears of changes to the resources attached.
@@ -32,8 +35,8 @@ export async function runOneShot(runner: McpRunner, options: OneShotOptions): Pr
     signal: options.signal,
     subscribe: reporter.offeringsChange !== undefined,
   });
-  for (const note of turn.notes) reporter.note(note);
-  const result = await runner.run(turn.content, {
+  for (const note of [...files.notes, ...turn.notes]) reporter.note(note);
+  const result = await runner.run([...turn.content, ...files.blocks], {
     signal: options.signal,
     onEvent: (event) => reporter.event(event),
   });

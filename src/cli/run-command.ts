@@ -15,10 +15,10 @@ import { AbortedError } from '../errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
 import { signalExitCode, type ExitCodeValue } from './exit-codes.js';
 import { captureLibraryConsole } from './library-console.js';
-import type { CliIO } from './io.js';
+import { pathIn, type CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
-import type { LoadedConfig } from '../../config/index.js';
+import { readSessionPersistence, type LoadedConfig } from '../../config/index.js';
 import { openConversationFiles, type OpenedConversation } from '../conversation-journal.js';
 import { assembleRunner, createModel, type McpRunner } from '../setup/create-runner.js';
 import { readSystemPrompt } from '../setup/system-prompt.js';
@@ -229,7 +229,18 @@ async function readInputs(
           note,
           signal,
         });
-  const { choice, continuing } = await resolveSessionChoice(options, io);
+  // The config's `sessionPersistence` counts when no flag says: read now, before the session is chosen.
+  const sessionPersistence =
+    options.sessionPersistence ??
+    (await readSessionPersistence({
+      homeDir: io.homeDir,
+      env: io.env,
+      ...optional('configPath', pathIn(io, options.configPath)),
+    }));
+  const { choice, continuing } = await resolveSessionChoice(
+    { ...options, ...optional('sessionPersistence', sessionPersistence) },
+    io,
+  );
   const session = await openConversationFiles(choice);
   for (const message of session.loaded?.notes ?? []) note(message);
   if (continuing !== undefined && session.loaded !== undefined) {

@@ -1,7 +1,8 @@
 /**
  * Which file the conversation is read from and saved to: the session flags (`-s`, `--load-session`,
  * `--save-session`), `--continue`, `--resume [ID]`, or by default a new file in the state folder
- * (unless `--no-session-persistence`).
+ * (unless `--no-session-persistence`, or `sessionPersistence: false` in the home config: run-command.ts
+ * reads that key before calling here, since the rest of the config is loaded later).
  */
 import { mkdir } from 'node:fs/promises';
 import { createInterface } from 'node:readline/promises';

@@ -12,6 +12,7 @@ import {
   fileTrustStore,
   hashConfigText,
   loadConfig,
+  readSessionPersistence,
   type ProjectConfigCandidate,
 } from '../../config/index.js';
 import { ConfigError } from '../../src/errors.js';
@@ -223,6 +224,22 @@ describe('a trusted project config', () => {
       PreToolUse: [{ matcher: 'write', hooks: [{ command: 'project-check' }] }],
       Stop: [{ hooks: [{ command: 'home-stop' }] }],
     });
+  });
+
+  it('may not turn session persistence on or off: the home config decides, with a warning', async () => {
+    await writeHome({ ...homeConfig, sessionPersistence: false });
+    const text = JSON.stringify({ sessionPersistence: true });
+    const path = await writeProject(text);
+    await fileTrustStore(defaultTrustStorePath(home, env)).trust(path, hashConfigText(text));
+    const config = await loadConfig({ homeDir: home, env, projectDir: project });
+    expect(config.sessionPersistence).toBe(false);
+    expect(config.warnings).toContain(
+      `${path}: "sessionPersistence" is ignored in a project config (set it in your home config or on the command line)`,
+    );
+    // What the CLI reads before choosing the session file: the home config's value only.
+    expect(await readSessionPersistence({ homeDir: home, env })).toBe(false);
+    await writeHome(homeConfig);
+    expect(await readSessionPersistence({ homeDir: home, env })).toBeUndefined();
   });
 
   it('that is invalid is an error the user sees', async () => {

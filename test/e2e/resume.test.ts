@@ -2,7 +2,7 @@
  * Conversations saved by default in the state folder, one folder per working folder, and found
  * again with `--continue` and `--resume [ID]`; `--no-session-persistence` saves nothing.
  */
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
@@ -87,6 +87,31 @@ describe('saved conversations', () => {
     expect((await run(['-s', 'mine.json', '-p', 'kept'])).code).toBe(0);
     expect(await readdir(project)).toEqual(['mine.json']);
     await expect(readdir(saved(project))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('sessionPersistence: false in the home config saves nothing; --session-persistence overrides it', async () => {
+    await home.writeConfig({ mcpServers: {}, sessionPersistence: false });
+    expect((await run(['-p', 'secret'])).code).toBe(0);
+    await expect(readdir(saved(project))).rejects.toThrow(/ENOENT/);
+    // The chat too: a piped chat that ends at once saves no file either.
+    expect(
+      (await runCli(['--provider-url', ollama.url], home.path, { cwd: project, stdin: 'hi\n' })).code,
+    ).toBe(0);
+    await expect(readdir(saved(project))).rejects.toThrow(/ENOENT/);
+    expect((await run(['--session-persistence', '-p', 'kept'])).code).toBe(0);
+    expect(await readdir(saved(project))).toHaveLength(1);
+  });
+
+  it('sessionPersistence in a --config file counts as the home config does; a bad value is one line', async () => {
+    const file = join(home.path, 'other.json');
+    await writeFile(file, JSON.stringify({ sessionPersistence: false }));
+    expect((await run(['--config', file, '-p', 'secret'])).code).toBe(0);
+    await expect(readdir(saved(project))).rejects.toThrow(/ENOENT/);
+    await home.writeConfig({ sessionPersistence: 'no' });
+    const bad = await run(['-p', 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toContain('sessionPersistence');
   });
 
   it('follows $XDG_STATE_HOME', async () => {

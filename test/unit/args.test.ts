@@ -96,7 +96,10 @@ describe('command-line flags', () => {
     expect(options('-p', 'x', '--no-exit', '--no-color')).toMatchObject({ noExit: true, noColor: true });
     expect(options('--no-session-persistence')).toMatchObject({ sessionPersistence: false });
     expect(options('--debug', '--no-debug')).toMatchObject({ debug: false });
-    expect(options()).toMatchObject({ noExit: false, noColor: false, sessionPersistence: true });
+    expect(options('--session-persistence')).toMatchObject({ sessionPersistence: true });
+    expect(options()).toMatchObject({ noExit: false, noColor: false });
+    // Unset, so that the home config's `sessionPersistence` can apply.
+    expect(options().sessionPersistence).toBeUndefined();
   });
 
   it('picks a saved conversation with --continue or --resume, one way at a time', () => {

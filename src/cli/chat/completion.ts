@@ -6,6 +6,7 @@
 import { KNOWN_PROVIDERS } from '../../../providers/index.js';
 import { SLASH_COMMANDS } from '../commands.js';
 import { completeOfferings, type CompletionSource } from './offerings-completion.js';
+import { completePathMention } from './path-completion.js';
 
 export type Completion = [string[], string];
 
@@ -40,6 +41,9 @@ export async function completeChatLine(
   models: readonly string[],
   offerings: CompletionSource | undefined,
 ): Promise<Completion> {
+  // `@path` is never `@server:uri` (no colon before a slash), so it goes first, servers or not.
+  const path = await completePathMention(line);
+  if (path !== undefined) return path;
   const local = completeLine(line, models);
   if (offerings === undefined) return local;
   const served = await completeOfferings(offerings, line);

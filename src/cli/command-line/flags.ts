@@ -50,7 +50,10 @@ export interface CliOptions {
   readonly continueLatest?: boolean;
   /** `--resume [ID]`: `''` to pick from a list, else the conversation's id. */
   readonly resume?: string;
-  /** `--no-session-persistence`: do not save the conversation in the state folder. */
+  /**
+   * `--no-session-persistence`: do not save the conversation in the state folder; `--session-persistence`
+   * saves it whatever the config says. Unset when neither is given.
+   */
   readonly sessionPersistence?: boolean;
   /** `--no-exit`: after the one-shot answer, go on in the chat. */
   readonly noExit: boolean;
@@ -156,7 +159,6 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
   {
     name: 'session-persistence',
     kind: 'boolean',
-    defaultValue: true,
     describe: 'save every conversation in the state folder (--no-session-persistence: do not)',
   },
   {
@@ -318,7 +320,8 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     ...optional('session', text('session')),
     continueLatest: flag('continue') === true,
     ...optional('resume', text('resume')),
-    sessionPersistence: flag('session-persistence') !== false,
+    // Unset unless given: the home config's `sessionPersistence` applies then (run-command.ts).
+    ...optional('sessionPersistence', flag('session-persistence')),
     noExit: flag('exit') === false,
     noColor: flag('color') === false,
     ...optional('builtin', builtinNames(strings('builtin'))),

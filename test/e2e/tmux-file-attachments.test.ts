@@ -1,0 +1,67 @@
+/**
+ * `@path` in the chat, in a real terminal (tmux, the BUILT CLI): Tab completes a file name, the
+ * model receives the file, and a missing file fails the turn in one line with nothing sent.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { CLI, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+
+const hasTmux = tmuxAvailable();
+const PROMPT = 'ollama:mistral-small ›';
+
+let home: TemporaryHome;
+let work: string;
+let ollama: FakeOllama | undefined;
+let terminal: TmuxTerminal | undefined;
+
+beforeEach(async () => {
+  home = await temporaryHome();
+  work = await mkdtemp(join(tmpdir(), 'mcphost-work-'));
+  await mkdir(join(work, 'docs'));
+  await writeFile(join(work, 'docs', 'plan-for-today.md'), 'step one: water the plants\n');
+});
+afterEach(async () => {
+  await terminal?.close();
+  terminal = undefined;
+  await ollama?.close();
+  ollama = undefined;
+  await home.remove();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe.skipIf(!hasTmux)('@path in the chat', () => {
+  it('completes a path with Tab and sends the file; a missing one is refused before sending', async () => {
+    ollama = await startFakeOllama([
+      (request) => {
+        const user = request.messages.filter((message) => message.role === 'user').at(-1);
+        return textReply(`model got: ${user?.content.split('\n').join(' / ') ?? ''}`);
+      },
+    ]);
+    terminal = await TmuxTerminal.start({
+      command: [process.execPath, CLI, '--provider-url', ollama.url],
+      env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+      cwd: work,
+    });
+    const chat = terminal;
+    await chat.waitFor(PROMPT);
+    chat.type('read @./do');
+    chat.keys('Tab');
+    await chat.waitFor('read @./docs/');
+    chat.type('pl');
+    chat.keys('Tab');
+    await chat.waitFor('read @./docs/plan-for-today.md');
+    chat.keys('Enter');
+    await chat.waitFor('step one: water the plants');
+    expect(chat.capture()).toContain('model got: read @./docs/plan-for-today.md');
+
+    chat.type('and @./docs/gone.md');
+    chat.keys('Enter');
+    await chat.waitFor('@./docs/gone.md: no such file');
+    // Only the first turn reached the model.
+    expect(ollama.chatRequests).toHaveLength(1);
+  });
+});
