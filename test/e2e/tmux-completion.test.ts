@@ -66,7 +66,11 @@ describe.skipIf(!hasTmux)('Tab completion of server offerings in the chat', () =
 
     chat.type('/everything:completable-p');
     chat.keys('Tab');
-    await chat.waitFor('/everything:completable-prompt ');
+    // On the input line, not in /help's list above it: typing on before the Tab is answered would
+    // reach readline with the Tab in one chunk, which it takes for pasted text (a literal tab).
+    await chat.waitFor((screen) =>
+      (screen.trimEnd().split('\n').at(-1) ?? '').endsWith('/everything:completable-prompt'),
+    );
     chat.type('Eng');
     chat.keys('Tab');
     await chat.waitFor('/everything:completable-prompt Engineering');
