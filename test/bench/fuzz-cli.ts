@@ -24,8 +24,9 @@ export async function fuzzCli(
   only: number | undefined,
 ): Promise<number> {
   if (!existsSync(CLI)) throw new Error(`fuzz --cli: ${CLI} is missing; run npm run build first`);
-  const deadline = Date.now() + seconds * 1000;
+  // Generated up front (deterministic from the seed), so the time limit counts from after it.
   const samples = fc.sample(generatedAnswer, { numRuns: only === undefined ? runs : only + 1, seed });
+  const deadline = Date.now() + seconds * 1000;
   const homes = await Promise.all(Array.from({ length: PARALLEL }, () => temporaryHome()));
   for (const home of homes) await home.writeConfig(FIXTURE_CONFIG);
   const perVendor = new Map<string, number>();
