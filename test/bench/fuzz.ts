@@ -6,14 +6,22 @@
  * (default 10,000) or FUZZ_SECONDS (default 600), and reports how many ran and every problem.
  *
  * In-process, not a spawned CLI per run: a process start costs ~0.5 s, which would make 10,000
- * runs take over an hour on the shared machine.
+ * runs take over an hour on the shared machine. `--cli N` (or FUZZ_CLI=N) is the end-to-end run
+ * of the spawned CLI instead, N runs (fuzz-cli.ts).
  */
 import fc from 'fast-check';
 import { checkOne, generatedAnswer, VENDORS } from '../support/vendor-stream-fuzz.js';
+import { fuzzCli } from './fuzz-cli.js';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
 const seconds = Number(process.env.FUZZ_SECONDS ?? 600);
 const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+const cliFlag = process.argv.indexOf('--cli');
+const cliRuns = cliFlag === -1 ? process.env.FUZZ_CLI : process.argv[cliFlag + 1];
+if (cliRuns !== undefined) {
+  const only = process.env.FUZZ_ONLY === undefined ? undefined : Number(process.env.FUZZ_ONLY);
+  process.exit(await fuzzCli(Number(cliRuns), seconds, seed, only));
+}
 const deadline = Date.now() + seconds * 1000;
 const problems = new Map<string, number>();
 let done = 0;

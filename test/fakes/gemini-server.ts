@@ -80,7 +80,9 @@ export type FakeGeminiReply =
       readonly message: string;
     }
   /** A stream that sends `parts`, then waits, never finishing, until the client goes away. */
-  | { readonly type: 'stall'; readonly parts: readonly FakeGeminiPart[] };
+  | { readonly type: 'stall'; readonly parts: readonly FakeGeminiPart[] }
+  /** Streams `chunks` as they are, unsigned: for streams the real API would not send (the fuzzer's). */
+  | { readonly type: 'chunks'; readonly chunks: readonly unknown[] };
 
 /** A request as the fake received it. */
 export interface RecordedGeminiRequest {
@@ -339,6 +341,9 @@ async function send(
       sendChunks(response, [...chunks, { error }], sse);
       return;
     }
+    case 'chunks':
+      sendChunks(response, reply.chunks, sse);
+      return;
     case 'stall': {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       for (const part of reply.parts)

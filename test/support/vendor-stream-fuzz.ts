@@ -3,7 +3,8 @@
  * property they must keep: the parser either yields events or throws one of our errors; the Runner
  * answers every call; and the next request, mapped for the vendor, passes the vendor fake's
  * validation (unique, well-formed ids; string arguments; every call answered). Shared by the
- * property tests (few runs) and `npm run fuzz` (many).
+ * property tests (few runs), `npm run fuzz` (many) and its `--cli` mode, whose vendor fakes serve
+ * the generated streams as they are (cli-fuzz-run.ts).
  */
 import fc from 'fast-check';
 import { fromAnthropicStream } from '../../providers/anthropic-stream.js';
@@ -105,7 +106,7 @@ async function* iterate(items: readonly unknown[]): AsyncIterable<unknown> {
   for (const item of items) yield item;
 }
 
-function anthropicEvents(answer: GeneratedAnswer): unknown[] {
+export function anthropicEvents(answer: GeneratedAnswer): unknown[] {
   const events: unknown[] = [
     { type: 'message_start', message: { usage: { input_tokens: 5, output_tokens: 1 } } },
   ];
@@ -137,7 +138,7 @@ function anthropicEvents(answer: GeneratedAnswer): unknown[] {
   return spoil(events, answer);
 }
 
-function openAIChunks(answer: GeneratedAnswer): unknown[] {
+export function openAIChunks(answer: GeneratedAnswer): unknown[] {
   const chunks: unknown[] = answer.text.map((text) => ({
     choices: [{ index: 0, delta: { content: text } }],
   }));
@@ -175,7 +176,7 @@ function openAIChunks(answer: GeneratedAnswer): unknown[] {
   return spoil(chunks, answer);
 }
 
-function geminiChunks(answer: GeneratedAnswer): unknown[] {
+export function geminiChunks(answer: GeneratedAnswer): unknown[] {
   const parts: unknown[] = answer.text.map((text) => ({ text }));
   for (const call of answer.calls) {
     parts.push({
@@ -196,7 +197,7 @@ function geminiChunks(answer: GeneratedAnswer): unknown[] {
   return spoil(chunks, answer);
 }
 
-function ollamaChunks(answer: GeneratedAnswer): unknown[] {
+export function ollamaChunks(answer: GeneratedAnswer): unknown[] {
   const chunks: unknown[] = answer.text.map((text) => ({
     model: 'm',
     message: { role: 'assistant', content: text },
