@@ -28,11 +28,7 @@ import { askUser, type QuestionQueue, type SamplingDecision, type UserQuestions 
 import type { AuditEntry, AuditSink, DecidedBy } from '../safety/audit-log.js';
 import type { SamplingBudget } from '../safety/budgets.js';
 import type { SamplingVerdict } from '../safety/policy.js';
-import {
-  screenUntrustedContent,
-  type ContentFlag,
-  type InjectionPolicy,
-} from '../safety/untrusted-content.js';
+import { screenUntrustedContent, type ContentFlag, type ContentScreen } from '../safety/untrusted-content.js';
 import type { FinishReason, ImageBlock, Message, Provider, TextBlock } from '../types.js';
 import type { ServerFeatures } from './client-features.js';
 
@@ -72,8 +68,11 @@ export interface SamplingHandlerOptions {
   readonly questions: UserQuestions | undefined;
   readonly queue: QuestionQueue;
   readonly budget?: SamplingBudget;
-  /** The untrusted-content policy (`untrustedContent.policy`). Default `warn`. */
-  readonly injectionPolicy?: InjectionPolicy;
+  /**
+   * The session's untrusted-content screen (the one tool results, resources and prompts go
+   * through); absent, the request is checked under the `warn` policy, with no one asked.
+   */
+  readonly screen?: ContentScreen;
   readonly onOutcome?: (outcome: SamplingOutcome) => void;
 }
 
@@ -280,17 +279,11 @@ async function screen(
       message.content.filter((block): block is TextBlock => block.type === 'text'),
     ),
   ];
-  // The same screen as tool results, resources and prompts (src/safety/untrusted-content.ts).
-  const { content, flag } = await screenUntrustedContent(
-    texts,
-    { kind: 'sampling', server },
-    {
-      policy: options.injectionPolicy ?? 'warn',
-      ...(options.questions === undefined ? {} : { questions: options.questions }),
-      queue: options.queue,
-    },
-    signal,
-  );
+  const origin = { kind: 'sampling', server } as const;
+  const { content, flag } =
+    options.screen === undefined
+      ? await screenUntrustedContent(texts, origin, { policy: 'warn', queue: options.queue }, signal)
+      : await options.screen(texts, origin, signal);
   if (flag !== undefined && (flag.action === 'blocked' || flag.action === 'withheld')) {
     return {
       ok: false,

@@ -14,6 +14,7 @@ import { optional } from '../optional.js';
 import type { QuestionQueue, UserQuestions } from '../questions.js';
 import type { SafetyOptions } from '../safety/options.js';
 import type { CreateRunnerOptions } from './create-runner.js';
+import { contentScreenFor } from './safety-settings.js';
 
 /** What exists only once the runner is built (see {@link assembleRunner}). */
 export interface LateParts {
@@ -63,7 +64,8 @@ export function serverFeatures(parts: {
           questions,
           queue,
           ...optional('budget', safety.budgets?.sampling),
-          ...optional('injectionPolicy', safety.untrustedContent?.policy),
+          // The same screen as tool results, resources and prompts: its flags are reported alike.
+          screen: contentScreenFor(safety, queue, questions, options.onContentFlagged),
           ...optional('onOutcome', options.onSamplingOutcome),
         }),
       );
