@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HooksConfig } from '../src/safety/hooks.js';
 import { ConfigError, messageOf } from '../src/errors.js';
 import type { ConfigEnvironment } from './parse.js';

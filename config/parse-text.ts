@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import type * as Cosmiconfig from 'cosmiconfig';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError, messageOf } from '../src/errors.js';
 import { findJsonSyntaxProblem } from './json-syntax.js';
 

@@ -3,7 +3,7 @@
  * string, got number`. zod's own messages ("Invalid input: expected string, received number") do not
  * say where, and its union errors are unreadable, so we render issues ourselves.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ConfigError } from '../src/errors.js';
 
 /** A location in the config: keys and array indexes from the top of the file. */

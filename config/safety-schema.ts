@@ -6,7 +6,7 @@
  * with a timeout in seconds. An event we do not run is an error, not silently ignored: a safety
  * hook that never runs is worse than a config that does not load.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { HOOK_EVENTS, MAX_HOOK_TIMEOUT_SECONDS } from '../src/safety/hooks.js';
 
 const decisionSchema = z.enum(['allow', 'ask', 'deny']);

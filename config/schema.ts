@@ -10,7 +10,7 @@
  * To add a setting (approval policy, hooks…), add a line to {@link settingsShape}; its kebab-case
  * alias, validation and error messages come with it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   approvalSchema,
   budgetsSchema,

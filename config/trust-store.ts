@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../src/atomic-file.js';
 import type { ConfigEnvironment } from './parse.js';
 

@@ -5,7 +5,7 @@
  * loose objects (the API adds fields). Event, block and delta types newer than this code pass with
  * only their `type` checked, since the API may add them at any time.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProviderError } from '../src/errors.js';
 import { isRetryableAnthropicErrorType } from './anthropic-errors.js';
 

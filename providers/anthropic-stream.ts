@@ -4,7 +4,7 @@
  * Text is passed on as it arrives. A `tool_use` block's input arrives as `input_json_delta`
  * fragments that are only JSON together, so a tool call is yielded whole when its block stops.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AbortedError, ProviderError } from '../src/errors.js';
 import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/types.js';
 import { parseAnthropicEvent, type AnthropicStreamUsage } from './anthropic-events.js';

@@ -3,7 +3,7 @@
  * network error code), never from message text; the Runner does the retrying.
  */
 import { ApiError } from '@google/genai';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AbortedError, McpHostError, messageOf, ProviderError } from '../src/errors.js';
 import {
   MAX_RETRY_AFTER_MS,

@@ -4,7 +4,7 @@
  * in Gemini's stream) become tool calls, and the last chunk's finish reason and usage the finish.
  */
 import { createToolCallId } from './tool-call-id.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AbortedError, ProviderError } from '../src/errors.js';
 import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/types.js';
 import { GOOGLE_METADATA_KEY, type GoogleCallMetadata } from './google-request.js';

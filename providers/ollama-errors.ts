@@ -3,7 +3,7 @@
  * shared policy (providers/http-errors.ts) and a message that says what to do about it.
  */
 import { McpHostError, messageOf, ProviderError } from '../src/errors.js';
-import { OllamaStatusError, OllamaStreamError } from './ollama-fetch.js';
+import { OllamaStatusError, OllamaStreamError } from './ollama-stream.js';
 import { isRetryableStatus, isTransientNetworkError, networkErrorCode } from './http-errors.js';
 
 /** Where the failed call went, for the message. */
@@ -67,17 +67,12 @@ interface StatusDetails {
   readonly retryAfterMs?: number;
 }
 
-/** Ours from the fetch wrapper, or the `ollama` client's own `ResponseError` (`status_code`). */
+/** An error answer, read by ollama-stream.ts. */
 function statusOf(error: unknown): StatusDetails | undefined {
-  if (error instanceof OllamaStatusError) {
-    return error.retryAfterMs === undefined
-      ? { status: error.status, message: error.message }
-      : { status: error.status, message: error.message, retryAfterMs: error.retryAfterMs };
-  }
-  if (error instanceof Error && 'status_code' in error && typeof error.status_code === 'number') {
-    return { status: error.status_code, message: error.message };
-  }
-  return undefined;
+  if (!(error instanceof OllamaStatusError)) return undefined;
+  return error.retryAfterMs === undefined
+    ? { status: error.status, message: error.message }
+    : { status: error.status, message: error.message, retryAfterMs: error.retryAfterMs };
 }
 
 /**

@@ -2,7 +2,7 @@
  * Pure mappings between our conversation and Ollama's `/api/chat` wire format, both ways.
  * No I/O here, so every rule is checked by unit tests against the shared conversation fixture.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProviderError } from '../src/errors.js';
 import type {
   AssistantMessage,

@@ -5,7 +5,9 @@
  * the model was trained for (`<architecture>.context_length` in `model_info`). A prompt longer than
  * that is cut from the beginning without an error, so mcphost must keep within it on its own.
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import type { OllamaHttp } from './ollama-http.js';
+import { isSuccess, readText } from './ollama-stream.js';
 
 /** Ollama's default `num_ctx` when neither the model nor the request sets one. */
 export const OLLAMA_DEFAULT_CONTEXT_LENGTH = 4096;
@@ -30,19 +32,24 @@ export function contextWindowFromShow(body: unknown): number | undefined {
 
 /** Asks Ollama at `host` about `model`. Any failure (old server, unknown model) gives `undefined`. */
 export async function fetchOllamaContextWindow(
-  fetchFunction: typeof fetch,
-  host: string,
-  model: string,
+  http: OllamaHttp,
+  request: {
+    readonly host: string;
+    readonly model: string;
+    readonly headers: Readonly<Record<string, string>>;
+  },
 ): Promise<number | undefined> {
+  const signal = AbortSignal.timeout(5_000);
   try {
-    const response = await fetchFunction(`${host}/api/show`, {
+    const answer = await http({
+      url: `${request.host}/api/show`,
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model }),
-      signal: AbortSignal.timeout(5_000),
+      headers: request.headers,
+      body: JSON.stringify({ model: request.model }),
+      signal,
     });
-    if (!response.ok) return undefined;
-    return contextWindowFromShow(await response.json());
+    if (!isSuccess(answer)) return undefined;
+    return contextWindowFromShow(JSON.parse(await readText(answer.body)));
   } catch {
     return undefined;
   }

@@ -1,18 +1,17 @@
 /**
- * The Ollama provider: a thin class around the `ollama` client. The mappings live in
+ * The Ollama provider: `POST /api/chat`, streamed. The exchange lives in ollama-http.ts (why not
+ * the `ollama` client: see there), the stream checks in ollama-stream.ts, the mappings in
  * ollama-mapping.ts, the host rules in ollama-host.ts, the error rules in ollama-errors.ts.
  */
-// The browser build, on purpose: the Node build's `encodeImage` reads a file from disk when an
-// image string happens to be an existing path, and image data comes from untrusted MCP servers.
-import { Ollama, type ChatRequest as OllamaSdkChatRequest } from 'ollama/browser';
 import { AbortedError } from '../src/errors.js';
 import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
 import { toOllamaError } from './ollama-errors.js';
-import { createOllamaFetch } from './ollama-fetch.js';
+import { fetchOllamaHttp, nodeOllamaHttp, type OllamaHttp } from './ollama-http.js';
+import { ollamaStreamObjects, isSuccess, readStatusError } from './ollama-stream.js';
 import { resolveOllamaHost } from './ollama-host.js';
 import { fromOllamaChunk, parseOllamaChunk, toOllamaRequest } from './ollama-mapping.js';
 import { fetchOllamaContextWindow } from './ollama-model-info.js';
-import type { ProviderOptions } from './options.js';
+import { nonEmptySetting, type ProviderOptions } from './options.js';
 import { createToolCallId } from './tool-call-id.js';
 
 export { DEFAULT_OLLAMA_HOST, parseOllamaHost, resolveOllamaHost } from './ollama-host.js';
@@ -35,18 +34,24 @@ export class OllamaProvider implements Provider {
   readonly model: string;
   /** The base URL every request goes to, e.g. `http://127.0.0.1:11434`. */
   readonly host: string;
-  readonly #fetch: typeof fetch;
+  readonly #http: OllamaHttp;
+  readonly #headers: Readonly<Record<string, string>>;
 
   /** @throws ConfigError when `--provider-url` or `OLLAMA_HOST` is not an address. */
   constructor(options: ProviderOptions) {
     this.model = options.model;
     this.host = resolveOllamaHost({ baseUrl: options.baseUrl, env: options.env });
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#http = options.fetch === undefined ? nodeOllamaHttp : fetchOllamaHttp(options.fetch);
+    this.#headers = requestHeaders(this.host, options);
   }
 
   /** The window Ollama runs this model with (see ollama-model-info.ts); `undefined` if it cannot say. */
   contextWindow(): Promise<number | undefined> {
-    return fetchOllamaContextWindow(this.#fetch, this.host, this.model);
+    return fetchOllamaContextWindow(this.#http, {
+      host: this.host,
+      model: this.model,
+      headers: this.#headers,
+    });
   }
 
   /**
@@ -62,14 +67,17 @@ export class OllamaProvider implements Provider {
     // Aborted when the caller stops reading early too, so the connection is not left streaming.
     const stop = new AbortController();
     const combined = signal === undefined ? stop.signal : AbortSignal.any([signal, stop.signal]);
-    // One client per call: the client has no per-request signal, so the signal goes into its fetch.
-    const client = new Ollama({ host: this.host, fetch: createOllamaFetch(this.#fetch, combined) });
-    // The SDK's Tool type allows only a few JSON Schema keywords; Ollama's server takes the schema whole.
-    const body = toOllamaRequest(request, this.model) as unknown as OllamaSdkChatRequest & { stream: true };
     let sawToolCalls = false;
     try {
-      const stream = await client.chat(body);
-      for await (const value of stream) {
+      const answer = await this.#http({
+        url: `${this.host}/api/chat`,
+        method: 'POST',
+        headers: this.#headers,
+        body: JSON.stringify(toOllamaRequest(request, this.model)),
+        signal: combined,
+      });
+      if (!isSuccess(answer)) throw await readStatusError(answer);
+      for await (const value of ollamaStreamObjects(answer.body)) {
         const chunk = parseOllamaChunk(value);
         for (const event of fromOllamaChunk(chunk, { createId: createToolCallId, sawToolCalls })) {
           if (event.type === 'tool-call') sawToolCalls = true;
@@ -83,4 +91,23 @@ export class OllamaProvider implements Provider {
       stop.abort();
     }
   }
+}
+
+/** Ollama's cloud (`https://ollama.com`), the one host the `OLLAMA_API_KEY` variable is sent to. */
+const OLLAMA_CLOUD_ORIGIN = 'https://ollama.com';
+
+/**
+ * The headers of every request. A key from `--provider-api-key` goes wherever the user pointed
+ * mcphost (a proxy in front of Ollama may want one); a key from `OLLAMA_API_KEY` only to Ollama's
+ * cloud, as the `ollama` client does, so that a key in the environment does not leak to another host.
+ */
+function requestHeaders(host: string, options: ProviderOptions): Record<string, string> {
+  const key =
+    nonEmptySetting(options.apiKey) ??
+    (new URL(host).origin === OLLAMA_CLOUD_ORIGIN ? nonEmptySetting(options.env.OLLAMA_API_KEY) : undefined);
+  return {
+    'content-type': 'application/json',
+    accept: 'application/x-ndjson',
+    ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+  };
 }

@@ -7,7 +7,7 @@
  * are yielded then, in index order, followed by the `finish` event.
  */
 import { createToolCallId } from './tool-call-id.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProviderError } from '../src/errors.js';
 import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/types.js';
 

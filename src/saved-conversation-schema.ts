@@ -4,7 +4,7 @@
  * against the {@link Message} union of `types.ts`: a saved conversation holds exactly what the
  * Runner keeps, so a loaded one can be handed to a Runner as its history.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Message } from './types.js';
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });

@@ -6,7 +6,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BashOptions } from './options.js';
 import { describeShellOutcome, endGroup, runShellCommand, signalGroup } from './shell-command.js';
 

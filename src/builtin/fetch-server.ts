@@ -6,7 +6,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/server';
 import TurndownService from 'turndown';
-import { z } from 'zod';
+import * as z from 'zod';
 import { HttpGetError, httpGet, type HttpGetResult } from './http-get.js';
 import { parseAllowedAddresses, type NetworkPolicy } from './network-guard.js';
 import type { FetchOptions } from './options.js';

@@ -6,7 +6,7 @@ import { lstat, mkdir, open, readdir, readlink, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { glob } from 'tinyglobby';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../atomic-file.js';
 import { AllowedPaths } from './allowed-paths.js';
 import type { FsOptions } from './options.js';

@@ -3,7 +3,7 @@
  * `--builtin` flag and the library all check options the same way. This module is light (zod
  * only): the servers themselves, and the server SDK, are loaded when one is started.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BuiltinServerName } from './names.js';
 
 export { BUILTIN_SERVER_NAMES, builtinServerNamed, type BuiltinServerName } from './names.js';

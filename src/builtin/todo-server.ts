@@ -4,7 +4,7 @@
  * and the list consistent; it lives as long as the server (one mcphost run).
  */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { textResult } from './tool-result.js';
 
 const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const;

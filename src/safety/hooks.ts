@@ -14,7 +14,7 @@
  * are understood too). Any other failure — another exit code, a timeout, output that is not JSON —
  * is reported as a warning and does not block, as in both hosts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { childEnvironment, type ParentEnvironment } from '../mcp/environment.js';
 import { runHookProcess, type HookProcessResult } from './hook-process.js';
 

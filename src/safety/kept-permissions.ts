@@ -9,7 +9,7 @@
  */
 import { mkdir, readFile, realpath } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../atomic-file.js';
 import { ConfigError, messageOf } from '../errors.js';
 

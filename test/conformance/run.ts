@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The Node that runs the suite: a 22.x with `fs.globSync`, pinned so every run is the same. */
 const SUITE_NODE = 'node@22.23.3';

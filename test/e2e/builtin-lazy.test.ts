@@ -6,12 +6,11 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { CLI, REPOSITORY, startCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
 
-const RECORDER = pathToFileURL(join(REPOSITORY, 'test/fixtures/record-imports/register.mjs')).href;
+const RECORDER = join(REPOSITORY, 'test/fixtures/import-recorder/register.mjs');
 /** The server SDK's own files (not `server-everything` and the like, whose folders differ). */
 const SERVER_SDK = '/node_modules/@modelcontextprotocol/server/';
 
@@ -34,7 +33,7 @@ async function modulesLoadedBy(
   const record = join(home.path, 'imports.txt');
   const running = startCli(args, home.path, {
     command: [process.execPath, '--import', RECORDER, CLI],
-    env: { MCPHOST_RECORD_IMPORTS: record },
+    env: { IMPORT_LOG: record },
   });
   running.child.stdin.end('');
   const run = await running.done;
@@ -61,10 +60,10 @@ describe('the server SDK stays unloaded without built-in servers', () => {
     const plain = await modulesLoadedBy(['-p', 'hello', ...common]);
     expect(plain.code).toBe(0);
     expect(plain.stdout).toContain('plain answer');
-    // Recorded: the CLI, and the model's SDK it imported on demand (the MCP client SDK is not
+    // Recorded: the CLI, and the run's own code it imported on demand (the MCP client SDK is not
     // loaded either when no server is configured, so it cannot serve as the witness here).
     expect(plain.urls.some((url) => url.endsWith('/dist/bin/mcphost.js'))).toBe(true);
-    expect(plain.urls.some((url) => url.includes('/node_modules/ollama/'))).toBe(true);
+    expect(plain.urls.some((url) => /\/dist\/bin\/chunks\/run-command-\w+\.js$/.test(url))).toBe(true);
     expect(serverSdk(plain.urls)).toEqual([]);
 
     const builtin = await modulesLoadedBy(['-p', 'hello', '--builtin', 'todo', ...common]);

@@ -71,7 +71,12 @@ describe('the cold path', () => {
   it('a one-shot with no server loads no MCP SDK, no other vendor SDK, no chat, no cosmiconfig', async () => {
     await home.writeConfig({ mcpServers: {} });
     const loaded = await loadedBy(['-p', 'hi', '--provider-url', ollama.url]);
-    expect(loaded).toContain('ollama');
+    expect(loaded).toContain('providers/ollama-http.js');
+    // Node's fetch: undici, with http2, tls, zlib and web streams, ~120 ms and ~15 MB on first use
+    // (providers/ollama-http.ts); the Ollama exchange goes over node:http instead.
+    expect(loaded).toContain('node-internal:http');
+    expect(loaded).not.toContain('node-internal:internal/deps/undici/undici');
+    expect(loaded).not.toContain('node-internal:http2');
     for (const absent of [
       '@modelcontextprotocol/client',
       '@modelcontextprotocol/core',

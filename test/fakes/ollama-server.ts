@@ -60,6 +60,8 @@ export interface RecordedRequest {
   readonly path: string;
   /** The parsed JSON body, the raw text when it was not JSON, or undefined when empty. */
   readonly body: unknown;
+  /** The `Authorization` header, when the request had one. */
+  readonly authorization?: string;
 }
 
 export interface FakeOllamaOptions {
@@ -166,7 +168,8 @@ export async function startFakeOllama(
     const path = new URL(request.url ?? '/', 'http://fake').pathname;
     const method = request.method ?? 'GET';
     const body = await readBody(request);
-    requests.push({ method, path, body });
+    const { authorization } = request.headers;
+    requests.push({ method, path, body, ...(authorization === undefined ? {} : { authorization }) });
     const route = `${method} ${path}`;
     if (route === 'POST /api/chat') await answerChatRequest(body, response);
     else if (route === 'GET /' || route === 'HEAD /') sendText(response, 200, 'Ollama is running');

@@ -3,7 +3,7 @@
  * The fake answers 400/404 with Ollama's `{"error": "…"}` bodies where the real server would, so a
  * mapper bug fails a test instead of passing a lenient fake.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One message as the fake received it (after validation). */
 export interface FakeChatMessage {

@@ -33,16 +33,6 @@ describe('toOllamaError', () => {
     });
   });
 
-  it("maps the ollama client's own ResponseError by its status_code", () => {
-    const responseError = Object.assign(new Error('server busy'), {
-      name: 'ResponseError',
-      status_code: 503,
-    });
-    expect(toOllamaError(responseError, context)).toMatchObject({ status: 503, retryable: true });
-    const notFound = Object.assign(new Error('model "qwen2.5:3b" not found'), { status_code: 404 });
-    expect(toOllamaError(notFound, context).message).toContain('(run `ollama pull qwen2.5:3b`)');
-  });
-
   it('passes errors of our own tree through unchanged', () => {
     const aborted = new AbortedError();
     expect(toOllamaError(aborted, context)).toBe(aborted);

@@ -1,4 +1,4 @@
-/** The real `ollama` client, through OllamaProvider, against the loopback fake Ollama. */
+/** OllamaProvider (over node:http, or an injected fetch) against the loopback fake Ollama. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { AbortedError, ProviderError } from '../../src/errors.js';
 import type { ChatRequest, ProviderEvent, ToolCallBlock } from '../../src/types.js';
@@ -289,7 +289,16 @@ describe('OllamaProvider errors', () => {
     const error = await failure(provider.chat(ask('hi')));
     expect(error).toMatchObject({ name: 'ProviderError', retryable: true, status: undefined });
     expect((error as Error).message).toMatch(
-      /^network error talking to Ollama at http:\/\/127\.0\.0\.1:\d+ \(UND_ERR_SOCKET\)$/,
+      /^network error talking to Ollama at http:\/\/127\.0\.0\.1:\d+ \(ECONNRESET\)$/,
+    );
+  });
+
+  it('says the same through an injected fetch (its cause chain)', async () => {
+    const { provider } = await setUp([{ type: 'hang-up' }], { fetch });
+    const error = await failure(provider.chat(ask('hi')));
+    expect(error).toMatchObject({ name: 'ProviderError', retryable: true, status: undefined });
+    expect((error as Error).message).toMatch(
+      /^network error talking to Ollama at http:\/\/127\.0\.0\.1:\d+ \(/,
     );
   });
 
@@ -343,6 +352,21 @@ describe('OllamaProvider host', () => {
     const port = await unusedPort();
     const { provider } = await setUp([textReply('flag wins')], { env: { OLLAMA_HOST: `127.0.0.1:${port}` } });
     expect((await collect(provider.chat(ask('hi'))))[0]).toEqual({ type: 'text-delta', text: 'flag wins' });
+  });
+
+  it('sends a key given with --provider-api-key to the host it names', async () => {
+    const { fake: server, provider } = await setUp([textReply('ok')], { apiKey: 'sk-proxy' });
+    await collect(provider.chat(ask('hi')));
+    expect(server.requests.at(-1)).toMatchObject({ path: '/api/chat', authorization: 'Bearer sk-proxy' });
+  });
+
+  it("keeps OLLAMA_API_KEY for Ollama's cloud: a local host does not get it", async () => {
+    const { fake: server, provider } = await setUp([textReply('ok')], {
+      env: { OLLAMA_API_KEY: 'sk-cloud' },
+    });
+    await collect(provider.chat(ask('hi')));
+    expect(server.requests.at(-1)?.path).toBe('/api/chat');
+    expect(server.requests.at(-1)?.authorization).toBeUndefined();
   });
 
   it('defaults to the local Ollama port', () => {

@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Provider, { type Configuration } from 'oidc-provider';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { startLoopbackServer, type LoopbackServer } from './loopback.js';
 
 export interface AuthorizationServer {

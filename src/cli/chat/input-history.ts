@@ -8,7 +8,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../../atomic-file.js';
 
 /** Entries kept; the oldest go first. */

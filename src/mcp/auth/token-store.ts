@@ -9,7 +9,7 @@
  */
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { writeFileAtomic } from '../../atomic-file.js';
 
 /** Tokens as the authorization server sent them; unknown fields are kept as they were. */
