@@ -4,6 +4,7 @@ import type { ServerDefinition } from './definition.js';
 import type { ParentEnvironment } from './environment.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
 import type { ServerLogLevel } from './server-logs.js';
+import type { ServerProcess } from './server-process.js';
 import type { PoolLog } from './status.js';
 
 /** Everything a connection needs, resolved by the pool. */
@@ -36,6 +37,8 @@ export interface ServerConnectionOptions {
   readonly serverLogLevel?: ServerLogLevel;
   /** A tool call's `notifications/progress`, with the call's own id given to {@link call}. */
   readonly onProgress?: (progress: ToolProgress) => void;
+  /** A stdio server's process, spawned by the pool before the SDK loaded: the first start adopts it. */
+  readonly spawnedProcess?: ServerProcess;
 }
 
 /** One progress report of a running tool call. */

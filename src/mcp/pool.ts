@@ -13,7 +13,9 @@ import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../type
 import type { ToolResultBody } from './content.js';
 import type { ServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
-import type { ParentEnvironment } from './environment.js';
+import { childEnvironment, type ParentEnvironment } from './environment.js';
+import { ServerProcess } from './server-process.js';
+import { optional } from '../optional.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
 import type { ServerConnection, ToolProgress } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';
@@ -122,6 +124,7 @@ export class McpPool implements ToolHost {
     options: McpPoolOptions,
     connectionClass: ConnectionClass | undefined,
     authFor: ReturnType<typeof serverAuthFor> | undefined,
+    spawned: ReadonlyMap<string, ServerProcess>,
   ) {
     const log: PoolLog = options.log ?? (() => undefined);
     const now = options.now ?? Date.now;
@@ -150,6 +153,7 @@ export class McpPool implements ToolHost {
               },
             }),
         ...(signInStep ? { signIn: signInStep } : {}),
+        ...optional('spawnedProcess', spawned.get(name)),
         now,
         log,
         onToolsChanged: () => {
@@ -174,11 +178,28 @@ export class McpPool implements ToolHost {
     // The MCP SDK (and zod's and ajv's schemas it builds as it loads: ~80 ms and ~13 MB) is loaded
     // only when there is a server to talk to.
     const hasServers = Object.keys(options.servers).length > 0;
-    const connectionClass = hasServers
-      ? (await import('./server-connection.js')).ServerConnection
-      : undefined;
-    const authFor = hasServers ? (await import('./auth/pool-sign-in.js')).serverAuthFor(options) : undefined;
-    const pool = new McpPool(options, connectionClass, authFor);
+    // The stdio servers are spawned first, and boot while the SDK loads.
+    const spawned = hasServers ? spawnStdioServers(options) : new Map<string, ServerProcess>();
+    // Until the pool's own exit hook is in place, this one keeps them from outliving us.
+    const killSpawned = (): void => {
+      for (const serverProcess of spawned.values()) serverProcess.killGroupSync();
+    };
+    process.on('exit', killSpawned);
+    let pool: McpPool;
+    try {
+      const connectionClass = hasServers
+        ? (await import('./server-connection.js')).ServerConnection
+        : undefined;
+      const authFor = hasServers
+        ? (await import('./auth/pool-sign-in.js')).serverAuthFor(options)
+        : undefined;
+      pool = new McpPool(options, connectionClass, authFor, spawned);
+    } catch (error) {
+      killSpawned();
+      throw error;
+    } finally {
+      process.removeListener('exit', killSpawned);
+    }
     const started = Promise.all([...pool.connections.values()].map((connection) => connection.start()));
     if ((await untilAborted(started, signal)) === CANCELLED) {
       await pool.close();
@@ -348,4 +369,22 @@ export class McpPool implements ToolHost {
       ?.tools()
       .find((candidate) => candidate.name === tool);
   }
+}
+
+/** Spawns every stdio server's process (see server-process.ts), by server name. */
+function spawnStdioServers(options: McpPoolOptions): Map<string, ServerProcess> {
+  const spawned = new Map<string, ServerProcess>();
+  for (const [name, definition] of Object.entries(options.servers)) {
+    if (definition.transport !== 'stdio') continue;
+    spawned.set(
+      name,
+      new ServerProcess({
+        command: definition.command,
+        args: definition.args,
+        ...optional('cwd', definition.cwd),
+        env: childEnvironment(options.env, definition),
+      }),
+    );
+  }
+  return spawned;
 }

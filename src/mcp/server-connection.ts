@@ -28,7 +28,9 @@ import {
 } from './server-session.js';
 import { MAX_CONSECUTIVE_FAILURES, restartDelay } from './restart-policy.js';
 import type { ServerStatus } from './status.js';
+import type { ServerProcess } from './server-process.js';
 import { STDERR_GAP_PREFIX, type StdioProcessTransport } from './stdio-transport.js';
+import { optional } from '../optional.js';
 import { messageOf } from '../errors.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { signInRequiredIn } from './remote-transport.js';
@@ -57,12 +59,15 @@ export class ServerConnection {
   private protocolVersion: string | undefined;
   /** A stdio server found legacy: restarted without the probe (the spec: cache the era). */
   private knownLegacy = false;
+  /** The process the pool spawned for the first start, until that start takes it. */
+  private spawnedProcess: ServerProcess | undefined;
 
   constructor(options: ServerConnectionOptions) {
     this.name = options.name;
     this.options = options;
     this.stepUpSignIn = sharedSignIn(options.signIn, this.closing.signal);
     this.kind = options.definition.transport;
+    this.spawnedProcess = options.spawnedProcess;
     // Not started yet: `start()` replaces this with the first attempt.
     this.state = { kind: 'down', retryAt: 0, reason: 'not started yet' };
   }
@@ -213,6 +218,8 @@ export class ServerConnection {
 
   /** Ends the server (its whole process tree). Idempotent. */
   async close(): Promise<void> {
+    // Spawned for a start that never came (the pool closed at once): nothing else will end it.
+    this.spawnedProcess?.killGroupSync();
     const state = this.state;
     this.state = { kind: 'closed' };
     this.closing.abort();
@@ -238,6 +245,7 @@ export class ServerConnection {
 
   /** Kills the server's process group synchronously (process `exit` hook). */
   killSync(): void {
+    this.spawnedProcess?.killGroupSync();
     const state = this.state;
     if (state.kind === 'ready') state.session.process?.killSync();
     if (state.kind === 'starting') for (const serverProcess of state.spawned) serverProcess.killSync();
@@ -305,8 +313,11 @@ export class ServerConnection {
     signIns = 0,
   ): Promise<void> {
     let session: ServerSession;
+    const spawnedProcess = this.spawnedProcess;
+    this.spawnedProcess = undefined;
     try {
       session = await openServerSession({
+        ...optional('spawnedProcess', spawnedProcess),
         serverName: this.name,
         definition: this.options.definition,
         ...(this.options.configureClient ? { configureClient: this.options.configureClient } : {}),

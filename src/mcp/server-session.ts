@@ -31,6 +31,8 @@ import { describeError, describeExit } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { connectRemote, terminateRemote } from './remote-transport.js';
+import { optional } from '../optional.js';
+import type { ServerProcess } from './server-process.js';
 import { StdioProcessTransport, type ProcessExit } from './stdio-transport.js';
 
 /**
@@ -96,6 +98,8 @@ export interface OpenServerSessionOptions {
   readonly signal?: AbortSignal;
   /** This stdio server was found to be legacy before: skip the probe, run `initialize`. */
   readonly knownLegacy?: boolean;
+  /** A stdio server's process spawned already (by the pool, before the SDK loaded): used first. */
+  readonly spawnedProcess?: ServerProcess;
 }
 
 /**
@@ -145,8 +149,13 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
   try {
     let kind: ServerSession['kind'];
     if (definition.transport === 'stdio') {
+      let spawnedAlready = options.spawnedProcess;
       const spawnServer = (): StdioProcessTransport => {
+        const adopted = spawnedAlready;
+        // Only the first start adopts it: a start again after the probe spawns anew.
+        spawnedAlready = undefined;
         const spawned = new StdioProcessTransport({
+          ...optional('process', adopted),
           command: definition.command,
           args: definition.args,
           ...(definition.cwd === undefined ? {} : { cwd: definition.cwd }),

@@ -17,7 +17,7 @@
  * - a message over the size limit is dropped, and the request it answers ends at once with an
  *   error that gives its size and the limit (see message-size.ts); the connection goes on.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   deserializeMessage,
@@ -28,6 +28,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { LineSplitter, TailBuffer, type OversizeLine } from './lines.js';
 import { ProbeWatch } from './probe-watch.js';
+import { ServerProcess, type ProcessExit } from './server-process.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
   oversizeResponse,
@@ -58,6 +59,8 @@ const STDOUT_CLOSED_GRACE_MS = 200;
 /** How often we look whether the process group is gone while closing. */
 const GROUP_POLL_MS = 25;
 
+export type { ProcessExit } from './server-process.js';
+
 /** How to start the server process, and where its diagnostics go. */
 export interface StdioTransportOptions {
   readonly command: string;
@@ -65,6 +68,8 @@ export interface StdioTransportOptions {
   readonly cwd?: string;
   /** The child's complete environment (see `childEnvironment`). */
   readonly env: Readonly<Record<string, string>>;
+  /** The process, when it was spawned already (by the pool, before the SDK loaded): adopted, not spawned. */
+  readonly process?: ServerProcess;
   /** Receives every stderr line of the server. */
   readonly onStderrLine?: (line: string) => void;
   /** Receives diagnostics such as skipped stdout lines. */
@@ -73,12 +78,6 @@ export interface StdioTransportOptions {
   readonly killGraceMs?: number;
   /** The longest JSON-RPC message accepted, in bytes (default {@link DEFAULT_MAX_MESSAGE_BYTES}). */
   readonly maxMessageBytes?: number;
-}
-
-/** How the server process ended. */
-export interface ProcessExit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
 }
 
 /** A stdio transport that owns its server's whole process tree. */
@@ -92,6 +91,7 @@ export class StdioProcessTransport implements Transport {
   private readonly stdoutLines: LineSplitter;
   private readonly stderrSplitter: LineSplitter;
   private child: ChildProcessWithoutNullStreams | undefined;
+  private serverProcess: ServerProcess | undefined;
   private exitInfo: ProcessExit | undefined;
   private closing: Promise<void> | undefined;
   /** Set once the group has been seen gone or killed: its id may then belong to someone else. */
@@ -173,54 +173,47 @@ export class StdioProcessTransport implements Transport {
     return this.stderrLines.snapshot();
   }
 
-  /** Spawns the server. Rejects when it cannot be started (command not found, bad cwd…). */
-  start(): Promise<void> {
-    if (this.child !== undefined) return Promise.reject(new Error('transport already started'));
-    const { command, args, cwd, env } = this.options;
-    return new Promise<void>((resolve, reject) => {
-      const child = spawn(command, [...args], {
-        cwd,
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        // Its own process group, so that closing reaches everything it started.
-        detached: process.platform !== 'win32',
-        windowsHide: true,
-      });
-      this.child = child;
-      let spawned = false;
-      child.once('spawn', () => {
-        spawned = true;
-        resolve();
-      });
-      child.on('error', (error) => {
-        if (!spawned) {
-          this.groupFinished = true;
-          reject(new Error(`cannot start "${command}": ${spawnFailure(error)}`, { cause: error }));
-          return;
-        }
-        this.onerror?.(error);
-      });
-      child.once('exit', (code, signal) => {
-        this.handleExit({ code, signal });
-      });
-      child.stdout.on('data', (chunk: Buffer) => {
+  /**
+   * Spawns the server, or adopts the process spawned for it. Rejects when it cannot be started
+   * (command not found, bad cwd…).
+   */
+  async start(): Promise<void> {
+    if (this.child !== undefined) throw new Error('transport already started');
+    const { command } = this.options;
+    const serverProcess = this.options.process ?? new ServerProcess(this.options);
+    const child = serverProcess.child;
+    this.child = child;
+    this.serverProcess = serverProcess;
+    child.on('error', (error) => {
+      // A failure to start is the start's outcome (below); anything later is the transport's.
+      if (child.pid !== undefined) this.onerror?.(error);
+    });
+    void serverProcess.exited.then((exit) => {
+      this.handleExit(exit);
+    });
+    serverProcess.adopt({
+      stdout: (chunk) => {
         this.handleStdout(chunk);
-      });
-      child.stdout.once('end', () => {
+      },
+      stdoutEnd: () => {
         this.handleStdoutEnd();
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
+      },
+      stderr: (chunk) => {
         this.handleStderr(chunk);
-      });
-      child.stderr.on('end', () => {
+      },
+      stderrEnd: () => {
         const rest = this.stderrSplitter.flush();
         if (rest !== undefined) this.recordStderr(rest);
-      });
-      // A server that exits while we write gives EPIPE here; the exit itself is what matters.
-      child.stdin.on('error', (error) => {
-        this.options.onDebug?.(`stdin: ${error.message}`);
-      });
+      },
     });
+    child.stdin.on('error', (error) => {
+      this.options.onDebug?.(`stdin: ${error.message}`);
+    });
+    const outcome = await serverProcess.started;
+    if (outcome.kind === 'failed') {
+      this.groupFinished = true;
+      throw new Error(`cannot start "${command}": ${spawnFailure(outcome.error)}`, { cause: outcome.error });
+    }
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -322,14 +315,7 @@ export class StdioProcessTransport implements Transport {
     this.resolveExited(exit);
     if (this.closing !== undefined) return;
     // Read what the server wrote before it exited (a last answer, a last error line), then report.
-    const stdout = this.child?.stdout;
-    const drained =
-      stdout === undefined || stdout.readableEnded || stdout.destroyed
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            stdout.once('close', resolve);
-            stdout.once('end', resolve);
-          });
+    const drained = this.serverProcess?.outputEnded ?? Promise.resolve();
     const timer = sleep(STDOUT_DRAIN_MS, undefined, { ref: false });
     void Promise.race([drained, timer])
       .then(() => {

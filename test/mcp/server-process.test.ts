@@ -1,0 +1,72 @@
+/**
+ * A server process spawned before the MCP SDK loads (src/mcp/server-process.ts) and adopted later
+ * by its transport: what happened to it meanwhile must not be lost.
+ */
+import { describe, expect, it } from 'vitest';
+import { ServerProcess } from '../../src/mcp/server-process.js';
+import { StdioProcessTransport } from '../../src/mcp/stdio-transport.js';
+
+const PARENT_ENV = { PATH: process.env.PATH ?? '' };
+
+function adopt(serverProcess: ServerProcess, command = process.execPath): StdioProcessTransport {
+  return new StdioProcessTransport({ command, args: [], env: PARENT_ENV, process: serverProcess });
+}
+
+describe('a server process adopted after it was spawned', () => {
+  it('keeps the exit and the stderr of a process that ended before it was adopted', async () => {
+    const early = new ServerProcess({
+      command: process.execPath,
+      args: ['-e', 'console.error("cannot read my settings"); process.exit(3)'],
+      env: PARENT_ENV,
+    });
+    expect(await early.exited).toEqual({ code: 3, signal: null });
+    const transport = adopt(early);
+    let closed = false;
+    transport.onclose = () => {
+      closed = true;
+    };
+    await transport.start();
+    expect(await transport.exited).toEqual({ code: 3, signal: null });
+    await expect.poll(() => closed).toBe(true);
+    expect(transport.stderrTail()).toEqual(['cannot read my settings']);
+  });
+
+  it('reads what a process wrote to stdout before it was adopted', async () => {
+    const early = new ServerProcess({
+      command: process.execPath,
+      args: [
+        '-e',
+        'console.log(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })); setInterval(() => {}, 1000)',
+      ],
+      env: PARENT_ENV,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const transport = adopt(early);
+    const received: unknown[] = [];
+    transport.onmessage = (message) => received.push(message);
+    await transport.start();
+    await expect.poll(() => received).toEqual([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    await transport.close();
+    expect((await transport.exited).signal).toBe('SIGTERM');
+  });
+
+  it('says why a command that could not be started failed, once adopted', async () => {
+    const missing = '/nonexistent/mcp-server';
+    const early = new ServerProcess({ command: missing, args: [], env: PARENT_ENV });
+    expect(await early.started).toMatchObject({ kind: 'failed' });
+    await expect(adopt(early, missing).start()).rejects.toThrow(
+      'cannot start "/nonexistent/mcp-server": no such command (is it installed and on PATH?)',
+    );
+  });
+
+  it('ends the whole process group of a process never adopted', async () => {
+    const early = new ServerProcess({
+      command: process.execPath,
+      args: ['-e', 'setInterval(() => {}, 1000)'],
+      env: PARENT_ENV,
+    });
+    expect(await early.started).toEqual({ kind: 'running' });
+    early.killGroupSync();
+    expect(await early.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+});
