@@ -1,0 +1,152 @@
+/**
+ * "Always allow" answers kept per project folder, end to end: the built CLI, the loopback fake
+ * Ollama and server-everything. A chat on a pipe answers `tk`; the store in the state folder holds
+ * it; the next runs in that folder (a chat, and -p, where no one can be asked) run the tool without
+ * a question; another folder still asks. A store that is not a kept-permissions file stops the run
+ * with one line naming it, and is left as it was.
+ */
+import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
+import {
+  EVERYTHING_SERVER,
+  runCli,
+  startCli,
+  temporaryHome,
+  type CliRun,
+  type TemporaryHome,
+} from '../support/cli.js';
+import { unwrapped } from '../support/untrusted.js';
+
+let home: TemporaryHome;
+let ollama: FakeOllama;
+let project: string;
+let elsewhere: string;
+let store: string;
+
+const QUESTION = 'Allow? [y] once';
+const NEEDS_APPROVAL = "needs the user's approval";
+/** When an answer was kept: an ISO time. */
+const KEPT_AT = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d/) as unknown;
+
+beforeEach(async () => {
+  home = await temporaryHome();
+  project = join(home.path, 'project');
+  elsewhere = join(home.path, 'elsewhere');
+  await mkdir(project);
+  await mkdir(elsewhere);
+  store = join(home.path, '.local/state/mcphost/permissions.json');
+  await home.writeConfig({
+    mcpServers: { everything: EVERYTHING_SERVER },
+    approval: { default: 'allow', rules: [{ tool: 'everything__echo', decision: 'ask' }] },
+  });
+  // Every prompt makes the model call echo; with a result, it repeats what it was told.
+  ollama = await startFakeOllama([], {
+    fallback: (request) => {
+      const last = request.messages.at(-1);
+      return last?.role === 'tool'
+        ? textReply(`model saw: ${unwrapped(last.content).replace(/\s+/g, ' ')}`)
+        : toolCallReply(['everything__echo', { message: `echo of ${last?.content ?? ''}` }]);
+    },
+  });
+});
+afterEach(async () => {
+  await ollama.close();
+  await home.remove();
+});
+
+function oneShot(prompt: string, cwd: string): Promise<CliRun> {
+  return runCli(['-p', prompt, '--provider-url', ollama.url], home.path, { cwd });
+}
+
+/** A chat on a pipe in `cwd`: sends `prompt`, answers a question with `answer` if one comes, quits. */
+async function chatOnce(prompt: string, cwd: string, answer?: string): Promise<CliRun> {
+  const chat = startCli(['--provider-url', ollama.url], home.path, { cwd });
+  chat.child.stdin.write(`${prompt}\n`);
+  if (answer !== undefined) {
+    await chat.waitForStdout((stdout) => stdout.includes(QUESTION));
+    chat.child.stdin.write(`${answer}\n`);
+  }
+  await chat.waitForStdout((stdout) => stdout.includes(`model saw: `));
+  chat.child.stdin.end('/quit\n');
+  return chat.done;
+}
+
+async function storedProjects(): Promise<Record<string, unknown>> {
+  const stored = JSON.parse(await readFile(store, 'utf8')) as { projects: Record<string, unknown> };
+  return stored.projects;
+}
+
+describe('kept permissions through the CLI', () => {
+  it('keeps a tk answer for its folder: later runs there skip the question, other folders ask', async () => {
+    const kept = await chatOnce('first', project, 'tk');
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toContain(QUESTION);
+    expect(kept.stdout).toContain('model saw: Echo: echo of first');
+    expect(await storedProjects()).toEqual({
+      [await realpath(project)]: [{ kind: 'tool', server: 'everything', tool: 'echo', keptAt: KEPT_AT }],
+    });
+
+    // A new chat in the same folder: the tool runs and nothing is asked.
+    const again = await chatOnce('second', project);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('model saw: Echo: echo of second');
+    expect(again.stdout).not.toContain(QUESTION);
+
+    // -p, where no one can be asked: the kept answer stands in for the user's.
+    const script = await oneShot('third', project);
+    expect(script.code).toBe(0);
+    expect(script.stdout).toContain('model saw: Echo: echo of third');
+
+    // Another folder has nothing kept: -p refuses, and a chat asks.
+    const other = await oneShot('fourth', elsewhere);
+    expect(other.code).toBe(0);
+    expect(other.stdout).toContain(NEEDS_APPROVAL);
+    expect(other.stdout).not.toContain('Echo: echo of fourth');
+    const otherChat = await chatOnce('fifth', elsewhere, 'n not here');
+    expect(otherChat.stdout).toContain(QUESTION);
+    expect(otherChat.stdout).not.toContain('Echo: echo of fifth');
+    // Neither run added anything for its folder.
+    expect(Object.keys(await storedProjects())).toEqual([await realpath(project)]);
+  });
+
+  it('keeps sk for every tool of the server; plain t is for the session only', async () => {
+    const session = await chatOnce('first', project, 't');
+    expect(session.stdout).toContain('model saw: Echo: echo of first');
+    // Nothing was written: a session's answer lives in that chat only.
+    await expect(readFile(store, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await oneShot('second', project)).stdout).toContain(NEEDS_APPROVAL);
+
+    await chatOnce('third', project, 'sk');
+    expect(await storedProjects()).toEqual({
+      [await realpath(project)]: [{ kind: 'server', server: 'everything', keptAt: KEPT_AT }],
+    });
+    expect((await oneShot('fourth', project)).stdout).toContain('model saw: Echo: echo of fourth');
+  });
+
+  it.each([
+    ['not JSON', '{"version": 1, "projects": {', /not JSON/],
+    [
+      'not a kept-permissions file',
+      '{"version": 2, "projects": {}}',
+      /not a kept-permissions file at version/,
+    ],
+  ])('stops on a store that is %s, in one line naming it, and leaves it as it was', async (_, text, why) => {
+    await mkdir(join(home.path, '.local/state/mcphost'), { recursive: true });
+    await writeFile(store, text);
+    const script = await oneShot('first', project);
+    const chat = await runCli(['--provider-url', ollama.url], home.path, {
+      cwd: project,
+      stdin: 'x\n/quit\n',
+    });
+    for (const run of [script, chat]) {
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(why);
+      expect(run.stderr.startsWith(`mcphost: ${store}: `)).toBe(true);
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+    expect(ollama.chatRequests).toHaveLength(0);
+    expect(await readFile(store, 'utf8')).toBe(text);
+  });
+});
