@@ -78,6 +78,7 @@ async function storedProjects(): Promise<Record<string, unknown>> {
   return stored.projects;
 }
 
+// Several runs of mcphost each (a few seconds apiece): more time than one run's default.
 describe('kept permissions through the CLI', () => {
   it('keeps a tk answer for its folder: later runs there skip the question, other folders ask', async () => {
     const kept = await chatOnce('first', project, 'tk');
@@ -109,7 +110,7 @@ describe('kept permissions through the CLI', () => {
     expect(otherChat.stdout).not.toContain('Echo: echo of fifth');
     // Neither run added anything for its folder.
     expect(Object.keys(await storedProjects())).toEqual([await realpath(project)]);
-  });
+  }, 60_000);
 
   it('keeps sk for every tool of the server; plain t is for the session only', async () => {
     const session = await chatOnce('first', project, 't');
@@ -123,6 +124,26 @@ describe('kept permissions through the CLI', () => {
       [await realpath(project)]: [{ kind: 'server', server: 'everything', keptAt: KEPT_AT }],
     });
     expect((await oneShot('fourth', project)).stdout).toContain('model saw: Echo: echo of fourth');
+  }, 60_000);
+
+  it('does not overwrite a store broken while a chat runs: the answer lasts for that chat, with a warning', async () => {
+    const chat = startCli(['--provider-url', ollama.url], home.path, { cwd: project });
+    chat.child.stdin.write('first\n');
+    await chat.waitForStdout((stdout) => stdout.includes(QUESTION));
+    // Another program (or a hand) breaks the store between the start and the answer.
+    await mkdir(join(home.path, '.local/state/mcphost'), { recursive: true });
+    await writeFile(store, '{"version": 1, "projects": {');
+    chat.child.stdin.write('tk\n');
+    await chat.waitForStdout((stdout) => stdout.includes('model saw: Echo: echo of first'));
+    chat.child.stdin.write('second\n');
+    await chat.waitForStdout((stdout) => stdout.includes('model saw: Echo: echo of second'));
+    chat.child.stdin.end('/quit\n');
+    const run = await chat.done;
+    expect(run.code).toBe(0);
+    // Asked once: the answer still held for the rest of the chat.
+    expect(run.stdout.split(QUESTION)).toHaveLength(2);
+    expect(run.stderr).toContain(`warning: not kept for this folder: ${store}: not JSON`);
+    expect(await readFile(store, 'utf8')).toBe('{"version": 1, "projects": {');
   });
 
   it.each([

@@ -86,6 +86,7 @@ async function quit(chat: TmuxTerminal): Promise<void> {
   expect(await chat.waitForExit()).toBe(0);
 }
 
+// Three chats each (a few seconds apiece): more time than one run's default.
 describe.skipIf(!hasTmux)('kept permissions in the chat', () => {
   it('keeps tk for the folder: the next chat runs the tool unasked; /permissions lists and removes it', async () => {
     let chat = await startChat();
@@ -130,7 +131,7 @@ describe.skipIf(!hasTmux)('kept permissions in the chat', () => {
     screen = await chat.waitFor(/model saw: .*denied/);
     expect(screen).not.toContain('Echo: echo of delta');
     await quit(chat);
-  });
+  }, 60_000);
 
   it('s lasts for its chat only; sk keeps every tool of the server, and remove all takes it back', async () => {
     let chat = await startChat();
@@ -164,10 +165,14 @@ describe.skipIf(!hasTmux)('kept permissions in the chat', () => {
 
     enter(chat, '/permissions remove all');
     await chat.waitFor('Removed 1 kept permission for');
+    await quit(chat);
+
+    // Removed from the store too: the next chat asks again.
+    chat = await startChat();
     enter(chat, 'gamma');
     await chat.waitFor(QUESTION);
     enter(chat, 'y');
     await chat.waitFor('model saw: Echo: echo of gamma');
     await quit(chat);
-  });
+  }, 60_000);
 });
