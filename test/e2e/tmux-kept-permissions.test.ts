@@ -8,8 +8,9 @@ import { mkdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, EVERYTHING_SERVER, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { EVERYTHING_SERVER, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
@@ -61,9 +62,10 @@ afterEach(async () => {
 /** A new chat in the project folder (the last one closed first), at its first prompt. */
 async function startChat(): Promise<TmuxTerminal> {
   await terminal?.close();
-  terminal = await TmuxTerminal.start({
-    command: [process.execPath, CLI, '--provider-url', ollama.url, '--no-color'],
-    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+  terminal = await startChatTerminal({
+    home: home.path,
+    providerUrl: ollama.url,
+    args: ['--no-color'],
     cwd: project,
     columns: 200,
   });
