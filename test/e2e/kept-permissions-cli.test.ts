@@ -2,8 +2,9 @@
  * "Always allow" answers kept per project folder, end to end: the built CLI, the loopback fake
  * Ollama and server-everything. A chat on a pipe answers `tk`; the store in the state folder holds
  * it; the next runs in that folder (a chat, and -p, where no one can be asked) run the tool without
- * a question; another folder still asks. A store that is not a kept-permissions file stops the run
- * with one line naming it, and is left as it was.
+ * a question; another folder still asks. A kept answer never lifts a deny rule, and none is kept
+ * for bash (asked every run). A store that is not a kept-permissions file stops the run with one
+ * line naming it, and is never overwritten.
  */
 import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,13 +42,17 @@ beforeEach(async () => {
     mcpServers: { everything: EVERYTHING_SERVER },
     approval: { default: 'allow', rules: [{ tool: 'everything__echo', decision: 'ask' }] },
   });
-  // Every prompt makes the model call echo; with a result, it repeats what it was told.
+  // A prompt "bash …" makes the model run a command, any other call echo; with a result, it
+  // repeats what it was told.
   ollama = await startFakeOllama([], {
     fallback: (request) => {
       const last = request.messages.at(-1);
-      return last?.role === 'tool'
-        ? textReply(`model saw: ${unwrapped(last.content).replace(/\s+/g, ' ')}`)
-        : toolCallReply(['everything__echo', { message: `echo of ${last?.content ?? ''}` }]);
+      if (last?.role === 'tool')
+        return textReply(`model saw: ${unwrapped(last.content).replace(/\s+/g, ' ')}`);
+      const prompt = last?.content ?? '';
+      return prompt.startsWith('bash')
+        ? toolCallReply(['bash__run_command', { command: `echo ran ${prompt.slice(5)}` }])
+        : toolCallReply(['everything__echo', { message: `echo of ${prompt}` }]);
     },
   });
 });
@@ -61,8 +66,13 @@ function oneShot(prompt: string, cwd: string): Promise<CliRun> {
 }
 
 /** A chat on a pipe in `cwd`: sends `prompt`, answers a question with `answer` if one comes, quits. */
-async function chatOnce(prompt: string, cwd: string, answer?: string): Promise<CliRun> {
-  const chat = startCli(['--provider-url', ollama.url], home.path, { cwd });
+async function chatOnce(
+  prompt: string,
+  cwd: string,
+  answer?: string,
+  flags: readonly string[] = [],
+): Promise<CliRun> {
+  const chat = startCli(['--provider-url', ollama.url, ...flags], home.path, { cwd });
   chat.child.stdin.write(`${prompt}\n`);
   if (answer !== undefined) {
     await chat.waitForStdout((stdout) => stdout.includes(QUESTION));
@@ -125,6 +135,31 @@ describe('kept permissions through the CLI', () => {
     });
     expect((await oneShot('fourth', project)).stdout).toContain('model saw: Echo: echo of fourth');
   }, 60_000);
+
+  it('never lifts a deny rule: a kept answer only stands in for a question', async () => {
+    await chatOnce('first', project, 'sk');
+    expect(Object.keys(await storedProjects())).toEqual([await realpath(project)]);
+    await home.writeConfig({
+      mcpServers: { everything: EVERYTHING_SERVER },
+      approval: { default: 'allow', rules: [{ tool: 'everything__echo', decision: 'deny' }] },
+    });
+    const denied = await oneShot('second', project);
+    expect(denied.code).toBe(0);
+    expect(denied.stdout).toContain("The user's approval policy does not allow everything__echo");
+    expect(denied.stdout).not.toContain('Echo: echo of second');
+  });
+
+  it('does not keep an answer for bash, which asks before every call: it lasts for that chat', async () => {
+    const first = await chatOnce('bash one', project, 'tk', ['--builtin', 'bash']);
+    expect(first.stdout).toContain('model saw: ran one');
+    expect(first.stderr).toContain(
+      'warning: not kept for this folder: bash asks before every call, in every run; allowed for this session',
+    );
+    await expect(readFile(store, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    const second = await chatOnce('bash two', project, 'y', ['--builtin', 'bash']);
+    expect(second.stdout).toContain(QUESTION);
+    expect(second.stdout).toContain('model saw: ran two');
+  });
 
   it('does not overwrite a store broken while a chat runs: the answer lasts for that chat, with a warning', async () => {
     const chat = startCli(['--provider-url', ollama.url], home.path, { cwd: project });
