@@ -4,8 +4,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
@@ -44,10 +45,10 @@ afterEach(async () => {
 
 describe.skipIf(!hasTmux)('approving tool calls in the chat', () => {
   it('denies with a reason, allows once, then always for the tool', async () => {
-    terminal = await TmuxTerminal.start({
-      command: [process.execPath, CLI, '--provider-url', ollama!.url, '--no-color'],
-      env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
-      cwd: home.path,
+    terminal = await startChatTerminal({
+      home: home.path,
+      providerUrl: ollama!.url,
+      args: ['--no-color'],
       columns: 200,
     });
     const chat = terminal;

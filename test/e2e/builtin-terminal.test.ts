@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
@@ -39,9 +40,10 @@ afterEach(async () => {
 
 async function chat(args: readonly string[]): Promise<TmuxTerminal> {
   if (ollama === undefined) throw new Error('start the fake model first');
-  terminal = await TmuxTerminal.start({
-    command: [process.execPath, CLI, '--provider-url', ollama.url, '--no-color', ...args],
-    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+  terminal = await startChatTerminal({
+    home: home.path,
+    providerUrl: ollama.url,
+    args: ['--no-color', ...args],
     cwd: work,
     columns: 200,
   });

@@ -7,8 +7,9 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the flagged-content terminal test');
@@ -49,18 +50,10 @@ afterEach(async () => {
 
 describe.skipIf(!hasTmux)('flagged tool output under the ask policy, in the chat', () => {
   it('shows where it came from and why, and does what each answer says', async () => {
-    terminal = await TmuxTerminal.start({
-      command: [
-        process.execPath,
-        CLI,
-        '--provider-url',
-        ollama!.url,
-        '--no-color',
-        '--injection-policy',
-        'ask',
-      ],
-      env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
-      cwd: home.path,
+    terminal = await startChatTerminal({
+      home: home.path,
+      providerUrl: ollama!.url,
+      args: ['--no-color', '--injection-policy', 'ask'],
       columns: 200,
       rows: 60,
     });

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the terminal trust tests (apt-get install tmux)');
@@ -60,9 +61,9 @@ async function writeProject(): Promise<{ config: string; marker: string }> {
 
 async function startChat(): Promise<TmuxTerminal> {
   ollama = await startFakeOllama([]);
-  terminal = await TmuxTerminal.start({
-    command: [process.execPath, CLI, '--provider-url', ollama.url],
-    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+  terminal = await startChatTerminal({
+    home: home.path,
+    providerUrl: ollama.url,
     cwd: project,
     columns: 160,
   });

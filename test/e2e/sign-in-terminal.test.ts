@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { temporaryHome, type TemporaryHome } from '../support/cli.js';
 import {
   browse,
   startAuthorizationServer,
@@ -13,7 +13,8 @@ import {
   type AuthorizationServer,
   type ProtectedMcpServer,
 } from '../support/oauth-servers.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux)
@@ -46,10 +47,9 @@ afterEach(async () => {
 
 describe.skipIf(!hasTmux)('signing in from the chat', () => {
   it('shows the sign-in page, waits for the redirect, then starts with the server ready', async () => {
-    terminal = await TmuxTerminal.start({
-      command: [process.execPath, CLI, '--provider-url', ollama.url],
-      env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
-      cwd: home.path,
+    terminal = await startChatTerminal({
+      home: home.path,
+      providerUrl: ollama.url,
       // Wide enough that the sign-in URL is on one line of the screen.
       columns: 1000,
     });

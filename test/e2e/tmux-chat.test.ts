@@ -17,7 +17,6 @@ import {
   type FakeOllamaScriptItem,
 } from '../fakes/ollama-server.js';
 import {
-  CLI,
   isAlive,
   REPOSITORY,
   runCli,
@@ -25,7 +24,8 @@ import {
   type TemporaryHome,
   EVERYTHING_SERVER,
 } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { loadSavedConversation } from '../../src/saved-conversation.js';
 import { enveloped, unwrapped } from '../support/untrusted.js';
 
@@ -61,16 +61,11 @@ interface ChatRun {
 async function startChat(run: ChatRun = {}): Promise<TmuxTerminal> {
   await home.writeConfig({ mcpServers: run.servers ?? {} });
   ollama ??= await startFakeOllama(run.script ?? []);
-  terminal = await TmuxTerminal.start({
-    command: [process.execPath, CLI, '--provider-url', ollama.url, ...(run.args ?? [])],
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: home.path,
-      TERM: 'xterm-256color',
-      LANG: 'C.UTF-8',
-      ...run.env,
-    },
-    cwd: home.path,
+  terminal = await startChatTerminal({
+    home: home.path,
+    providerUrl: ollama.url,
+    args: run.args,
+    env: run.env,
   });
   await terminal.waitFor(PROMPT);
   return terminal;

@@ -6,8 +6,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { SUMMARY_TEMPLATE } from '../../src/context/compaction.js';
 
 const hasTmux = tmuxAvailable();
@@ -48,10 +49,10 @@ describe.skipIf(!hasTmux)('compaction in the chat', () => {
         ),
       (request) => textReply(`Answer from ${request.messages.length} messages.`),
     ]);
-    terminal = await TmuxTerminal.start({
-      command: [process.execPath, CLI, '--provider-url', ollama.url, '--context-window', '2000'],
-      env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
-      cwd: home.path,
+    terminal = await startChatTerminal({
+      home: home.path,
+      providerUrl: ollama.url,
+      args: ['--context-window', '2000'],
     });
     const chat = terminal;
     await chat.waitFor(PROMPT);

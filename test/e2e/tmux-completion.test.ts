@@ -8,8 +8,9 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, REPOSITORY, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { REPOSITORY, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 const PROMPT = 'ollama:mistral-small ›';
@@ -35,10 +36,9 @@ afterEach(async () => {
 });
 
 async function startChat(ollamaUrl: string): Promise<TmuxTerminal> {
-  terminal = await TmuxTerminal.start({
-    command: [process.execPath, CLI, '--provider-url', ollamaUrl],
-    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
-    cwd: home.path,
+  terminal = await startChatTerminal({
+    home: home.path,
+    providerUrl: ollamaUrl,
   });
   await terminal.waitFor(PROMPT);
   return terminal;

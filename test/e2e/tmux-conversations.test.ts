@@ -6,8 +6,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the terminal tests (apt-get install tmux)');
@@ -34,9 +35,10 @@ afterEach(async () => {
 });
 
 async function startChat(args: readonly string[] = []): Promise<TmuxTerminal> {
-  terminal = await TmuxTerminal.start({
-    command: [process.execPath, CLI, '--provider-url', ollama.url, ...args],
-    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+  terminal = await startChatTerminal({
+    home: home.path,
+    providerUrl: ollama.url,
+    args: args,
     cwd: project,
   });
   await terminal.waitFor(PROMPT);

@@ -13,8 +13,9 @@ import {
   type FakeOllamaReply,
   type FakeOllamaScriptItem,
 } from '../fakes/ollama-server.js';
-import { CLI, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux)
@@ -50,10 +51,10 @@ interface ChatRun {
 async function startChat(run: ChatRun): Promise<TmuxTerminal> {
   await home.writeConfig({ mcpServers: {}, ...run.config });
   ollama = await startFakeOllama(run.script);
-  terminal = await TmuxTerminal.start({
-    command: [process.execPath, CLI, '--provider-url', ollama.url, ...(run.args ?? [])],
-    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
-    cwd: home.path,
+  terminal = await startChatTerminal({
+    home: home.path,
+    providerUrl: ollama.url,
+    args: run.args,
     columns: run.columns ?? 100,
   });
   await terminal.waitFor(run.ready ?? PROMPT);

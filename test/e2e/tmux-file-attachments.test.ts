@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 const PROMPT = 'ollama:mistral-small ›';
@@ -41,9 +42,9 @@ describe.skipIf(!hasTmux)('@path in the chat', () => {
         return textReply(`model got: ${user?.content.split('\n').join(' / ') ?? ''}`);
       },
     ]);
-    terminal = await TmuxTerminal.start({
-      command: [process.execPath, CLI, '--provider-url', ollama.url],
-      env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+    terminal = await startChatTerminal({
+      home: home.path,
+      providerUrl: ollama.url,
       cwd: work,
     });
     const chat = terminal;

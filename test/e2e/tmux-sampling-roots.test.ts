@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, REPOSITORY, npmServerConfig, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
+import { REPOSITORY, npmServerConfig, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { startChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
@@ -45,10 +46,10 @@ afterAll(async () => {
 async function startChat(config: unknown, ollamaUrl: string, ...flags: string[]): Promise<TmuxTerminal> {
   home = await temporaryHome();
   await home.writeConfig(config);
-  terminal = await TmuxTerminal.start({
-    command: [process.execPath, CLI, '--provider-url', ollamaUrl, ...flags],
-    env: { PATH: process.env.PATH ?? '', HOME: home.path, TERM: 'xterm-256color', LANG: 'C.UTF-8' },
-    cwd: home.path,
+  terminal = await startChatTerminal({
+    home: home.path,
+    providerUrl: ollamaUrl,
+    args: flags,
   });
   await terminal.waitFor(PROMPT);
   return terminal;

@@ -238,6 +238,8 @@ export class ChatInput {
     const question = this.#question;
     if (question !== undefined) {
       this.#question = undefined;
+      // As for an entry: without a terminal the answer is written after its question.
+      if (!this.#options.terminal) this.#options.output.write(`${line}\n`);
       question.resolve(line);
       return;
     }
@@ -346,6 +348,8 @@ export class ChatInput {
 
   /** Empties readline's line without drawing anything. */
   #clearLine(): void {
+    // Without a terminal there is no line being edited, and readline's write(null, key) throws.
+    if (!this.#options.terminal) return;
     const muted = this.#output.muted;
     this.#output.muted = true;
     this.#readline.write(null, { ctrl: true, name: 'e' });
