@@ -327,22 +327,12 @@ export class ServerConnection {
         initTimeoutMs: this.options.initTimeoutMs,
         ...(this.options.killGraceMs === undefined ? {} : { killGraceMs: this.options.killGraceMs }),
         ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-        onDebug: (message) => {
-          this.debug(message);
-        },
-        onStderrLine: (line) => {
-          this.debug(`stderr: ${line}`);
-        },
-        onToolsChanged: () => {
-          this.handleToolsChanged();
-        },
-        ...(this.options.onListChanged === undefined ? {} : { onListChanged: this.options.onListChanged }),
-        onClosed: (client) => {
-          this.handleClosed(client);
-        },
-        onSpawn: (serverProcess) => {
-          spawned.add(serverProcess);
-        },
+        onDebug: (message) => this.debug(message),
+        onStderrLine: (line) => this.debug(`stderr: ${line}`),
+        onToolsChanged: () => this.handleToolsChanged(),
+        ...optional('onListChanged', this.options.onListChanged),
+        onClosed: (client) => this.handleClosed(client),
+        onSpawn: (serverProcess) => spawned.add(serverProcess),
         signal: this.closing.signal,
         knownLegacy: this.knownLegacy,
       });
