@@ -7,90 +7,105 @@
 import * as z from 'zod';
 import type { Message } from './types.js';
 
-const textBlock = z.object({ type: z.literal('text'), text: z.string() });
-const imageBlock = z.object({ type: z.literal('image'), mimeType: z.string().min(1), data: z.string() });
-const toolCallBlock = z.object({
-  type: z.literal('tool-call'),
-  id: z.string().min(1),
-  name: z.string().min(1),
-  input: z.record(z.string(), z.unknown()),
-  rawInput: z.string().optional(),
-  providerMetadata: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-});
-const toolResultBlock = z.object({
-  type: z.literal('tool-result'),
-  toolCallId: z.string().min(1),
-  toolName: z.string(),
-  content: z.array(z.discriminatedUnion('type', [textBlock, imageBlock])),
-  isError: z.boolean(),
-});
-
-const userMessage = z.object({
-  role: z.literal('user'),
-  content: z.array(z.discriminatedUnion('type', [textBlock, imageBlock])),
-});
-const assistantMessage = z.object({
-  role: z.literal('assistant'),
-  content: z.array(z.discriminatedUnion('type', [textBlock, toolCallBlock])),
-});
-const toolMessage = z.object({ role: z.literal('tool'), content: z.array(toolResultBlock) });
-
-/** One message of the history. The annotation makes the compiler check it against {@link Message}. */
-export const messageSchema: z.ZodType<Message> = z.discriminatedUnion('role', [
-  userMessage,
-  assistantMessage,
-  toolMessage,
-]);
-
-/** An ISO 8601 timestamp, as `Date.prototype.toISOString` writes it. */
-const timestamp = z.iso.datetime({ offset: true });
-
 /**
- * The body of a version-1 file (one JSON document, rewritten whole at every save) (the version itself is checked before this schema, so a
- * newer file gets "upgrade mcphost" rather than a list of fields it does not know).
- * Keys this version does not know are dropped, not refused.
+ * Built on first use, not when the module loads: every run saves its conversation, but only a run
+ * that reads one back (`--continue`, `--resume`, `/resume`) needs these (~5 ms of a cold start).
  */
-export const sessionBodySchema = z.object({
-  model: z.string().min(1),
-  systemPrompt: z.string().optional(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
-  messages: z.array(messageSchema),
-});
+function buildSchemas() {
+  const textBlock = z.object({ type: z.literal('text'), text: z.string() });
+  const imageBlock = z.object({ type: z.literal('image'), mimeType: z.string().min(1), data: z.string() });
+  const toolCallBlock = z.object({
+    type: z.literal('tool-call'),
+    id: z.string().min(1),
+    name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+    rawInput: z.string().optional(),
+    providerMetadata: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  });
+  const toolResultBlock = z.object({
+    type: z.literal('tool-result'),
+    toolCallId: z.string().min(1),
+    toolName: z.string(),
+    content: z.array(z.discriminatedUnion('type', [textBlock, imageBlock])),
+    isError: z.boolean(),
+  });
 
-/** The first line of a journal (format version 2): what the conversation is. */
-export const journalHeaderSchema = z.object({
-  type: z.literal('header'),
-  version: z.number().int().min(2),
-  model: z.string().min(1),
-  systemPrompt: z.string().optional(),
-  createdAt: timestamp,
-});
+  const userMessage = z.object({
+    role: z.literal('user'),
+    content: z.array(z.discriminatedUnion('type', [textBlock, imageBlock])),
+  });
+  const assistantMessage = z.object({
+    role: z.literal('assistant'),
+    content: z.array(z.discriminatedUnion('type', [textBlock, toolCallBlock])),
+  });
+  const toolMessage = z.object({ role: z.literal('tool'), content: z.array(toolResultBlock) });
 
-/**
- * Every later line of a journal: one change of the history, in the order it happened.
- * - `message`: a message joined the end of the history;
- * - `truncate`: the history was cut back to its first `length` messages (a turn the model never
- *   answered was taken back, or the conversation was reset);
- * - `compaction`: the older part was summarized; `messages` is the whole history after it (the
- *   summary, then the turns kept verbatim), `summary` the summary's text;
- * - `model`: the conversation went on with another model.
- */
-export const journalEntrySchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('message'), at: timestamp, message: messageSchema }),
-  z.object({ type: z.literal('truncate'), at: timestamp, length: z.number().int().min(0) }),
-  z.object({
-    type: z.literal('compaction'),
-    at: timestamp,
-    summary: z.string(),
-    replacedMessages: z.number().int().min(0),
+  /** One message of the history. The annotation makes the compiler check it against {@link Message}. */
+  const messageSchema: z.ZodType<Message> = z.discriminatedUnion('role', [
+    userMessage,
+    assistantMessage,
+    toolMessage,
+  ]);
+
+  /** An ISO 8601 timestamp, as `Date.prototype.toISOString` writes it. */
+  const timestamp = z.iso.datetime({ offset: true });
+
+  /**
+   * The body of a version-1 file (one JSON document, rewritten whole at every save) (the version itself is checked before this schema, so a
+   * newer file gets "upgrade mcphost" rather than a list of fields it does not know).
+   * Keys this version does not know are dropped, not refused.
+   */
+  const sessionBodySchema = z.object({
+    model: z.string().min(1),
+    systemPrompt: z.string().optional(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
     messages: z.array(messageSchema),
-  }),
-  z.object({ type: z.literal('model'), at: timestamp, model: z.string().min(1) }),
-]);
+  });
+
+  /** The first line of a journal (format version 2): what the conversation is. */
+  const journalHeaderSchema = z.object({
+    type: z.literal('header'),
+    version: z.number().int().min(2),
+    model: z.string().min(1),
+    systemPrompt: z.string().optional(),
+    createdAt: timestamp,
+  });
+
+  /**
+   * Every later line of a journal: one change of the history, in the order it happened.
+   * - `message`: a message joined the end of the history;
+   * - `truncate`: the history was cut back to its first `length` messages (a turn the model never
+   *   answered was taken back, or the conversation was reset);
+   * - `compaction`: the older part was summarized; `messages` is the whole history after it (the
+   *   summary, then the turns kept verbatim), `summary` the summary's text;
+   * - `model`: the conversation went on with another model.
+   */
+  const journalEntrySchema = z.discriminatedUnion('type', [
+    z.object({ type: z.literal('message'), at: timestamp, message: messageSchema }),
+    z.object({ type: z.literal('truncate'), at: timestamp, length: z.number().int().min(0) }),
+    z.object({
+      type: z.literal('compaction'),
+      at: timestamp,
+      summary: z.string(),
+      replacedMessages: z.number().int().min(0),
+      messages: z.array(messageSchema),
+    }),
+    z.object({ type: z.literal('model'), at: timestamp, model: z.string().min(1) }),
+  ]);
+  return { messageSchema, sessionBodySchema, journalHeaderSchema, journalEntrySchema };
+}
+
+let schemas: ReturnType<typeof buildSchemas> | undefined;
+
+/** The saved conversation's schemas (see {@link buildSchemas}). */
+export function conversationSchemas(): ReturnType<typeof buildSchemas> {
+  schemas ??= buildSchemas();
+  return schemas;
+}
 
 /** One line after the header of a journal. */
-export type JournalEntry = z.infer<typeof journalEntrySchema>;
+export type JournalEntry = z.infer<ReturnType<typeof buildSchemas>['journalEntrySchema']>;
 
 /** `messages[3].content[0].type`; the empty path is "top level". */
 export function renderPath(path: readonly PropertyKey[]): string {

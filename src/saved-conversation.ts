@@ -21,13 +21,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigError, messageOf } from './errors.js';
-import {
-  describeFirstIssue,
-  journalEntrySchema,
-  journalHeaderSchema,
-  sessionBodySchema,
-  type JournalEntry,
-} from './saved-conversation-schema.js';
+import { describeFirstIssue, conversationSchemas, type JournalEntry } from './saved-conversation-schema.js';
 import { writeFileAtomic } from './atomic-file.js';
 import type { Message, ToolCallBlock, ToolResultBlock } from './types.js';
 
@@ -130,6 +124,7 @@ function parseVersionOne(text: string, path: string): LoadedConversation {
     throw new ConfigError(path, `not a valid session file: invalid JSON (${reason})`, { cause: error });
   }
   checkVersion(raw, path);
+  const { sessionBodySchema } = conversationSchemas();
   const body = sessionBodySchema.safeParse(raw); // the fast path, as for a journal's lines
   if (!body.success) {
     const described = sessionBodySchema.safeParse(raw, { reportInput: true });
@@ -145,6 +140,7 @@ function parseJournal(text: string, path: string): LoadedConversation {
   const lines = text.split('\n');
   const headerRaw = JSON.parse(lines[0] ?? '') as unknown;
   checkVersion(headerRaw, path);
+  const { journalHeaderSchema, journalEntrySchema } = conversationSchemas();
   const header = journalHeaderSchema.safeParse(headerRaw, { reportInput: true });
   if (!header.success) {
     throw new ConfigError(path, `line 1: not a valid session header: ${describeFirstIssue(header.error)}`);
