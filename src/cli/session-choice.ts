@@ -5,7 +5,6 @@
  * reads that key before calling here, since the rest of the config is loaded later).
  */
 import { mkdir } from 'node:fs/promises';
-import { createInterface } from 'node:readline/promises';
 import { ConfigError } from '../errors.js';
 import { optional } from '../optional.js';
 import type { ConversationFileChoice } from '../conversation-journal.js';
@@ -41,6 +40,8 @@ async function pick(summaries: readonly ConversationSummary[], io: CliIO): Promi
     );
   }
   io.stderr.write(list);
+  // Loaded only for the question: the runs that resume nothing never need readline.
+  const { createInterface } = await import('node:readline/promises');
   const terminal = createInterface({ input: io.stdin, output: io.stderr });
   try {
     for (;;) {

@@ -14,7 +14,7 @@ import type { ToolResultBody } from './content.js';
 import type { ServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
-import { ServerProcess } from './server-process.js';
+import type { ServerProcess } from './server-process.js';
 import { optional } from '../optional.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
 import type { ServerConnection, ToolProgress } from './server-connection.js';
@@ -179,7 +179,7 @@ export class McpPool implements ToolHost {
     // only when there is a server to talk to.
     const hasServers = Object.keys(options.servers).length > 0;
     // The stdio servers are spawned first, and boot while the SDK loads.
-    const spawned = hasServers ? spawnStdioServers(options) : new Map<string, ServerProcess>();
+    const spawned = hasServers ? await spawnStdioServers(options) : new Map<string, ServerProcess>();
     // Until the pool's own exit hook is in place, this one keeps them from outliving us.
     const killSpawned = (): void => {
       for (const serverProcess of spawned.values()) serverProcess.killGroupSync();
@@ -372,7 +372,9 @@ export class McpPool implements ToolHost {
 }
 
 /** Spawns every stdio server's process (see server-process.ts), by server name. */
-function spawnStdioServers(options: McpPoolOptions): Map<string, ServerProcess> {
+async function spawnStdioServers(options: McpPoolOptions): Promise<Map<string, ServerProcess>> {
+  // Loaded here, not with the pool: a run without servers never needs child_process.
+  const { ServerProcess } = await import('./server-process.js');
   const spawned = new Map<string, ServerProcess>();
   for (const [name, definition] of Object.entries(options.servers)) {
     if (definition.transport !== 'stdio') continue;

@@ -16,7 +16,7 @@
  */
 import * as z from 'zod';
 import { childEnvironment, type ParentEnvironment } from '../mcp/environment.js';
-import { runHookProcess, type HookProcessResult } from './hook-process.js';
+import type { HookProcessResult } from './hook-process.js';
 
 /** The events hooks can be attached to. */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;
@@ -170,6 +170,8 @@ export class HookRunner {
     const answers = await Promise.all(
       commands.map(async (hook) => {
         const timeoutSeconds = hook.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS;
+        // Loaded when a hook first runs: a run without hooks never loads child_process for them.
+        const { runHookProcess } = await import('./hook-process.js');
         const result = await runHookProcess({
           command: hook.command,
           input,
