@@ -23,6 +23,7 @@ const toolResultBlock = z.object({
   toolName: z.string(),
   content: z.array(z.discriminatedUnion('type', [textBlock, imageBlock])),
   isError: z.boolean(),
+  origin: z.enum(['host', 'server']).optional(),
 });
 
 const userMessage = z.object({

@@ -248,6 +248,7 @@ export class McpPool implements ToolHost {
       toolName: call.name,
       content: [{ type: 'text', text }],
       isError: true,
+      origin: 'host',
     });
     if (this.closing !== undefined) return failure('the MCP servers have been shut down');
     const table = this.published ?? (await this.currentTable());
@@ -270,6 +271,7 @@ export class McpPool implements ToolHost {
       toolName: call.name,
       content: body.content,
       isError: body.isError,
+      ...(body.origin === undefined ? {} : { origin: body.origin }),
     };
   }
 

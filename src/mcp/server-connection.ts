@@ -30,6 +30,7 @@ import { MAX_CONSECUTIVE_FAILURES, restartDelay } from './restart-policy.js';
 import type { ServerStatus } from './status.js';
 import { STDERR_GAP_PREFIX, type StdioProcessTransport } from './stdio-transport.js';
 import { messageOf } from '../errors.js';
+import type { ToolResultOrigin } from '../types.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { signInRequiredIn } from './remote-transport.js';
 import { sharedSignIn, withSignInRetry } from './auth/step-up.js';
@@ -107,8 +108,9 @@ export class ServerConnection {
     toolCallId?: string,
   ): Promise<ToolResultBody> {
     const session = await this.usableSession(signal);
-    if (typeof session === 'string') return errorBody(session);
-    if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`);
+    // Why a server is unusable may quote it (its error, its stderr): the server's words.
+    if (typeof session === 'string') return errorBody(session, 'server');
+    if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`, 'host');
     const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
     const send = () =>
       session.client.callTool(
@@ -142,7 +144,7 @@ export class ServerConnection {
     } catch (error) {
       // Not an outage: the session stays, and the one line says what to do.
       const signInRequired = signInRequiredIn(error);
-      if (signInRequired !== undefined && !signal?.aborted) return errorBody(signInRequired.message);
+      if (signInRequired !== undefined && !signal?.aborted) return errorBody(signInRequired.message, 'host');
       const failure = describeCallFailure(error, {
         serverName: this.name,
         tool,
@@ -155,7 +157,7 @@ export class ServerConnection {
       });
       if (failure.unreachable !== undefined)
         this.handleClosed(session.client, `unreachable: ${failure.unreachable}`);
-      return errorBody(failure.message);
+      return errorBody(failure.message, failure.origin);
     }
   }
 
@@ -492,6 +494,6 @@ export class ServerConnection {
   }
 }
 
-function errorBody(message: string): ToolResultBody {
-  return { content: [{ type: 'text', text: message }], isError: true };
+function errorBody(message: string, origin: ToolResultOrigin): ToolResultBody {
+  return { content: [{ type: 'text', text: message }], isError: true, origin };
 }
