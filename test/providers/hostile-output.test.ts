@@ -173,6 +173,43 @@ describe('Gemini: repeated ids and arguments nested thousands of levels deep', (
   });
 });
 
+describe('Gemini: arguments that are not an object', () => {
+  it('answers those calls with an error and runs the rest; the next request is accepted', async () => {
+    // Found by the CLI fuzz run: a list, string, number or boolean as args failed the whole answer
+    // (exit 3, "expected record"), where the other vendors answer such a call with an error result.
+    const notAnObject = (value: unknown) => value as Readonly<Record<string, unknown>>;
+    const fake = await startFakeGemini([
+      {
+        type: 'answer',
+        parts: [
+          { type: 'function-call', name: 'echo', args: notAnObject([1, 2]) },
+          { type: 'function-call', name: 'echo', args: { text: 'a' } },
+          { type: 'function-call', name: 'echo', args: notAnObject('text') },
+          { type: 'function-call', name: 'echo', args: notAnObject(7) },
+        ],
+      },
+      geminiText('done'),
+    ]);
+    closers.push(() => fake.close());
+    const host = new FakeToolHost({ echo: (input) => String(input.text) });
+    const provider = new GoogleProvider({
+      model: 'gemini-2.5-flash',
+      baseUrl: fake.url,
+      env: { GEMINI_API_KEY: FAKE_GEMINI_KEY },
+    });
+    const { result, results, history } = await runHostile(provider, host);
+    expect(result.text).toBe('done');
+    expect(fake.requests.map((request) => request.rejected)).toEqual([undefined, undefined]);
+    expect(host.calls.map((call) => call.input.text)).toEqual(['a']);
+    expect(results.map((item) => item.isError)).toEqual([true, false, true, true]);
+    expect(textOf(results[0])).toBe(
+      'The arguments for echo were not a JSON object, so the tool was not run. Received: [1,2]',
+    );
+    expect(textOf(results[2])).toContain('Received: "text"');
+    expectValidIds(history);
+  });
+});
+
 describe('Ollama: a name with control characters and arguments that are a list', () => {
   it('never reaches the tool host', async () => {
     const fake = await startFakeOllama([
