@@ -70,14 +70,22 @@ function increment(counts: Record<string, number>, key: string): void {
 /** Marks a cause that is not one `mcphost:` line (itself a bug: `-p` promises one line). */
 export const NO_ERROR_LINE = '(no mcphost: line on stderr)';
 export const SEVERAL_ERROR_LINES = '(several mcphost: lines) ';
+export const LINES_AFTER_ERROR = '(more lines after the mcphost: line) ';
 
-/** The normalised `mcphost:` line of an exit-3 run's stderr. */
+/** A retry note (`mcphost: … — retrying in 0.5s (retry 1)`): not the error that ended the run. */
+const RETRY_NOTE = / — retrying in \S+ \(retry \d+\)$/u;
+
+/** The normalised `mcphost:` line of an exit-3 run's stderr (retry notes before it left out). */
 export function exitCause(stderr: string): string {
-  const lines = stderr.split('\n').filter((line) => line.startsWith('mcphost:'));
-  const [first] = lines;
+  const all = stderr.split('\n');
+  const errors = all.filter((line) => line.startsWith('mcphost:') && !RETRY_NOTE.test(line));
+  const [first] = errors;
   if (first === undefined) return NO_ERROR_LINE;
   const cause = normaliseCause(first);
-  return lines.length === 1 ? cause : `${SEVERAL_ERROR_LINES}${cause}`;
+  if (errors.length > 1) return `${SEVERAL_ERROR_LINES}${cause}`;
+  // The error ends the run: text after it is the message going on over more lines.
+  const after = all.slice(all.indexOf(first) + 1).some((line) => line.trim() !== '');
+  return after ? `${LINES_AFTER_ERROR}${cause}` : cause;
 }
 
 /**

@@ -57,9 +57,21 @@ describe('exitCause', () => {
     );
   });
 
+  it('passes over retry notes before the error', () => {
+    expect(
+      exitCause(
+        'mcphost: the Anthropic API stream ended before message_stop — retrying in 0.5s (retry 1)\n' +
+          'mcphost: the Anthropic API stream ended before message_stop\n',
+      ),
+    ).toBe('mcphost: the Anthropic API stream ended before message_stop');
+  });
+
   it('says when there is no such line, or more than one', () => {
     expect(exitCause('Error: boom\n')).toBe(NO_ERROR_LINE);
     expect(exitCause('mcphost: a\nmcphost: b\n')).toBe('(several mcphost: lines) mcphost: a');
+    expect(exitCause('→ good__echo {}\nmcphost: bad body:\n  <html>\n')).toBe(
+      '(more lines after the mcphost: line) mcphost: bad body:',
+    );
   });
 });
 
