@@ -349,6 +349,9 @@ describe('fromAnthropicStream', () => {
     const error: unknown = await collect(cut).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProviderError);
     expect(asProviderError(error).retryable).toBe(true);
+    expect(asProviderError(error).message).toBe(
+      'the answer was cut off: the Anthropic API stream ended before message_stop',
+    );
     const controller = new AbortController();
     controller.abort();
     await expect(collect(cut, controller.signal)).rejects.toBeInstanceOf(AbortedError);

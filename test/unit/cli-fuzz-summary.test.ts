@@ -60,10 +60,10 @@ describe('exitCause', () => {
   it('passes over retry notes before the error', () => {
     expect(
       exitCause(
-        'mcphost: the Anthropic API stream ended before message_stop — retrying in 0.5s (retry 1)\n' +
-          'mcphost: the Anthropic API stream ended before message_stop\n',
+        'mcphost: the answer was cut off: the Anthropic API stream ended before message_stop — retrying in 0.5s (retry 1)\n' +
+          'mcphost: the answer was cut off: the Anthropic API stream ended before message_stop\n',
       ),
-    ).toBe('mcphost: the Anthropic API stream ended before message_stop');
+    ).toBe('mcphost: the answer was cut off: the Anthropic API stream ended before message_stop');
   });
 
   it('says when there is no such line, or more than one', () => {
