@@ -52,7 +52,18 @@ if (sumFiles !== undefined) {
       ? readFileSync(0, 'utf8')
       : sumFiles.map((file) => readFileSync(file, 'utf8')).join('\n');
   const lines = text.split('\n').filter((line) => line.startsWith('{"fuzz":"cli"'));
-  const sum = sumTallies(lines);
+  let sum: ReturnType<typeof sumTallies>;
+  try {
+    sum = sumTallies(lines);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(2);
+  }
+  const last = sum.from + sum.runs - 1;
+  console.log(
+    `fuzz --sum: ${lines.length} chunks, ${sum.done} runs done (seed ${sum.seed}, runs ${sum.from}…${last})`,
+  );
+  // The per-chunk title (time, parallelism) means nothing for a sum: the rest is the same report.
   for (const line of summaryLines(sum, 0, 0).slice(1)) console.log(line);
   process.exit(sum.failures.length === 0 ? 0 : 1);
 }

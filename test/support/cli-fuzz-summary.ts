@@ -150,10 +150,20 @@ export function sumTallies(lines: readonly string[]): CliFuzzTally {
   const sorted = [...tallies].sort((a, b) => a.from - b.from);
   const runs = sorted.reduce((total, tally) => total + tally.runs, 0);
   const sum = emptyTally(first.seed, sorted[0]?.from ?? 0, runs);
-  for (const tally of tallies) {
+  let expectedFrom = sum.from;
+  for (const tally of sorted) {
     if (tally.seed !== first.seed) {
       throw new Error(`fuzz --sum: seed ${tally.seed} differs from ${first.seed}`);
     }
+    // The sum stands for runs from…from+runs-1 only if the chunks neither overlap nor leave a gap.
+    if (tally.from !== expectedFrom) {
+      const what =
+        tally.from < expectedFrom
+          ? 'overlaps the chunk before it'
+          : `leaves runs ${expectedFrom}…${tally.from - 1} out`;
+      throw new Error(`fuzz --sum: the chunk from run ${tally.from} ${what}`);
+    }
+    expectedFrom = tally.from + tally.runs;
     sum.done += tally.done;
     sum.continued += tally.continued;
     addCounts(sum.perVendor, tally.perVendor);

@@ -107,9 +107,19 @@ describe('the tally and its JSON line', () => {
     expect(sum).toEqual(whole);
   });
 
+  it('refuses chunks that overlap or leave a gap', () => {
+    const line = (from: number, runs: number) => summaryLines(emptyTally(1, from, runs), 1, 2).at(-1) ?? '';
+    expect(() => sumTallies([line(0, 10), line(5, 10)])).toThrow(
+      'fuzz --sum: the chunk from run 5 overlaps the chunk before it',
+    );
+    expect(() => sumTallies([line(20, 5), line(0, 10)])).toThrow(
+      'fuzz --sum: the chunk from run 20 leaves runs 10…19 out',
+    );
+  });
+
   it('refuses lines of another seed or shape, naming the line', () => {
-    const line = (seed: number) => summaryLines(emptyTally(seed, 0, 1), 1, 2).at(-1) ?? '';
-    expect(() => sumTallies([line(1), line(2)])).toThrow('fuzz --sum: seed 2 differs from 1');
+    const line = (seed: number, from = 0) => summaryLines(emptyTally(seed, from, 1), 1, 2).at(-1) ?? '';
+    expect(() => sumTallies([line(1), line(2, 1)])).toThrow('fuzz --sum: seed 2 differs from 1');
     expect(() => sumTallies([line(1), '{"fuzz":"cli","seed":1}'])).toThrow(
       /^fuzz --sum: line 2 is not a fuzz --cli summary \(from: /,
     );
