@@ -33,14 +33,18 @@ const contentBlockSchema = z
     name: z.unknown().optional(),
     input: z.unknown().optional(),
   })
-  .transform((block, context) => {
+  .transform((block) => {
     if (block.type !== 'tool_use') return { type: 'other' as const };
     const { id, name, input } = block;
-    if (typeof id !== 'string' || typeof name !== 'string') {
-      context.addIssue({ code: 'custom', message: 'a tool_use block needs a string id and name' });
-      return z.NEVER;
-    }
-    return { type: 'tool_use' as const, id, name, input };
+    // A missing or non-string id or name is the model's output gone wrong, not a broken stream:
+    // read as empty, the id is replaced by a host-made one and an empty name is answered with an
+    // error result (src/model-output.ts), as for every vendor, instead of failing the whole turn.
+    return {
+      type: 'tool_use' as const,
+      id: typeof id === 'string' ? id : '',
+      name: typeof name === 'string' ? name : '',
+      input,
+    };
   });
 
 /** A delta: text and tool input fragments are read; thinking, signatures, citations are not. */

@@ -80,9 +80,14 @@ export async function* fromAnthropicStream(
     }
   }
   if (signal?.aborted === true) throw new AbortedError();
-  throw new ProviderError('anthropic', 'the Anthropic API stream ended before message_stop', {
-    retryable: true,
-  });
+  // Worded as the other vendors' cut streams are, so one cause reads the same whatever the vendor.
+  throw new ProviderError(
+    'anthropic',
+    'the answer was cut off: the Anthropic API stream ended before message_stop',
+    {
+      retryable: true,
+    },
+  );
 }
 
 /** What a tool's input must be: a JSON object. */

@@ -17,10 +17,14 @@ const PartSchema = z.looseObject({
     .looseObject({
       id: z.string().optional(),
       name: z.string().optional(),
-      args: z.record(z.string(), z.unknown()).optional(),
+      // Read as anything: arguments that are not an object are the model's, for the Runner to refuse.
+      args: z.unknown().optional(),
     })
     .optional(),
 });
+
+/** Tool arguments as the Runner takes them: a JSON object. */
+const ArgumentsSchema = z.record(z.string(), z.unknown());
 
 const ChunkSchema = z.looseObject({
   candidates: z
@@ -152,11 +156,14 @@ function toToolCall(
     ...(thoughtSignature === undefined ? {} : { thoughtSignature }),
     ...(functionCall.id === undefined ? {} : { functionCallId: functionCall.id }),
   };
+  const args = ArgumentsSchema.safeParse(functionCall.args ?? {});
   return {
     type: 'tool-call',
     id: functionCall.id ?? createId(),
     name: functionCall.name ?? '',
-    input: functionCall.args ?? {},
+    // Not an object (a list, a string…): kept as text, and the Runner answers the call with an
+    // error result, as for the other vendors, instead of failing the whole answer.
+    ...(args.success ? { input: args.data } : { input: {}, rawInput: JSON.stringify(functionCall.args) }),
     ...(Object.keys(metadata).length === 0 ? {} : { providerMetadata: { [GOOGLE_METADATA_KEY]: metadata } }),
   };
 }

@@ -97,12 +97,18 @@ export class OpenAIStreamAccumulator {
   /** Calls by their `index` in the stream. */
   readonly #calls = new Map<number, PartialToolCall>();
   readonly #makeId: () => string;
+  readonly #server: string;
   #finishReason: string | undefined;
   #usage: Usage | undefined;
 
-  /** `makeId` names a call whose server sent no id (injected so tests can predict it). */
-  constructor(makeId: () => string = createToolCallId) {
+  /**
+   * `makeId` names a call whose server sent no id (injected so tests can predict it). `server`
+   * names where the stream comes from in errors (the provider passes its base URL): mcphost talks
+   * to MCP servers too, so "the server" alone leaves the user guessing which.
+   */
+  constructor(makeId: () => string = createToolCallId, server = 'the server') {
     this.#makeId = makeId;
+    this.#server = server;
   }
 
   /** Reads one chunk (as the SDK yields it) and returns the events it completes: text deltas. */
@@ -111,7 +117,7 @@ export class OpenAIStreamAccumulator {
     if (!parsed.success) {
       throw new ProviderError(
         'openai',
-        `the server sent a stream chunk this client cannot read: ${z.prettifyError(parsed.error)}`,
+        `${this.#server} sent a stream chunk this client cannot read: ${z.prettifyError(parsed.error)}`,
         {
           retryable: false,
           cause: parsed.error,
@@ -146,7 +152,7 @@ export class OpenAIStreamAccumulator {
     if (this.#finishReason === undefined) {
       throw new ProviderError(
         'openai',
-        'the answer was cut off: the stream ended before the answer was complete (the server sent no finish_reason)',
+        `the answer was cut off: the stream ended before the answer was complete (${this.#server} sent no finish_reason)`,
         { retryable: true },
       );
     }

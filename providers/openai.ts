@@ -91,7 +91,7 @@ export class OpenAIProvider implements Provider {
       for (const entry of untold) this.#shortenedTold.add(entry.tool);
       this.#warn(shortenedDescriptionsWarning(untold));
     }
-    const accumulator = new OpenAIStreamAccumulator();
+    const accumulator = new OpenAIStreamAccumulator(undefined, `the server at ${this.baseUrl}`);
     try {
       const stream = await this.#client.chat.completions.create(
         params,

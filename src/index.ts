@@ -34,6 +34,7 @@ export type {
   ToolHost,
   ToolMessage,
   ToolResultBlock,
+  ToolResultOrigin,
   ToolSpec,
   UntrustedMarking,
   Usage,

@@ -28,6 +28,7 @@ function buildSchemas() {
     toolName: z.string(),
     content: z.array(z.discriminatedUnion('type', [textBlock, imageBlock])),
     isError: z.boolean(),
+    origin: z.enum(['host', 'server']).optional(),
   });
 
   const userMessage = z.object({

@@ -348,6 +348,7 @@ export function closeOpenToolCalls(messages: readonly Message[]): readonly Messa
     toolName: call.name,
     content: [{ type: 'text', text: 'not run: the previous session ended before this call finished' }],
     isError: true,
+    origin: 'host',
   }));
   return [...messages, { role: 'tool', content: results }];
 }

@@ -8,7 +8,10 @@ import type { RunnerEvent, ToolCallRecord } from './events.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock } from './types.js';
 import { messageOf } from './errors.js';
 
-/** Builds a failed result with one line of explanation for the model. */
+/**
+ * A failed result in the host's own words (one line of explanation for the model): not screened
+ * or marked as untrusted content, since no server wrote it.
+ */
 export function errorResult(call: ToolCallBlock, text: string): ToolResultBlock {
   return {
     type: 'tool-result',
@@ -16,6 +19,7 @@ export function errorResult(call: ToolCallBlock, text: string): ToolResultBlock 
     toolName: call.name,
     content: [{ type: 'text', text }],
     isError: true,
+    origin: 'host',
   };
 }
 

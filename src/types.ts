@@ -57,6 +57,11 @@ export interface ToolResultBlock {
   /** True when the call failed: unknown tool, bad arguments, server error, timeout, denied… */
   readonly isError: boolean;
   /**
+   * Who wrote {@link content}. Absent means `server`. Only a server's content is screened for
+   * injection and marked as data from outside ({@link untrusted}): the host's own words are not.
+   */
+  readonly origin?: ToolResultOrigin;
+  /**
    * Set on the copy of the history sent to the model when tool output is marked as external data
    * (the default of createRunner; `untrustedContent.markAsData`). Each provider then carries the
    * content in the form its vendor handles best: Anthropic, OpenAI and Ollama inside an
@@ -66,6 +71,17 @@ export interface ToolResultBlock {
    */
   readonly untrusted?: UntrustedMarking;
 }
+
+/**
+ * Where a tool result's content comes from.
+ * - `server`: what a tool returned, or an error that quotes a server (its message, its stderr): data
+ *   from outside, screened and marked. The default, so a {@link ToolHost} of your own is treated as
+ *   a server unless it says otherwise.
+ * - `host`: mcphost's own words about a call it did not run or could not finish (denied by policy
+ *   or the user, past a budget, an unknown or malformed tool name, arguments that are not an
+ *   object, a needed sign-in, a cancellation, a timeout). Sent to the model plain.
+ */
+export type ToolResultOrigin = 'host' | 'server';
 
 /** Marks content as data from outside, never instructions (see {@link ToolResultBlock.untrusted}). */
 export interface UntrustedMarking {

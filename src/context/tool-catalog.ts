@@ -199,6 +199,8 @@ export class ToolCatalog {
           toolName: call.name,
           content: [{ type: 'text', text }],
           isError,
+          // A refused search is the host's words; found tools quote their servers' descriptions.
+          ...(isError ? { origin: 'host' as const } : {}),
         });
         if (typeof request === 'string') return result(request, true);
         const found = index.search(request.query, request.limit);

@@ -3,6 +3,7 @@
  * timeout (and which one), a refusal, an oversized answer, or an unreachable remote server.
  */
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { ToolResultOrigin } from '../types.js';
 import type { ConnectionState } from './connection-state.js';
 import { describeError, describeExit } from './describe.js';
 import { oversizeIn, describeOversize } from './message-size.js';
@@ -29,6 +30,11 @@ export interface CallFailureContext {
 /** The message, and whether the (remote) server should now count as unreachable. */
 export interface CallFailure {
   readonly message: string;
+  /**
+   * `server` when the message quotes the server (its error message, its stderr): screened and
+   * marked as untrusted like its results. `host` when it is the host's words alone.
+   */
+  readonly origin: ToolResultOrigin;
   /** Set when the (remote) server should now count as unreachable: why, in a few words. */
   readonly unreachable?: string;
 }
@@ -43,7 +49,8 @@ export function describeSessionEnd(session: ServerSession): string {
 
 export function describeCallFailure(error: unknown, context: CallFailureContext): CallFailure {
   const { serverName, tool, session, state } = context;
-  const said = (message: string): CallFailure => ({ message });
+  const said = (message: string): CallFailure => ({ message, origin: 'host' });
+  const quoting = (message: string): CallFailure => ({ message, origin: 'server' });
   if (context.cancelled) return said(`the call to "${tool}" was cancelled`);
   if (state.kind === 'closed') return said(`the MCP servers were shut down during the call to "${tool}"`);
   const sessionLive = state.kind === 'ready' && state.session === session;
@@ -56,7 +63,8 @@ export function describeCallFailure(error: unknown, context: CallFailureContext)
         ? `it will not be ${context.restartVerb}`
         : `it will be ${context.restartVerb} on the next call`;
     const ended = how.startsWith('exited') || how.startsWith('was killed') ? `the server ${how}` : how;
-    return said(`server "${serverName}" stopped during the call to "${tool}" (${ended}); ${next}.${stderr}`);
+    const stopped = `server "${serverName}" stopped during the call to "${tool}" (${ended}); ${next}.${stderr}`;
+    return tail.length === 0 ? said(stopped) : quoting(stopped);
   }
   const oversize = oversizeIn(error);
   if (oversize !== undefined) return said(describeOversize(serverName, `the call to "${tool}"`, oversize));
@@ -69,7 +77,7 @@ export function describeCallFailure(error: unknown, context: CallFailureContext)
     return said(`"${tool}" on server "${serverName}" did not finish within ${limit}; the call was cancelled`);
   }
   if (error instanceof ProtocolError)
-    return said(`server "${serverName}" refused the call to "${tool}": ${error.message}`);
+    return quoting(`server "${serverName}" refused the call to "${tool}": ${error.message}`);
   const message = describeError(error);
   if (
     session.process === undefined &&
@@ -78,10 +86,12 @@ export function describeCallFailure(error: unknown, context: CallFailureContext)
     // A remote server we cannot reach any more: reconnect on the next call.
     return {
       message: `the call to "${tool}" on server "${serverName}" failed: ${message}; it will be reconnected on the next call`,
+      origin: 'server',
       unreachable: message,
     };
   }
-  return said(`the call to "${tool}" on server "${serverName}" failed: ${message}`);
+  // An error's message may carry what the server sent (an HTTP body, an invalid result).
+  return quoting(`the call to "${tool}" on server "${serverName}" failed: ${message}`);
 }
 
 /** The SDK's timeout error for the total cap (not the per-progress one) carries `maxTotalTimeout`. */

@@ -5,12 +5,14 @@
  * this code) becomes a short readable text, so the model at least knows what it got.
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/client';
-import type { ImageBlock, TextBlock } from '../types.js';
+import type { ImageBlock, TextBlock, ToolResultOrigin } from '../types.js';
 
 /** The body of a tool result: what the model reads, and whether the call failed. */
 export interface ToolResultBody {
   readonly content: ReadonlyArray<TextBlock | ImageBlock>;
   readonly isError: boolean;
+  /** Who wrote `content` ({@link ToolResultOrigin}). Absent: the server. */
+  readonly origin?: ToolResultOrigin;
 }
 
 /** Maps a `tools/call` result. `structuredContent` is used only when `content` is empty. */

@@ -269,6 +269,7 @@ export class McpPool implements ToolHost {
       toolName: call.name,
       content: [{ type: 'text', text }],
       isError: true,
+      origin: 'host',
     });
     if (this.closing !== undefined) return failure('the MCP servers have been shut down');
     const table = this.published ?? (await this.currentTable());
@@ -291,6 +292,7 @@ export class McpPool implements ToolHost {
       toolName: call.name,
       content: body.content,
       isError: body.isError,
+      ...(body.origin === undefined ? {} : { origin: body.origin }),
     };
   }
 

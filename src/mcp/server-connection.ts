@@ -32,6 +32,7 @@ import type { ServerProcess } from './server-process.js';
 import { STDERR_GAP_PREFIX, type StdioProcessTransport } from './stdio-transport.js';
 import { optional } from '../optional.js';
 import { messageOf } from '../errors.js';
+import type { ToolResultOrigin } from '../types.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { signInRequiredIn } from './remote-transport.js';
 import { sharedSignIn, withSignInRetry } from './auth/step-up.js';
@@ -112,8 +113,9 @@ export class ServerConnection {
     toolCallId?: string,
   ): Promise<ToolResultBody> {
     const session = await this.usableSession(signal);
-    if (typeof session === 'string') return errorBody(session);
-    if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`);
+    // Why a server is unusable may quote it (its error, its stderr): the server's words.
+    if (typeof session === 'string') return errorBody(session, 'server');
+    if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`, 'host');
     const { toolTimeoutMs, maxToolTimeoutMs } = this.options;
     const send = () =>
       session.client.callTool(
@@ -147,7 +149,7 @@ export class ServerConnection {
     } catch (error) {
       // Not an outage: the session stays, and the one line says what to do.
       const signInRequired = signInRequiredIn(error);
-      if (signInRequired !== undefined && !signal?.aborted) return errorBody(signInRequired.message);
+      if (signInRequired !== undefined && !signal?.aborted) return errorBody(signInRequired.message, 'host');
       const failure = describeCallFailure(error, {
         serverName: this.name,
         tool,
@@ -160,7 +162,7 @@ export class ServerConnection {
       });
       if (failure.unreachable !== undefined)
         this.handleClosed(session.client, `unreachable: ${failure.unreachable}`);
-      return errorBody(failure.message);
+      return errorBody(failure.message, failure.origin);
     }
   }
 
@@ -493,6 +495,6 @@ export class ServerConnection {
   }
 }
 
-function errorBody(message: string): ToolResultBody {
-  return { content: [{ type: 'text', text: message }], isError: true };
+function errorBody(message: string, origin: ToolResultOrigin): ToolResultBody {
+  return { content: [{ type: 'text', text: message }], isError: true, origin };
 }

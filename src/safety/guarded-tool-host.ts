@@ -12,7 +12,7 @@
  *    and images too big for the model's API are replaced by a note;
  * 6. `PostToolUse` hooks: a block withholds the result from the model (the call did run);
  * 7. the untrusted-content screen: hidden characters revealed, injection flagged and handled by
- *    policy (see untrusted-content.ts);
+ *    policy (see untrusted-content.ts), for a server's content only (not the host's own errors);
  * 8. one audit entry, whatever happened.
  *
  * A call that is not run is answered to the model with an error result that says who refused it
@@ -33,7 +33,7 @@ import {
 } from './audit-log.js';
 import { ToolBudgets } from './budgets.js';
 import type { SafetyOptions } from './options.js';
-import { screenToolResult, type ContentFlag, type FlagReport } from './untrusted-content.js';
+import { isHostMade, screenToolResult, type ContentFlag, type FlagReport } from './untrusted-content.js';
 import type { UserQuestions } from '../questions.js';
 import type { HookRunner } from './hooks.js';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES, stripResultControlCharacters } from './output-limits.js';
@@ -258,7 +258,7 @@ export class GuardedToolHost implements ToolHost {
         call,
         `The call to ${call.name} ran, but a PostToolUse hook withheld its result: ${withheld}`,
       );
-    } else if (!cancelled) {
+    } else if (!cancelled && !isHostMade(result)) {
       const screened = await this.#screen(call, result, fromServer, location, signal);
       result = screened.result;
       flag = screened.flag;

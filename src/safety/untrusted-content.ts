@@ -13,6 +13,8 @@
  *    function response), and the default system-prompt clause ({@link UNTRUSTED_CONTENT_CLAUSE})
  *    tells the model to treat it as data. The history, the events and what the user sees keep the
  *    plain text.
+ *
+ * A result in the host's own words (`origin: 'host'`) goes through neither step: no server wrote it.
  */
 import { askUser, type QuestionQueue, type UserQuestions } from '../questions.js';
 import type { ImageBlock, Message, TextBlock, ToolResultBlock } from '../types.js';
@@ -237,7 +239,12 @@ export async function screenToolResult(
     original.content,
   );
   return {
-    result: { ...result, content: screened.content, ...(screened.withheld ? { isError: true } : {}) },
+    // A withheld result is replaced by the host's note saying why.
+    result: {
+      ...result,
+      content: screened.content,
+      ...(screened.withheld ? { isError: true, origin: 'host' as const } : {}),
+    },
     ...(screened.flag === undefined ? {} : { flag: screened.flag }),
   };
 }
@@ -261,16 +268,25 @@ function withheldNote(origin: ContentOrigin, findings: readonly string[], why: s
 }
 
 /**
- * The history as the model gets it: every tool result marked as data from outside
- * ({@link ToolResultBlock.untrusted}); each provider carries the marking in its vendor's form.
+ * The history as the model gets it: every result a server wrote marked as data from outside
+ * ({@link ToolResultBlock.untrusted}); each provider carries the marking in its vendor's form. The
+ * host's own results (`origin: 'host'`: a refusal, a budget, an unknown tool…) go plain: wrapping
+ * the host's words as untrusted would teach the model to disregard them.
  */
 export function markToolMessages(messages: readonly Message[]): Message[] {
   return messages.map((message) =>
     message.role === 'tool'
       ? {
           ...message,
-          content: message.content.map((result) => ({ ...result, untrusted: { source: result.toolName } })),
+          content: message.content.map((result) =>
+            isHostMade(result) ? result : { ...result, untrusted: { source: result.toolName } },
+          ),
         }
       : message,
   );
+}
+
+/** True for a result in the host's own words, which is neither screened nor marked. */
+export function isHostMade(result: ToolResultBlock): boolean {
+  return result.origin === 'host';
 }

@@ -97,6 +97,8 @@ describe('crashes', () => {
       'server "fragile" stopped during the call to "crash" (the server exited with code 7); ' +
         'it will be restarted on the next call.\nLast stderr lines:\nfatal: out of cheese',
     );
+    // It quotes the server's stderr: screened and marked as the server's words.
+    expect(crashed.origin).toBe('server');
     expect(pool.status()[0]).toMatchObject({
       state: 'down',
       lastError: 'stopped unexpectedly (exited with code 7)',
@@ -168,6 +170,7 @@ describe('slow tools', () => {
     const result = await pool.call(toolCall('slow__sleep', { ms: 20_000 }));
     expect(result).toMatchObject({
       isError: true,
+      origin: 'host',
       content: [
         {
           type: 'text',
@@ -231,6 +234,7 @@ describe('slow tools', () => {
     const result = await pool.call(toolCall('slow__sleep', { ms: 20_000 }), AbortSignal.abort());
     expect(result).toMatchObject({
       isError: true,
+      origin: 'host',
       content: [{ type: 'text', text: 'the call to "sleep" was cancelled' }],
     });
   });

@@ -141,6 +141,8 @@ describe('McpPool with servers from npm', () => {
         { type: 'text', text: 'unknown tool "nowhere__nothing": no MCP server offers a tool by that name' },
       ],
       isError: true,
+      // The host's words: sent to the model plain, not screened as a server's output.
+      origin: 'host',
     });
   });
 });

@@ -77,6 +77,42 @@ describe('Anthropic: duplicate and malformed tool_use ids', () => {
   });
 });
 
+describe('Anthropic: a tool_use block without an id', () => {
+  it('runs the call under a host-made id instead of failing the turn; the next request is accepted', async () => {
+    // Found by the CLI fuzz run: this ended in exit 3 ("a tool_use block needs a string id").
+    const fake = await startFakeAnthropic([
+      {
+        type: 'events',
+        events: [
+          {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'tool_use', name: 'echo', input: {} },
+          },
+          {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json: '{"text":"a"}' },
+          },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 3 } },
+          { type: 'message_stop' },
+        ],
+      },
+      anthropicText('done'),
+    ]);
+    closers.push(() => fake.close());
+    const host = new FakeToolHost({ echo: (input) => String(input.text) });
+    const provider = new AnthropicProvider({ model: 'claude-test', apiKey: 'k', baseUrl: fake.url, env: {} });
+    const { result, results, history } = await runHostile(provider, host);
+    expect(result.text).toBe('done');
+    expect(fake.requests.map((request) => request.rejected)).toEqual([undefined, undefined]);
+    expect(host.calls.map((call) => call.input.text)).toEqual(['a']);
+    expect(results.map((item) => [item.isError, textOf(item)])).toEqual([[false, 'a']]);
+    expectValidIds(history);
+  });
+});
+
 describe('OpenAI: missing, empty and repeated ids, arguments that are not an object', () => {
   it('answers every call and keeps the next request valid', async () => {
     const fake = await startFakeOpenAI([
@@ -133,6 +169,43 @@ describe('Gemini: repeated ids and arguments nested thousands of levels deep', (
     expect(host.calls.map((call) => call.input.text)).toEqual(['a', 'b']);
     expect(results[2]).toMatchObject({ isError: true });
     expect(textOf(results[2])).toContain('levels deep');
+    expectValidIds(history);
+  });
+});
+
+describe('Gemini: arguments that are not an object', () => {
+  it('answers those calls with an error and runs the rest; the next request is accepted', async () => {
+    // Found by the CLI fuzz run: a list, string, number or boolean as args failed the whole answer
+    // (exit 3, "expected record"), where the other vendors answer such a call with an error result.
+    const notAnObject = (value: unknown) => value as Readonly<Record<string, unknown>>;
+    const fake = await startFakeGemini([
+      {
+        type: 'answer',
+        parts: [
+          { type: 'function-call', name: 'echo', args: notAnObject([1, 2]) },
+          { type: 'function-call', name: 'echo', args: { text: 'a' } },
+          { type: 'function-call', name: 'echo', args: notAnObject('text') },
+          { type: 'function-call', name: 'echo', args: notAnObject(7) },
+        ],
+      },
+      geminiText('done'),
+    ]);
+    closers.push(() => fake.close());
+    const host = new FakeToolHost({ echo: (input) => String(input.text) });
+    const provider = new GoogleProvider({
+      model: 'gemini-2.5-flash',
+      baseUrl: fake.url,
+      env: { GEMINI_API_KEY: FAKE_GEMINI_KEY },
+    });
+    const { result, results, history } = await runHostile(provider, host);
+    expect(result.text).toBe('done');
+    expect(fake.requests.map((request) => request.rejected)).toEqual([undefined, undefined]);
+    expect(host.calls.map((call) => call.input.text)).toEqual(['a']);
+    expect(results.map((item) => item.isError)).toEqual([true, false, true, true]);
+    expect(textOf(results[0])).toBe(
+      'The arguments for echo were not a JSON object, so the tool was not run. Received: [1,2]',
+    );
+    expect(textOf(results[2])).toContain('Received: "text"');
     expectValidIds(history);
   });
 });

@@ -153,7 +153,11 @@ describe('OpenAIProvider streaming', () => {
     );
     expect(caught).toBeInstanceOf(ProviderError);
     expect((caught as ProviderError).retryable).toBe(true);
-    expect((caught as ProviderError).message).toContain('the stream ended before the answer was complete');
+    // One line naming the model's server (not "the server": there are MCP servers too).
+    expect((caught as ProviderError).message).toBe(
+      'the answer was cut off: the stream ended before the answer was complete ' +
+        `(the server at ${server.url} sent no finish_reason)`,
+    );
   });
 
   it('accepts a finish_reason that only comes with the usage chunk, before [DONE]', async () => {

@@ -3,7 +3,8 @@
  * the Runner against the vendor fakes (which refuse what the real services refuse): Anthropic,
  * OpenAI and Ollama get the `<untrusted-tool-output>` envelope inside their tool-result message,
  * Gemini gets `source` and `origin` beside `output` in the function response object. A closing tag
- * in the tool's text cannot end the envelope. Without marking, the plain text goes as before.
+ * in the tool's text cannot end the envelope. Without marking, the plain text goes as before. The
+ * host's own error results (here: a call of a tool nobody offered) are never marked.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../providers/anthropic.js';
@@ -18,6 +19,7 @@ import { FAKE_GEMINI_KEY, startFakeGemini, textAnswer as geminiText } from '../f
 import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { startFakeOpenAI } from '../fakes/openai-server.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
+import { enveloped } from '../support/untrusted.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -110,6 +112,102 @@ describe.each([true, false])('tool output marked as data: %s', (marked) => {
     expect(response).toEqual(
       marked ? { output: HOSTILE, source: 'fetch', origin: UNTRUSTED_ORIGIN } : { output: HOSTILE },
     );
+  });
+});
+
+/** The Runner's own answer to a call of a tool nobody offered: the host speaking, sent plain. */
+const UNKNOWN = 'Unknown tool "nosuch". Available tools: fetch.';
+
+/** One step calling `fetch` (a server's answer) and `nosuch` (the host's); the history as kept. */
+async function runBoth(provider: Provider): Promise<string> {
+  const host = new FakeToolHost({ fetch: () => 'page text' });
+  const runner = new Runner({ provider, tools: host, markToolOutput: true, sleep: async () => undefined });
+  const result = await runner.run('read the page');
+  expect(host.calls.map((call) => call.name)).toEqual(['fetch']);
+  return result.text;
+}
+
+describe('a host-made error goes plain beside a marked server result, accepted by each fake', () => {
+  it('Anthropic', async () => {
+    const fake = await startFakeAnthropic([
+      {
+        type: 'answer',
+        content: [
+          { type: 'tool_use', id: 'toolu_1', name: 'fetch', input: {} },
+          { type: 'tool_use', id: 'toolu_2', name: 'nosuch', input: {} },
+        ],
+      },
+      anthropicText('done'),
+    ]);
+    closers.push(() => fake.close());
+    const provider = new AnthropicProvider({ model: 'claude-test', apiKey: 'k', baseUrl: fake.url, env: {} });
+    expect(await runBoth(provider)).toBe('done');
+    expect(fake.requests.map((request) => request.rejected)).toEqual([undefined, undefined]);
+    const results = list(list(asJson(fake.requests[1]?.body).messages)[2]?.content);
+    expect(results.map((result) => [result.tool_use_id, result.content, result.is_error])).toEqual([
+      ['toolu_1', [{ type: 'text', text: enveloped('fetch', 'page text') }], undefined],
+      ['toolu_2', [{ type: 'text', text: UNKNOWN }], true],
+    ]);
+  });
+
+  it('OpenAI', async () => {
+    const fake = await startFakeOpenAI([
+      {
+        type: 'tool-calls',
+        calls: [
+          { id: 'call_1', name: 'fetch', arguments: '{}' },
+          { id: 'call_2', name: 'nosuch', arguments: '{}' },
+        ],
+      },
+      { type: 'text', text: 'done' },
+    ]);
+    closers.push(() => fake.close());
+    const provider = new OpenAIProvider({ model: 'gpt-test', baseUrl: fake.url, apiKey: 'sk-test', env: {} });
+    expect(await runBoth(provider)).toBe('done');
+    expect(list(fake.requests[1]?.body.messages).slice(-2)).toEqual([
+      { role: 'tool', tool_call_id: 'call_1', content: enveloped('fetch', 'page text') },
+      { role: 'tool', tool_call_id: 'call_2', content: `Error: ${UNKNOWN}` },
+    ]);
+  });
+
+  it('Ollama', async () => {
+    const fake = await startFakeOllama([toolCallReply(['fetch', {}], ['nosuch', {}]), textReply('done')]);
+    closers.push(() => fake.close());
+    const provider = new OllamaProvider({ model: 'qwen2.5:3b', baseUrl: fake.url, env: {} });
+    expect(await runBoth(provider)).toBe('done');
+    const chats = fake.requests.filter((request) => request.path === '/api/chat');
+    const messages = list(asJson(chats[1]?.body).messages).slice(-2);
+    expect(messages.map((message) => [message.tool_name, message.content])).toEqual([
+      ['fetch', enveloped('fetch', 'page text')],
+      ['nosuch', `Error: ${UNKNOWN}`],
+    ]);
+  });
+
+  it('Gemini', async () => {
+    const fake = await startFakeGemini([
+      {
+        type: 'answer',
+        parts: [
+          { type: 'function-call', name: 'fetch', id: 'f1', args: {} },
+          { type: 'function-call', name: 'nosuch', id: 'f2', args: {} },
+        ],
+      },
+      geminiText('done'),
+    ]);
+    closers.push(() => fake.close());
+    const provider = new GoogleProvider({
+      model: 'gemini-2.5-flash',
+      baseUrl: fake.url,
+      env: { GEMINI_API_KEY: FAKE_GEMINI_KEY },
+    });
+    expect(await runBoth(provider)).toBe('done');
+    expect(fake.requests.map((request) => request.rejected)).toEqual([undefined, undefined]);
+    const contents = list(asJson(fake.requests[1]?.body).contents);
+    const responses = list(contents.at(-1)?.parts).map((part) => asJson(part.functionResponse).response);
+    expect(responses).toEqual([
+      { output: 'page text', source: 'fetch', origin: UNTRUSTED_ORIGIN },
+      { error: UNKNOWN },
+    ]);
   });
 });
 

@@ -11,11 +11,13 @@ import { validateChatBody } from '../fakes/ollama-validation.js';
 import { startFakeOpenAI } from '../fakes/openai-server.js';
 import { validateChatRequest } from '../fakes/openai-validation.js';
 import { startCli } from './cli.js';
+import type { StreamKind } from './cli-fuzz-summary.js';
 import {
   anthropicEvents,
   geminiChunks,
   ollamaChunks,
   openAIChunks,
+  streamKind,
   type GeneratedAnswer,
   type Vendor,
 } from './vendor-stream-fuzz.js';
@@ -37,6 +39,10 @@ export interface CliFuzzOutcome {
   readonly problem: string | undefined;
   /** How many model requests the fake received (2+ means the run continued after the stream). */
   readonly requests: number;
+  /** What the CLI wrote to stderr (empty after a timeout). */
+  readonly stderr: string;
+  /** Whether the fake served the whole stream, or a cut or reordered one. */
+  readonly stream: StreamKind;
 }
 
 /** A running fake, reduced to what a run needs: where it is and why it refused any request. */
@@ -158,12 +164,16 @@ export async function runCliFuzz(
   home: string,
   timeoutMs: number,
 ): Promise<CliFuzzOutcome> {
-  const fake = await startVendorFake(vendor, withExposedNames(generated));
+  const answer = withExposedNames(generated);
+  const stream = streamKind(vendor, answer);
+  const fake = await startVendorFake(vendor, answer);
   try {
     const running = startCli(['-p', 'go', ...fake.args], home, { env: fake.env, timeoutMs });
     running.child.stdin.end();
     const run = await running.done.catch(() => undefined);
-    if (run === undefined) return { exit: 'timeout', problem: 'no exit in time', requests: 0 };
+    if (run === undefined) {
+      return { exit: 'timeout', problem: 'no exit in time', requests: 0, stderr: '', stream };
+    }
     const exit = run.code === null ? `signal ${String(run.signal)}` : String(run.code);
     const requests = fake.requestCount();
     const rejection = fake.rejection();
@@ -172,7 +182,7 @@ export async function runCliFuzz(
       (run.code === null ? `killed by ${String(run.signal)}` : undefined) ??
       outputProblem(run.stdout, run.stderr) ??
       (rejection === undefined ? undefined : `the fake refused a request: ${rejection}`);
-    return { exit, problem, requests };
+    return { exit, problem, requests, stderr: run.stderr, stream };
   } finally {
     await fake.close();
   }

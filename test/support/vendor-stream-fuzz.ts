@@ -22,6 +22,7 @@ import { validateMessagesBody } from '../fakes/anthropic-validation.js';
 import { validateGenerateContentBody } from '../fakes/gemini-validation.js';
 import { validateChatBody } from '../fakes/ollama-validation.js';
 import { validateChatRequest } from '../fakes/openai-validation.js';
+import type { StreamKind } from './cli-fuzz-summary.js';
 import { FakeToolHost } from './fake-tool-host.js';
 import { ScriptedProvider, textReply } from './scripted-provider.js';
 
@@ -223,6 +224,35 @@ export function ollamaChunks(answer: GeneratedAnswer): unknown[] {
     eval_count: 2,
   });
   return spoil(chunks, answer);
+}
+
+/** The stream a vendor fake serves for the answer: events, chunks, spoiled as the answer says. */
+export function vendorStream(vendor: Vendor, answer: GeneratedAnswer): unknown[] {
+  switch (vendor) {
+    case 'anthropic':
+      return anthropicEvents(answer);
+    case 'openai':
+      return openAIChunks(answer);
+    case 'google':
+      return geminiChunks(answer);
+    case 'ollama':
+      return ollamaChunks(answer);
+    default: {
+      const unexpected: never = vendor;
+      throw new TypeError(`unknown vendor ${String(unexpected)}`);
+    }
+  }
+}
+
+/**
+ * Whether the served stream is the answer's whole stream, cut short, or reordered. A cut or swap
+ * that changes nothing (past the end, two equal events) leaves it whole.
+ */
+export function streamKind(vendor: Vendor, answer: GeneratedAnswer): StreamKind {
+  const whole = vendorStream(vendor, { ...answer, cutAt: undefined, swap: undefined });
+  const served = vendorStream(vendor, answer);
+  if (served.length < whole.length) return 'cut';
+  return JSON.stringify(served) === JSON.stringify(whole) ? 'whole' : 'reordered';
 }
 
 /** The provider events a vendor's parser makes of the answer, or the error it threw. */
