@@ -80,26 +80,18 @@ export class ServerProcess {
       if (this.#handlers === undefined) this.#pending.push(event);
       else event(this.#handlers);
     };
-    child.stdout.on('data', (chunk: Buffer) => {
-      relay((handlers) => {
-        handlers.stdout(chunk);
+    for (const pipe of ['stdout', 'stderr'] as const) {
+      child[pipe].on('data', (chunk: Buffer) => {
+        relay((handlers) => {
+          handlers[pipe](chunk);
+        });
       });
-    });
-    child.stdout.once('end', () => {
-      relay((handlers) => {
-        handlers.stdoutEnd();
+      child[pipe].once('end', () => {
+        relay((handlers) => {
+          handlers[`${pipe}End`]();
+        });
       });
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      relay((handlers) => {
-        handlers.stderr(chunk);
-      });
-    });
-    child.stderr.once('end', () => {
-      relay((handlers) => {
-        handlers.stderrEnd();
-      });
-    });
+    }
     this.outputEnded = Promise.all([untilEnded(child.stdout), untilEnded(child.stderr)]).then(
       () => undefined,
     );
