@@ -20,9 +20,9 @@ import { askUser, type QuestionQueue, type UserQuestions } from '../questions.js
 import type { ImageBlock, Message, TextBlock, ToolResultBlock } from '../types.js';
 import { detectInjection, redactFindings, revealHiddenCharacters, type Finding } from './injection.js';
 
-/** What to do with content the detector flags. */
-export type InjectionPolicy = 'warn' | 'ask' | 'redact' | 'block';
-export const INJECTION_POLICIES: readonly InjectionPolicy[] = ['warn', 'ask', 'redact', 'block'];
+import type { InjectionPolicy } from './injection-policy.js';
+
+export { INJECTION_POLICIES, type InjectionPolicy } from './injection-policy.js';
 
 /** How tool output is treated. Every field has a default. */
 export interface UntrustedContentOptions {

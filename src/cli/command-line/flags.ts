@@ -7,7 +7,8 @@ import { parseBuiltinNames, type BuiltinServerName } from '../../builtin/names.j
 import { ConfigError } from '../../errors.js';
 import { optional } from '../../optional.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/schema.js';
-import { INJECTION_POLICIES, type UntrustedContentOptions } from '../../safety/untrusted-content.js';
+import { INJECTION_POLICIES } from '../../safety/injection-policy.js';
+import type { UntrustedContentOptions } from '../../safety/untrusted-content.js';
 
 /** What the user asked for on the command line. Unset options fall back to the config file. */
 export interface CliOptions {
