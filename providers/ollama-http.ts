@@ -34,28 +34,44 @@ export interface OllamaHttpRequest {
 /** Sends a request and resolves once the answer's status and headers have arrived. */
 export type OllamaHttp = (request: OllamaHttpRequest) => Promise<OllamaHttpAnswer>;
 
+/**
+ * How long the connection may stay silent, waiting for the answer's headers or its next line, before
+ * the request fails (retryably, as ETIMEDOUT): the limits undici's `fetch` applied before, 300 s each,
+ * long enough for Ollama to load a large model.
+ */
+export const OLLAMA_IDLE_TIMEOUT_MS = 300_000;
+
 /** The default exchange, over `node:http` (or `node:https`, loaded only for an https host). */
-export const nodeOllamaHttp: OllamaHttp = async (request) => {
-  const url = new URL(request.url);
-  const send = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
-  return new Promise<OllamaHttpAnswer>((resolve, reject) => {
-    const outgoing = send(url, {
-      method: request.method,
-      headers: { ...request.headers },
-      signal: request.signal,
-    });
-    outgoing.once('error', reject);
-    outgoing.once('response', (incoming: IncomingMessage) => {
-      resolve({
-        status: incoming.statusCode ?? 0,
-        statusText: incoming.statusMessage ?? '',
-        header: (name) => headerValue(incoming.headers[name.toLowerCase()]),
-        body: incoming,
+export function nodeOllamaHttp(idleTimeoutMs = OLLAMA_IDLE_TIMEOUT_MS): OllamaHttp {
+  return async (request) => {
+    const url = new URL(request.url);
+    const send = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
+    return new Promise<OllamaHttpAnswer>((resolve, reject) => {
+      const outgoing = send(url, {
+        method: request.method,
+        headers: { ...request.headers },
+        signal: request.signal,
       });
+      // Every error, not the first only: after the answer began, its stream carries the failure.
+      outgoing.on('error', reject);
+      outgoing.setTimeout(idleTimeoutMs, () => {
+        const silence = Object.assign(new Error(`no answer for ${idleTimeoutMs / 1000} s`), {
+          code: 'ETIMEDOUT',
+        });
+        outgoing.destroy(silence);
+      });
+      outgoing.once('response', (incoming: IncomingMessage) => {
+        resolve({
+          status: incoming.statusCode ?? 0,
+          statusText: incoming.statusMessage ?? '',
+          header: (name) => headerValue(incoming.headers[name.toLowerCase()]),
+          body: incoming,
+        });
+      });
+      outgoing.end(request.body);
     });
-    outgoing.end(request.body);
-  });
-};
+  };
+}
 
 /** The same exchange over a `fetch` function (its network errors keep fetch's shape: a cause chain). */
 export function fetchOllamaHttp(fetchFunction: typeof fetch): OllamaHttp {

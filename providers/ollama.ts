@@ -41,7 +41,7 @@ export class OllamaProvider implements Provider {
   constructor(options: ProviderOptions) {
     this.model = options.model;
     this.host = resolveOllamaHost({ baseUrl: options.baseUrl, env: options.env });
-    this.#http = options.fetch === undefined ? nodeOllamaHttp : fetchOllamaHttp(options.fetch);
+    this.#http = options.fetch === undefined ? nodeOllamaHttp() : fetchOllamaHttp(options.fetch);
     this.#headers = requestHeaders(this.host, options);
   }
 
