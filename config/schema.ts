@@ -113,6 +113,8 @@ const commonServerShape = {
   excludedTools: toolNames.optional(),
   initTimeout: positiveInteger.optional(),
   toolTimeout: positiveInteger.optional(),
+  /** `false`: the server is not offered the roots (it keeps its own folders). */
+  roots: z.boolean().optional(),
 };
 
 /** Claude Desktop / Claude Code: a program started with `command` and `args`, over stdio. */

@@ -59,7 +59,7 @@ export interface ServerFeatures {
  * registers their handlers on every fresh SDK client (restarts too), bound to its server.
  */
 export function configureClientFor(features: ServerFeatures): ConfigureClient {
-  return (client, server) => {
+  return (client, server, definition) => {
     const {
       elicit,
       sample,
@@ -84,7 +84,7 @@ export function configureClientFor(features: ServerFeatures): ConfigureClient {
         sample(server, request.params, context.mcpReq.signal),
       );
     }
-    if (roots !== undefined) {
+    if (roots !== undefined && definition.roots !== false) {
       client.registerCapabilities({ roots: { listChanged: true } });
       client.setRequestHandler('roots/list', () => ({ roots: [...roots()] }));
     }

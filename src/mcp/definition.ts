@@ -14,6 +14,11 @@ export interface ServerCommon {
   readonly initTimeoutMs?: number;
   /** How long one tool call may take, in ms (progress notifications extend it up to a maximum). */
   readonly toolTimeoutMs?: number;
+  /**
+   * `false`: the server is not offered the roots (no `roots` capability, no `roots/list_changed`),
+   * so a server such as server-filesystem keeps the folders its own arguments give it.
+   */
+  readonly roots?: false;
 }
 
 /** A server we start as a child process and talk to over its stdin/stdout. */

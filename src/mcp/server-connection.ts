@@ -181,7 +181,7 @@ export class ServerConnection {
    */
   async notifyRootsChanged(): Promise<void> {
     const state = this.state;
-    if (state.kind !== 'ready') return;
+    if (state.kind !== 'ready' || this.options.definition.roots === false) return;
     const { session } = state;
     try {
       // Deprecated by the 2026-07-28 revision (SEP-2577), still how 2025-era servers learn of roots.

@@ -40,7 +40,7 @@ import { StdioProcessTransport, type ProcessExit } from './stdio-transport.js';
  * (`client.setRequestHandler`) on a server's fresh SDK `Client`, before it connects. Called for
  * every client made, so a restarted or reconnected server gets the same setup.
  */
-export type ConfigureClient = (client: Client, serverName: string) => void;
+export type ConfigureClient = (client: Client, serverName: string, definition: ServerDefinition) => void;
 
 /** How a server's protocol generation is chosen: see the file comment. */
 export type NegotiationMode = 'auto' | 'legacy';
@@ -306,7 +306,7 @@ function makeClient(options: OpenServerSessionOptions, mode: NegotiationMode): C
       },
     },
   );
-  options.configureClient?.(client, options.serverName);
+  options.configureClient?.(client, options.serverName, options.definition);
   client.onclose = () => {
     options.onClosed(client);
   };

@@ -86,6 +86,26 @@ describe('roots', () => {
     );
   });
 
+  it('are not offered to a server whose entry says "roots": false: server-filesystem keeps its own folder', async () => {
+    const runner = await start({
+      mcpServers: {
+        files: { ...FILESYSTEM, args: [...FILESYSTEM.args, second], roots: false },
+        sampler: { ...SAMPLER, roots: false },
+      },
+      roots: [first],
+    });
+    expect(await callText(runner, 'files__list_allowed_directories')).toContain(second);
+    await runner.setRoots([folder]);
+    // Given time to ask again, had it been told: it keeps its own folder, never the roots.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const listed = await callText(runner, 'files__list_allowed_directories');
+    expect(listed).toContain(second);
+    expect(listed).not.toContain(first);
+    expect(listed).not.toMatch(new RegExp(`${folder}$`, 'm'));
+    // The client never declared roots to it, so its request for them is refused.
+    expect(await callText(runner, 'sampler__list-roots')).toMatch(/^error: /);
+  });
+
   it('refuse a folder that does not exist, naming it', async () => {
     await expect(start({ mcpServers: { sampler: SAMPLER }, roots: [join(folder, 'nope')] })).rejects.toThrow(
       new ConfigError('roots', `"${join(folder, 'nope')}" is not a directory`),
