@@ -1,6 +1,6 @@
 /**
  * The config layer: finding the config file, checking it, and turning each server entry into a
- * {@link ServerDefinition} for the MCP pool. The accepted format is described in `FORMAT.md`.
+ * {@link ServerDefinition} for the MCP pool. The accepted format is described in docs/configuration.md.
  */
 export type { LoadConfigOptions, LoadedConfig } from './load.js';
 export { CONFIG_FILE_NAMES, findConfigFile, loadConfig, readSessionPersistence } from './load.js';
