@@ -47,6 +47,15 @@ function expectValidIds(history: Runner['history']): void {
   expect(new Set(ids).size).toBe(ids.length);
 }
 
+/** The Google provider against a fake Gemini at `url`. */
+function geminiAt(url: string): GoogleProvider {
+  return new GoogleProvider({
+    model: 'gemini-2.5-flash',
+    baseUrl: url,
+    env: { GEMINI_API_KEY: FAKE_GEMINI_KEY },
+  });
+}
+
 describe('Anthropic: duplicate and malformed tool_use ids', () => {
   it('runs each valid call once under a host-made id; the next request is accepted', async () => {
     const fake = await startFakeAnthropic([
@@ -159,11 +168,7 @@ describe('Gemini: repeated ids and arguments nested thousands of levels deep', (
     );
     closers.push(() => fake.close());
     const host = new FakeToolHost({ echo: (input) => String(input.text) });
-    const provider = new GoogleProvider({
-      model: 'gemini-2.5-flash',
-      baseUrl: fake.url,
-      env: { GEMINI_API_KEY: FAKE_GEMINI_KEY },
-    });
+    const provider = geminiAt(fake.url);
     const { result, results, history } = await runHostile(provider, host);
     expect(result.text).toBe('done');
     expect(host.calls.map((call) => call.input.text)).toEqual(['a', 'b']);
@@ -192,11 +197,7 @@ describe('Gemini: arguments that are not an object', () => {
     ]);
     closers.push(() => fake.close());
     const host = new FakeToolHost({ echo: (input) => String(input.text) });
-    const provider = new GoogleProvider({
-      model: 'gemini-2.5-flash',
-      baseUrl: fake.url,
-      env: { GEMINI_API_KEY: FAKE_GEMINI_KEY },
-    });
+    const provider = geminiAt(fake.url);
     const { result, results, history } = await runHostile(provider, host);
     expect(result.text).toBe('done');
     expect(fake.requests.map((request) => request.rejected)).toEqual([undefined, undefined]);
@@ -238,11 +239,7 @@ describe('Gemini: a connection dropped mid-answer', () => {
   it('is described as a cut stream, not as an unreachable API', async () => {
     const fake = await startFakeGemini([{ type: 'drop', parts: [{ type: 'text', text: 'The answer' }] }]);
     closers.push(() => fake.close());
-    const provider = new GoogleProvider({
-      model: 'gemini-2.5-flash',
-      baseUrl: fake.url,
-      env: { GEMINI_API_KEY: FAKE_GEMINI_KEY },
-    });
+    const provider = geminiAt(fake.url);
     const runner = new Runner({ provider, sleep: noSleep });
     const error = await runner.run('go').then(
       () => undefined,

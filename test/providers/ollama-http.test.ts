@@ -1,6 +1,6 @@
 /** The Ollama exchange over node:http (providers/ollama-http.ts) against the loopback fake Ollama. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeOllamaHttp } from '../../providers/ollama-http.js';
+import { nodeOllamaHttp, type OllamaHttp, type OllamaHttpAnswer } from '../../providers/ollama-http.js';
 import { ollamaStreamObjects } from '../../providers/ollama-stream.js';
 import { networkErrorCode } from '../../providers/http-errors.js';
 import { startFakeOllama, type FakeOllama } from '../fakes/ollama-server.js';
@@ -17,17 +17,22 @@ const CHAT = JSON.stringify({
   stream: true,
 });
 
+/** One streamed chat request to the fake, through `http`. */
+function postChat(http: OllamaHttp, url: string): Promise<OllamaHttpAnswer> {
+  return http({
+    url: `${url}/api/chat`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: CHAT,
+    signal: new AbortController().signal,
+  });
+}
+
 describe('the Ollama exchange over node:http', () => {
   it('fails, retryably, when Ollama stays silent mid-answer longer than the idle limit', async () => {
     fake = await startFakeOllama([{ type: 'stall', text: ['first words'] }]);
     const http = nodeOllamaHttp(300);
-    const answer = await http({
-      url: `${fake.url}/api/chat`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: CHAT,
-      signal: new AbortController().signal,
-    });
+    const answer = await postChat(http, fake.url);
     expect(answer.status).toBe(200);
     const seen: unknown[] = [];
     const reading = (async () => {
@@ -45,13 +50,7 @@ describe('the Ollama exchange over node:http', () => {
     fake = await startFakeOllama([], { fallback: { type: 'answer', text: 'ok' } });
     const http = nodeOllamaHttp(300);
     for (let round = 0; round < 2; round++) {
-      const answer = await http({
-        url: `${fake.url}/api/chat`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: CHAT,
-        signal: new AbortController().signal,
-      });
+      const answer = await postChat(http, fake.url);
       const values: unknown[] = [];
       for await (const value of ollamaStreamObjects(answer.body)) values.push(value);
       expect(values.at(-1)).toMatchObject({ done: true });
