@@ -84,6 +84,10 @@ const result = await build({
   target: 'node20',
   // Error classes are told apart by name in places (and names show in --debug output): keep them.
   keepNames: true,
+  // Minified: V8 reads, pre-parses and keeps in memory the source text of every module a run loads
+  // (~900 KB on a one-shot, 225 KB for --help), and minified it is less than half that size.
+  // Stack traces stay readable: the executable maps them through the source maps with --debug.
+  minify: true,
   // Maps back to the TypeScript (through tsc's maps), as the unbundled modules have.
   sourcemap: 'linked',
   metafile: true,

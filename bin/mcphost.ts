@@ -16,6 +16,10 @@ import { packageVersion } from '../src/version.js';
 setFlagsFromString('--liftoff-only');
 setFlagsFromString('--semi-space-growth-factor=1');
 
+// The executable is minified (esbuild.config.mjs): with --debug, stack traces are mapped back to
+// our TypeScript through the bundle's source maps, as the unbundled modules' traces read.
+if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true);
+
 // The reader went away (`mcphost -p … | head -1`): stop quietly, as Unix tools do on SIGPIPE
 // (which Node ignores), with 128 + SIGPIPE. The exit hook of the MCP pool still ends every server.
 const SIGPIPE_EXIT_CODE = 141;
