@@ -370,6 +370,8 @@ export class ServerConnection {
     if (isRestart) {
       this.restarts += 1;
       this.debug(`restarted (${this.offered.length} tools)`);
+      // Here, before the call that caused the restart is sent: what is asked again goes first.
+      this.options.onReconnected?.(session.client);
     } else {
       this.debug(`ready over ${session.kind} with ${this.offered.length} tools`);
     }
