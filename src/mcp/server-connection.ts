@@ -370,7 +370,7 @@ export class ServerConnection {
     if (isRestart) {
       this.restarts += 1;
       this.debug(`restarted (${this.offered.length} tools)`);
-      // Here, before the call that caused the restart is sent: what is asked again goes first.
+      // As soon as it is ready, before the use that restarted it goes on: subscriptions are asked first.
       this.options.onReconnected?.(session.client);
     } else {
       this.debug(`ready over ${session.kind} with ${this.offered.length} tools`);
