@@ -160,13 +160,24 @@ async function ask(
   uri: string,
   signal: AbortSignal | undefined,
 ): Promise<McpSubscription | undefined> {
-  const options = signal === undefined ? {} : { signal };
   const version = client.getNegotiatedProtocolVersion();
-  if (version !== undefined && version >= LISTEN_REVISION) {
-    return client.listen({ resourceSubscriptions: [uri] }, options);
+  if (version === undefined || version < LISTEN_REVISION) {
+    await client.subscribeResource({ uri }, signal === undefined ? {} : { signal });
+    return undefined;
   }
-  await client.subscribeResource({ uri }, options);
-  return undefined;
+  // The SDK ends a listen stream whenever its signal aborts, even long after it opened: the
+  // caller's signal (a chat turn's, cancelled later with Esc) may only cancel the opening.
+  const opening = new AbortController();
+  const cancelOpening = (): void => {
+    opening.abort(signal?.reason);
+  };
+  if (signal?.aborted === true) cancelOpening();
+  signal?.addEventListener('abort', cancelOpening, { once: true });
+  try {
+    return await client.listen({ resourceSubscriptions: [uri] }, { signal: opening.signal });
+  } finally {
+    signal?.removeEventListener('abort', cancelOpening);
+  }
 }
 
 function keyOf(server: string, uri: string): string {

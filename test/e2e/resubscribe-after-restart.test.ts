@@ -112,6 +112,15 @@ describe('resource subscriptions across a server restart', () => {
     expect(runner.mcp.subscriptions()).toEqual([{ server: 'notes', uri: NOTE }]);
   });
 
+  it('keeps a 2026-07-28 listen stream open when the signal it was opened with aborts later', async () => {
+    const { runner, changes, call } = await startRunner(['--dual-era']);
+    const turn = new AbortController();
+    expect(await runner.mcp.subscribe('notes', NOTE, turn.signal)).toBe('subscribed');
+    // A chat turn's signal: cancelled (Esc) after the attach, it must not end the subscription.
+    turn.abort();
+    await touchUntilHeard(call, changes);
+  });
+
   it('reports a restarted server that refuses as a warning naming server and URI, not to the call', async () => {
     directory = await mkdtemp(join(tmpdir(), 'mcphost-resubscribe-'));
     const { runner, call, warnings } = await startRunner([], {
