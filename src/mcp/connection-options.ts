@@ -1,5 +1,5 @@
 /** What a {@link ServerConnection} is given, and which of a server's tools it offers. */
-import type { FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
+import type { Client, FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
 import type { ServerDefinition } from './definition.js';
 import type { ParentEnvironment } from './environment.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
@@ -33,6 +33,11 @@ export interface ServerConnectionOptions {
   readonly onToolsChanged: () => void;
   /** The server announced that its prompts or resources changed. */
   readonly onListChanged?: (list: 'prompts' | 'resources') => void;
+  /**
+   * A restart (stdio) or reconnect (remote) succeeded: `client` is ready, and has been told nothing
+   * the previous connection was. Called before the use that caused the restart goes on.
+   */
+  readonly onReconnected?: (client: Client) => void;
   /** Asked of the server right after each connect, when it declares logging. */
   readonly serverLogLevel?: ServerLogLevel;
   /** A tool call's `notifications/progress`, with the call's own id given to {@link call}. */

@@ -23,10 +23,12 @@ import type { ServerLogLevel } from './server-logs.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
 import type { PoolSignIn, serverAuthFor } from './auth/pool-sign-in.js';
 import { toolHintsOf, type ToolHints } from '../safety/tool-hints.js';
+import { ServerReconnections, type ServerReconnectionListener } from './reconnections.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
 export type { ToolProgress } from './server-connection.js';
 export type { ConfigureClient } from './server-session.js';
+export type { ServerReconnection, ServerReconnectionListener } from './reconnections.js';
 
 /** How long a server may take to start and list its tools, unless configured otherwise. */
 export const DEFAULT_INIT_TIMEOUT_MS = 30_000;
@@ -116,6 +118,7 @@ export class McpPool implements ToolHost {
   /** The table the model last saw: calls are routed through it even if a list changed since. */
   private published: ToolNameTable | undefined;
   private closing: Promise<void> | undefined;
+  private readonly reconnections = new ServerReconnections();
   private readonly exitHook = (): void => {
     this.killSync();
   };
@@ -152,6 +155,15 @@ export class McpPool implements ToolHost {
                 options.onListChanged?.(name, list);
               },
             }),
+        onReconnected: (client: Client) => {
+          this.reconnections.announce({
+            server: name,
+            client,
+            warn: (message) => {
+              log({ server: name, level: 'warn', message });
+            },
+          });
+        },
         ...(signInStep ? { signIn: signInStep } : {}),
         ...optional('spawnedProcess', spawned.get(name)),
         now,
@@ -320,6 +332,14 @@ export class McpPool implements ToolHost {
     const client = await connection.client(signal);
     if (typeof client === 'string') throw new ServerError(serverName, client);
     return client;
+  }
+
+  /**
+   * Hears each server's connection being made again (a restart, a reconnect), so that what the old
+   * connection was asked (resource subscriptions) can be asked again. Returns how to stop.
+   */
+  onReconnected(listener: ServerReconnectionListener): () => void {
+    return this.reconnections.listen(listener);
   }
 
   /** Tells every running server that the roots changed. */

@@ -5,11 +5,14 @@
 import type { Client, ReadResourceResult } from '@modelcontextprotocol/client';
 import { ServerError, messageOf } from '../errors.js';
 import type { ImageBlock, TextBlock } from '../types.js';
+import type { ServerReconnectionListener } from './reconnections.js';
 
 /** The part of the pool these functions use (a fake in unit tests). */
 export interface ServerClients {
   serverNames(): readonly string[];
   client(serverName: string, signal?: AbortSignal): Promise<Client>;
+  /** Hears servers connected again (see McpPool.onReconnected); absent, none are announced. */
+  onReconnected?(listener: ServerReconnectionListener): () => void;
 }
 
 /** One resource a server lists. */

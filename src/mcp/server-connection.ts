@@ -370,6 +370,8 @@ export class ServerConnection {
     if (isRestart) {
       this.restarts += 1;
       this.debug(`restarted (${this.offered.length} tools)`);
+      // As soon as it is ready, before the use that restarted it goes on: subscriptions are asked first.
+      this.options.onReconnected?.(session.client);
     } else {
       this.debug(`ready over ${session.kind} with ${this.offered.length} tools`);
     }

@@ -104,8 +104,9 @@ export class ServerOfferings {
 
   /**
    * Subscribes to a resource's updates when its server declares `resources.subscribe`; each update
-   * is announced to {@link onChange} listeners as `resource-updated`. A restarted server has
-   * forgotten its subscriptions: subscribe again (mcphost does so on the next attach).
+   * is announced to {@link onChange} listeners as `resource-updated`. When the server is restarted
+   * or reconnected, its subscriptions are made again on the new connection by themselves (a
+   * refusal is a `warn` server log line naming the server and URI).
    */
   subscribe(server: string, uri: string, signal?: AbortSignal): Promise<SubscribeOutcome> {
     return this.#subscriptions.subscribe(server, uri, signal);

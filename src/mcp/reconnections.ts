@@ -1,0 +1,43 @@
+/**
+ * A server's connection made again — a crashed stdio server restarted, a remote one reconnected —
+ * announced to whoever kept state on the old connection. The new one knows nothing of what the
+ * old one was told (resource subscriptions, for one): listeners tell it again.
+ */
+import type { Client } from '@modelcontextprotocol/client';
+import { messageOf } from '../errors.js';
+
+/** One server connected again. */
+export interface ServerReconnection {
+  readonly server: string;
+  /** The new connection's client, ready for requests. */
+  readonly client: Client;
+  /** Tells the user of a problem with this server, as the pool's own warnings do (`log`, `warn`). */
+  readonly warn: (message: string) => void;
+}
+
+export type ServerReconnectionListener = (reconnection: ServerReconnection) => void;
+
+/** A small fan-out: every listener hears every reconnection, in the order they subscribed. */
+export class ServerReconnections {
+  readonly #listeners = new Set<ServerReconnectionListener>();
+
+  /** Listens until the returned function is called. */
+  listen(listener: ServerReconnectionListener): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** Tells every listener. A listener that throws does not keep the others from hearing it. */
+  announce(reconnection: ServerReconnection): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(reconnection);
+      } catch (error) {
+        // The connection is up whatever a listener does; its failure is the user's to hear of.
+        reconnection.warn(`server "${reconnection.server}" connected again, then: ${messageOf(error)}`);
+      }
+    }
+  }
+}
