@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  heldReply,
   textReply,
   toolCallReply,
   type FakeChatRequest,
-  type FakeOllamaReply,
   type FakeOllamaScriptItem,
 } from '../fakes/ollama-server.js';
 import { isAlive, REPOSITORY, runCli, EVERYTHING_SERVER } from '../support/cli.js';
@@ -40,17 +40,6 @@ async function startChat(run: ChatRun = {}): Promise<TmuxTerminal> {
   await fixture.home.writeConfig({ mcpServers: run.servers ?? {} });
   if (!fixture.hasModel) await fixture.startModel(run.script ?? []);
   return fixture.startChat({ args: run.args, env: run.env });
-}
-
-/** A reply the fake holds back until `release()`: the screen can be read while the model "thinks". */
-function heldReply(reply: FakeOllamaReply) {
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const item: FakeOllamaScriptItem = async () => {
-    await released;
-    return reply;
-  };
-  return { item, release };
 }
 
 /** The conversation part of a request (the system prompt, with the default clause, left out). */

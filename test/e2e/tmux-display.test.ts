@@ -5,12 +5,7 @@
  * question, and `-p … --no-exit` shown as a chat turn.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  textReply,
-  toolCallReply,
-  type FakeOllamaReply,
-  type FakeOllamaScriptItem,
-} from '../fakes/ollama-server.js';
+import { heldReply, textReply, toolCallReply, type FakeOllamaScriptItem } from '../fakes/ollama-server.js';
 import { EVERYTHING_SERVER } from '../support/cli.js';
 import { PROMPT, useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
@@ -36,17 +31,6 @@ async function startChat(run: ChatRun): Promise<TmuxTerminal> {
   await fixture.home.writeConfig({ mcpServers: {}, ...run.config });
   await fixture.startModel(run.script);
   return fixture.startChat({ args: run.args, columns: run.columns ?? 100, ready: run.ready ?? PROMPT });
-}
-
-/** A reply the fake holds back until `release()`. */
-function heldReply(reply: FakeOllamaReply) {
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const item: FakeOllamaScriptItem = async () => {
-    await released;
-    return reply;
-  };
-  return { item, release };
 }
 
 /** The screen's rows, each joined back if the terminal wrapped it (capture-pane -J). */
