@@ -43,16 +43,14 @@ export function startChatTerminal(options: ChatTerminalOptions): Promise<TmuxTer
 }
 
 export interface ChatStart extends Omit<ChatTerminalOptions, 'home' | 'providerUrl'> {
-  /** `--provider-url`; default: this test's fake model. */
-  readonly providerUrl?: string;
   /** Shown on screen when the chat is ready: default the prompt; `false` returns at once. */
   readonly ready?: string | RegExp | false;
 }
 
 export interface ChatTerminalFixture extends CliFixture {
   /**
-   * Starts the chat in tmux in this test's HOME (a chat the test started before is closed first)
-   * and waits until `ready` shows. Closed after the test.
+   * Starts the chat in tmux in this test's HOME against its fake model (a chat the test started
+   * before is closed first) and waits until `ready` shows. Closed after the test.
    */
   startChat(options?: ChatStart): Promise<TmuxTerminal>;
 }
@@ -82,13 +80,9 @@ export function useChatTerminal(setup: CliFixtureSetup = {}): ChatTerminalFixtur
     startModel: (script, options) => base.startModel(script, options),
     closeModel: () => base.closeModel(),
     temporaryFolder: (prefix) => base.temporaryFolder(prefix),
-    async startChat({ ready = PROMPT, providerUrl, ...options } = {}) {
+    async startChat({ ready = PROMPT, ...options } = {}) {
       await closeTerminal();
-      terminal = await startChatTerminal({
-        home: base.home.path,
-        providerUrl: providerUrl ?? base.model.url,
-        ...options,
-      });
+      terminal = await startChatTerminal({ home: base.home.path, providerUrl: base.model.url, ...options });
       if (ready !== false) await terminal.waitFor(ready);
       return terminal;
     },
