@@ -2,31 +2,29 @@
  * The approval question in the chat, in a real terminal (tmux) with the BUILT CLI: an `ask` rule
  * stops a tool call until the user answers, and each answer does what it says.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
-import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { EVERYTHING_SERVER } from '../support/cli.js';
+import { useChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable } from '../support/tmux.js';
 import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux)
   console.warn('tmux is not installed: skipping the terminal approval tests (apt-get install tmux)');
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
-
 const QUESTION = 'Allow? [y] once  [t] always this tool  [s] always this server';
 
-beforeEach(async () => {
-  home = await temporaryHome();
-  await home.writeConfig({
+const fixture = useChatTerminal({
+  config: {
     mcpServers: { everything: EVERYTHING_SERVER },
     approval: { default: 'allow', rules: [{ tool: 'everything__echo', decision: 'ask' }] },
-  });
+  },
+});
+
+beforeEach(async () => {
   // Every prompt makes the model call echo; once it has a result, it repeats what the tool said.
-  ollama = await startFakeOllama([], {
+  await fixture.startModel([], {
     fallback: (request) => {
       const last = request.messages.at(-1);
       return last?.role === 'tool'
@@ -35,24 +33,10 @@ beforeEach(async () => {
     },
   });
 });
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
 
 describe.skipIf(!hasTmux)('approving tool calls in the chat', () => {
   it('denies with a reason, allows once, then always for the tool', async () => {
-    terminal = await startChatTerminal({
-      home: home.path,
-      providerUrl: ollama!.url,
-      args: ['--no-color'],
-      columns: 200,
-    });
-    const chat = terminal;
-    await chat.waitFor('mistral-small');
+    const chat = await fixture.startChat({ args: ['--no-color'], columns: 200, ready: 'mistral-small' });
 
     chat.type('alpha');
     chat.keys('Enter');

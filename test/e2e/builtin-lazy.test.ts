@@ -6,32 +6,23 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, REPOSITORY, startCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { textReply } from '../fakes/ollama-server.js';
+import { CLI, REPOSITORY, startCli } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
 
 const RECORDER = join(REPOSITORY, 'test/fixtures/import-recorder/register.mjs');
 /** The server SDK's own files (not `server-everything` and the like, whose folders differ). */
 const SERVER_SDK = '/node_modules/@modelcontextprotocol/server/';
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-
-beforeEach(async () => {
-  home = await temporaryHome();
-});
-afterEach(async () => {
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
+const fixture = useCliFixture();
 
 /** Runs the built CLI under the recorder; returns its exit code and every module URL it loaded. */
 async function modulesLoadedBy(
   args: readonly string[],
 ): Promise<{ code: number | null; stdout: string; urls: string[] }> {
-  const record = join(home.path, 'imports.txt');
-  const running = startCli(args, home.path, {
+  const record = join(fixture.home.path, 'imports.txt');
+  const running = startCli(args, fixture.home.path, {
     command: [process.execPath, '--import', RECORDER, CLI],
     env: { IMPORT_LOG: record },
   });
@@ -54,7 +45,7 @@ describe('the server SDK stays unloaded without built-in servers', () => {
   });
 
   it('a -p run without built-in servers does not load it; one with --builtin does', async () => {
-    ollama = await startFakeOllama([textReply('plain answer'), textReply('todo answer')]);
+    const ollama = await fixture.startModel([textReply('plain answer'), textReply('todo answer')]);
     const common = ['-m', 'ollama:qwen2.5:3b', '--provider-url', ollama.url];
 
     const plain = await modulesLoadedBy(['-p', 'hello', ...common]);

@@ -4,13 +4,10 @@
  * why, only when tmux is not installed.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { unwrapped } from '../support/untrusted.js';
 
@@ -20,40 +17,25 @@ if (!hasTmux)
 
 const QUESTION = 'Allow? [y] once  [t] always this tool  [s] always this server';
 
-let home: TemporaryHome;
+const fixture = useChatTerminal();
 let work: string;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
 
 beforeEach(async () => {
-  home = await temporaryHome();
-  work = await mkdtemp(join(tmpdir(), 'mcphost-builtin-tty-'));
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-  await rm(work, { recursive: true, force: true });
+  work = await fixture.temporaryFolder('mcphost-builtin-tty-');
 });
 
-async function chat(args: readonly string[]): Promise<TmuxTerminal> {
-  if (ollama === undefined) throw new Error('start the fake model first');
-  terminal = await startChatTerminal({
-    home: home.path,
-    providerUrl: ollama.url,
+function chat(args: readonly string[]): Promise<TmuxTerminal> {
+  return fixture.startChat({
     args: ['--no-color', ...args],
     cwd: work,
     columns: 200,
+    ready: 'mistral-small',
   });
-  await terminal.waitFor('mistral-small');
-  return terminal;
 }
 
 describe.skipIf(!hasTmux)('built-in servers in the chat', () => {
   it('says how to add servers when none is configured', async () => {
-    ollama = await startFakeOllama([]);
+    await fixture.startModel([]);
     const screen = await (await chat([])).waitFor('No MCP servers are configured');
     expect(screen).toContain('0 tools from 0 servers');
     expect(screen).toContain('Try `mcphost --builtin fs,todo`');
@@ -61,7 +43,7 @@ describe.skipIf(!hasTmux)('built-in servers in the chat', () => {
 
   it('asks before a bash command, and runs it once allowed', async () => {
     const marker = join(work, 'made-by-bash');
-    ollama = await startFakeOllama([], {
+    await fixture.startModel([], {
       fallback: (request) => {
         const last = request.messages.at(-1);
         return last?.role === 'tool'

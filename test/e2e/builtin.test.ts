@@ -7,33 +7,22 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  startFakeOllama,
-  textReply,
-  toolCallReply,
-  type FakeChatRequest,
-  type FakeOllama,
-} from '../fakes/ollama-server.js';
-import { runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { textReply, toolCallReply, type FakeChatRequest } from '../fakes/ollama-server.js';
+import { runCli } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
 import { startLoopbackServer, type LoopbackServer } from '../support/loopback.js';
 import { unwrapped } from '../support/untrusted.js';
 
-let home: TemporaryHome;
+const fixture = useCliFixture();
 let work: string;
-let ollama: FakeOllama | undefined;
 let site: LoopbackServer | undefined;
 
 beforeEach(async () => {
-  home = await temporaryHome();
-  work = await mkdtemp(join(tmpdir(), 'mcphost-builtin-work-'));
+  work = await fixture.temporaryFolder('mcphost-builtin-work-');
 });
 afterEach(async () => {
-  await ollama?.close();
   await site?.close();
-  ollama = undefined;
   site = undefined;
-  await home.remove();
-  await rm(work, { recursive: true, force: true });
 });
 
 /** The tool results the model was sent in its last request, in order (the text inside the envelope). */
@@ -47,8 +36,7 @@ function toolResults(request: FakeChatRequest): string[] {
 }
 
 function cli(args: readonly string[]) {
-  if (ollama === undefined) throw new Error('start the fake model first');
-  return runCli([...args, '--provider-url', ollama.url], home.path, { cwd: work });
+  return runCli([...args, '--provider-url', fixture.model.url], fixture.home.path, { cwd: work });
 }
 
 describe('built-in servers through the CLI', () => {
@@ -57,14 +45,14 @@ describe('built-in servers through the CLI', () => {
       response.writeHead(200, { 'content-type': 'text/html' });
       response.end('<html><body><h2>Weather</h2><p>Sunny, <em>22°C</em>.</p></body></html>');
     });
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       mcpServers: { web: { type: 'builtin', name: 'fetch', options: { allowedAddresses: ['127.0.0.1'] } } },
     });
     const seen: string[][] = [];
     const remember = (request: FakeChatRequest) => {
       seen.push(toolResults(request));
     };
-    ollama = await startFakeOllama([
+    await fixture.startModel([
       toolCallReply(
         ['todo__todo_write', { todos: [{ content: 'write the greeting', status: 'in_progress' }] }],
         ['fs__write_file', { path: 'greeting.txt', content: 'hello world\n' }],
@@ -130,7 +118,7 @@ describe('built-in servers through the CLI', () => {
 
   it('asks before a bash command by default: in -p mode it is denied and not run', async () => {
     const marker = join(work, 'ran');
-    ollama = await startFakeOllama([
+    await fixture.startModel([
       toolCallReply(['bash__run_command', { command: `touch ${marker}` }]),
       (request) => textReply(`told: ${toolResults(request).join('')}`),
     ]);
@@ -143,10 +131,10 @@ describe('built-in servers through the CLI', () => {
 
   it('runs bash without asking when its options say so', async () => {
     const marker = join(work, 'ran');
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       mcpServers: { sh: { type: 'builtin', name: 'bash', options: { requireApproval: false } } },
     });
-    ollama = await startFakeOllama([
+    await fixture.startModel([
       toolCallReply(['sh__run_command', { command: `touch ${marker} && echo made` }]),
       (request) => textReply(`told: ${toolResults(request).join('')}`),
     ]);
@@ -160,7 +148,7 @@ describe('built-in servers through the CLI', () => {
     const outside = await mkdtemp(join(tmpdir(), 'mcphost-builtin-outside-'));
     try {
       await writeFile(join(outside, 'secret.txt'), 'the secret');
-      ollama = await startFakeOllama([
+      await fixture.startModel([
         toolCallReply(['fs__read_file', { path: join(outside, 'secret.txt') }]),
         (request) => textReply(`told: ${toolResults(request).join('')}`),
       ]);
@@ -174,7 +162,7 @@ describe('built-in servers through the CLI', () => {
   });
 
   it('names a bad --builtin value and exits 2', async () => {
-    ollama = await startFakeOllama([]);
+    await fixture.startModel([]);
     const run = await cli(['-p', 'hi', '--builtin', 'fs,ftp']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--builtin: "ftp" is not a built-in server (fs, bash, todo, fetch)');

@@ -2,38 +2,30 @@
  * `@path` attachments with `mcphost -p`, end to end: the built CLI run in a folder of files, the
  * fake Ollama recording what the model received.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { textReply } from '../fakes/ollama-server.js';
+import { runCli } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 
-let home: TemporaryHome;
+const fixture = useCliFixture();
 let work: string;
-let ollama: FakeOllama | undefined;
 
 beforeEach(async () => {
-  home = await temporaryHome();
-  work = await mkdtemp(join(tmpdir(), 'mcphost-work-'));
+  work = await fixture.temporaryFolder('mcphost-work-');
   await writeFile(join(work, 'notes.md'), 'the password is mango\n');
   await writeFile(join(work, 'chart.png'), PNG);
-});
-afterEach(async () => {
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-  await rm(work, { recursive: true, force: true });
 });
 
 describe('mcphost -p with @path', () => {
   it('sends a text file as a fenced block and an image as an image', async () => {
-    ollama = await startFakeOllama([textReply('done')]);
+    const ollama = await fixture.startModel([textReply('done')]);
     const run = await runCli(
       ['-p', 'summarise @notes.md and @./chart.png.', '--provider-url', ollama.url],
-      home.path,
+      fixture.home.path,
       {
         cwd: work,
       },
@@ -48,10 +40,10 @@ describe('mcphost -p with @path', () => {
   });
 
   it('sends nothing when a file is missing, and names it in one line (exit 2)', async () => {
-    ollama = await startFakeOllama([textReply('should not be asked')]);
+    const ollama = await fixture.startModel([textReply('should not be asked')]);
     const run = await runCli(
       ['-p', 'read @notes.md and @./gone.txt', '--provider-url', ollama.url],
-      home.path,
+      fixture.home.path,
       {
         cwd: work,
       },

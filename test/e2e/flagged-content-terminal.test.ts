@@ -5,33 +5,31 @@
  * each answer — show, redact, withhold — gives the model what it says.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
-import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { REPOSITORY } from '../support/cli.js';
+import { useChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the flagged-content terminal test');
 
 const QUESTION = 'Give it to the model? [s] show it  [r] redact the flagged parts  [w] withhold it';
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
-
-beforeEach(async () => {
-  home = await temporaryHome();
-  await home.writeConfig({
+const fixture = useChatTerminal({
+  config: {
     mcpServers: {
       corpus: {
         command: process.execPath,
         args: [join(REPOSITORY, 'test/fixtures/servers/injection-corpus-server.mjs')],
       },
     },
-  });
+  },
+});
+
+beforeEach(async () => {
   // Every prompt makes the model read the same page; then it repeats what the tool said.
-  ollama = await startFakeOllama([], {
+  await fixture.startModel([], {
     fallback: (request) => {
       const last = request.messages.at(-1);
       return last?.role === 'tool'
@@ -40,25 +38,15 @@ beforeEach(async () => {
     },
   });
 });
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
 
 describe.skipIf(!hasTmux)('flagged tool output under the ask policy, in the chat', () => {
   it('shows where it came from and why, and does what each answer says', async () => {
-    terminal = await startChatTerminal({
-      home: home.path,
-      providerUrl: ollama!.url,
+    const chat = await fixture.startChat({
       args: ['--no-color', '--injection-policy', 'ask'],
       columns: 200,
       rows: 60,
+      ready: 'mistral-small',
     });
-    const chat = terminal;
-    await chat.waitFor('mistral-small');
 
     chat.type('weather one');
     chat.keys('Enter');
@@ -70,7 +58,7 @@ describe.skipIf(!hasTmux)('flagged tool output under the ask policy, in the chat
     expect(screen).toMatch(/│ Here is the weather report for Seattle/);
     expect(screen).toMatch(/⟦hidden: .*Ignore/);
     // Nothing reached the model while the question is open.
-    expect(ollama!.requests.filter((request) => request.path === '/api/chat')).toHaveLength(1);
+    expect(fixture.model.requests.filter((request) => request.path === '/api/chat')).toHaveLength(1);
     chat.type('s');
     chat.keys('Enter');
     screen = await chat.waitFor(/model saw: .*weather report for Seattle.*⟦hidden: /);

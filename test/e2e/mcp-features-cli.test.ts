@@ -4,9 +4,10 @@
  * The built CLI, the real server-everything, a v2-SDK fixture server, and the fake Ollama.
  */
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { EVERYTHING_SERVER, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { EVERYTHING_SERVER, REPOSITORY, runCli, temporaryHome } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
 import { unwrapped } from '../support/untrusted.js';
 
 const OFFERINGS = {
@@ -14,32 +15,20 @@ const OFFERINGS = {
   args: [join(REPOSITORY, 'test/fixtures/servers/offerings.mjs')],
 };
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-
-beforeAll(async () => {
-  home = await temporaryHome();
-  await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER, offerings: OFFERINGS } });
-});
-afterAll(async () => {
-  await home.remove();
-});
-afterEach(async () => {
-  await ollama?.close();
-  ollama = undefined;
+const fixture = useCliFixture({
+  config: { mcpServers: { everything: EVERYTHING_SERVER, offerings: OFFERINGS } },
 });
 
 function mcphost(prompt: string, ...flags: string[]) {
-  if (ollama === undefined) throw new Error('start the fake first');
   return runCli(
-    ['-m', 'ollama:mistral-small', '--provider-url', ollama.url, '-p', prompt, ...flags],
-    home.path,
+    ['-m', 'ollama:mistral-small', '--provider-url', fixture.model.url, '-p', prompt, ...flags],
+    fixture.home.path,
   );
 }
 
 describe('mcphost -p with server offerings', () => {
   it('sends a server prompt as the user turn', async () => {
-    ollama = await startFakeOllama([textReply('sunny')]);
+    const ollama = await fixture.startModel([textReply('sunny')]);
     const run = await mcphost('/everything:args-prompt "Paris" state=TX');
     expect(run.stderr).toContain('prompt /everything:args-prompt');
     expect(run.code).toBe(0);
@@ -50,7 +39,7 @@ describe('mcphost -p with server offerings', () => {
   });
 
   it('exits 2 naming the arguments when a required one is missing, before the model is called', async () => {
-    ollama = await startFakeOllama([]);
+    const ollama = await fixture.startModel([]);
     const run = await mcphost('/offerings:greet mood=calm');
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
@@ -60,7 +49,7 @@ describe('mcphost -p with server offerings', () => {
   });
 
   it('attaches @server:uri resources, and fails cleanly on one that cannot be read', async () => {
-    ollama = await startFakeOllama([textReply('read it')]);
+    const ollama = await fixture.startModel([textReply('read it')]);
     const run = await mcphost('What does @everything:demo://resource/dynamic/text/2 say?');
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('attached @everything:demo://resource/dynamic/text/2');
@@ -76,7 +65,7 @@ describe('mcphost -p with server offerings', () => {
   });
 
   it('declines an elicitation, tells the server, and says so on stderr', async () => {
-    ollama = await startFakeOllama([
+    await fixture.startModel([
       toolCallReply(['everything__trigger-elicitation-request', {}]),
       (request) => textReply(`tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
     ]);
@@ -95,7 +84,7 @@ describe('mcphost -p with server offerings', () => {
         mcpServers: { offerings: OFFERINGS },
         elicitation: { policy: 'accept-defaults' },
       });
-      ollama = await startFakeOllama([
+      const ollama = await fixture.startModel([
         toolCallReply(['offerings__defaults-form', {}]),
         (request) => textReply(`tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
       ]);
@@ -116,7 +105,7 @@ describe('mcphost -p with server offerings', () => {
   });
 
   it('reports tool progress as stream-json events with the call id', async () => {
-    ollama = await startFakeOllama([toolCallReply(['offerings__steps', {}]), textReply('done')]);
+    await fixture.startModel([toolCallReply(['offerings__steps', {}]), textReply('done')]);
     const run = await mcphost('go', '--output-format', 'stream-json');
     expect(run.code).toBe(0);
     const events = run.stdout

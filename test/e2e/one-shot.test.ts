@@ -6,14 +6,13 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   errorReply,
   startFakeOllama,
   textReply,
   toolCallReply,
   type FakeChatRequest,
-  type FakeOllama,
 } from '../fakes/ollama-server.js';
 import { unusedPort } from '../support/loopback.js';
 import {
@@ -22,15 +21,14 @@ import {
   REPOSITORY,
   runCli,
   temporaryHome,
-  type TemporaryHome,
   EVERYTHING_SERVER,
   npmServerConfig,
 } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
 import { unwrapped } from '../support/untrusted.js';
 
-let home: TemporaryHome;
+const fixture = useCliFixture();
 let files: string;
-let ollama: FakeOllama | undefined;
 
 beforeAll(async () => {
   files = await mkdtemp(join(tmpdir(), 'mcphost-files-'));
@@ -39,14 +37,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(files, { recursive: true, force: true });
 });
-beforeEach(async () => {
-  home = await temporaryHome();
-});
-afterEach(async () => {
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
 
 function toolNames(request: FakeChatRequest): string[] {
   return (request.tools ?? []).map((tool) => tool.function.name);
@@ -54,7 +44,7 @@ function toolNames(request: FakeChatRequest): string[] {
 
 describe('mcphost -p', () => {
   it('runs tools from several servers in one step, then across steps, and prints only the answer', async () => {
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       mcpServers: {
         everything: EVERYTHING_SERVER,
         filesystem: npmServerConfig('filesystem', files),
@@ -62,7 +52,7 @@ describe('mcphost -p', () => {
       },
     });
     const offered: string[][] = [];
-    ollama = await startFakeOllama([
+    const ollama = await fixture.startModel([
       (request) => {
         offered.push(toolNames(request));
         return toolCallReply(
@@ -97,7 +87,7 @@ describe('mcphost -p', () => {
         '--context-window',
         '131072',
       ],
-      home.path,
+      fixture.home.path,
     );
     expect(run.stderr).not.toContain('failed');
     expect(run.code).toBe(0);
@@ -114,12 +104,12 @@ describe('mcphost -p', () => {
   });
 
   it('answers an unknown tool with an error the model reads', async () => {
-    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
-    ollama = await startFakeOllama([
+    await fixture.home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
+    const ollama = await fixture.startModel([
       toolCallReply(['everything__no_such_tool', {}]),
       (request) => textReply(`saw: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
     ]);
-    const run = await runCli(['-p', 'x', '--provider-url', ollama.url], home.path);
+    const run = await runCli(['-p', 'x', '--provider-url', ollama.url], fixture.home.path);
     expect(run.code).toBe(0);
     // Ollama has no error flag on tool messages: the adapter marks failures with "Error: ".
     expect(run.stdout).toContain(
@@ -128,30 +118,35 @@ describe('mcphost -p', () => {
   });
 
   it('stops at --max-steps with exit code 4 and one clear line', async () => {
-    ollama = await startFakeOllama([
+    const ollama = await fixture.startModel([
       toolCallReply(['nothing__here', {}]),
       toolCallReply(['nothing__here', {}]),
       toolCallReply(['nothing__here', {}]),
     ]);
-    const run = await runCli(['-p', 'loop', '--max-steps', '2', '--provider-url', ollama.url], home.path);
+    const run = await runCli(
+      ['-p', 'loop', '--max-steps', '2', '--provider-url', ollama.url],
+      fixture.home.path,
+    );
     expect(run.code).toBe(4);
     expect(run.stderr).toContain('mcphost: stopped after 2 steps');
     expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(2);
   });
 
   it('retries a 503 and then answers', async () => {
-    ollama = await startFakeOllama([errorReply(503, 'server busy'), textReply('second time lucky')]);
-    const run = await runCli(['-p', 'hi', '--provider-url', ollama.url], home.path, { timeoutMs: 20_000 });
+    const ollama = await fixture.startModel([errorReply(503, 'server busy'), textReply('second time lucky')]);
+    const run = await runCli(['-p', 'hi', '--provider-url', ollama.url], fixture.home.path, {
+      timeoutMs: 20_000,
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('second time lucky\n');
     expect(run.stderr).toMatch(/retrying in \d+\.\ds \(retry 1\)/);
   });
 
   it('fails fast on a non-retryable error with exit code 3', async () => {
-    ollama = await startFakeOllama([]);
+    const ollama = await fixture.startModel([]);
     const run = await runCli(
       ['-m', 'ollama:not-pulled', '-p', 'hi', '--provider-url', ollama.url],
-      home.path,
+      fixture.home.path,
     );
     expect(run.code).toBe(3);
     expect(run.stdout).toBe('');
@@ -163,20 +158,22 @@ describe('mcphost -p', () => {
 
   it('says how to start Ollama when nothing listens', async () => {
     const url = `http://127.0.0.1:${await unusedPort()}`;
-    const run = await runCli(['-p', 'hi', '--provider-url', url], home.path);
+    const run = await runCli(['-p', 'hi', '--provider-url', url], fixture.home.path);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain(`cannot reach Ollama at ${url} — is \`ollama serve\` running?`);
   });
 
   it('reads OLLAMA_HOST when no --provider-url is given', async () => {
-    ollama = await startFakeOllama([textReply('from env')]);
-    const run = await runCli(['-p', 'hi'], home.path, { env: { OLLAMA_HOST: ollama.url } });
+    const ollama = await fixture.startModel([textReply('from env')]);
+    const run = await runCli(['-p', 'hi'], fixture.home.path, { env: { OLLAMA_HOST: ollama.url } });
     expect(run.stdout).toBe('from env\n');
   });
 
   it('reports a malformed config file in one line naming the file and the position', async () => {
-    const file = await home.writeConfig('{\n  "mcpServers": {\n    "x": { "command": "a", }\n  }\n}\n');
-    const run = await runCli(['-p', 'hi'], home.path);
+    const file = await fixture.home.writeConfig(
+      '{\n  "mcpServers": {\n    "x": { "command": "a", }\n  }\n}\n',
+    );
+    const run = await runCli(['-p', 'hi'], fixture.home.path);
     expect(run.code).toBe(2);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -185,7 +182,7 @@ describe('mcphost -p', () => {
   });
 
   it('uses the servers that start and reports the one that cannot, with its stderr', async () => {
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       mcpServers: {
         broken: {
           command: process.execPath,
@@ -194,13 +191,13 @@ describe('mcphost -p', () => {
         everything: EVERYTHING_SERVER,
       },
     });
-    ollama = await startFakeOllama([
+    const ollama = await fixture.startModel([
       (request) =>
         textReply(`tools: ${toolNames(request).filter((name) => name.startsWith('everything__')).length}`),
     ]);
     const run = await runCli(
       ['-p', 'hi', '--provider-url', ollama.url, '--context-window', '131072'], // as above: every definition
-      home.path,
+      fixture.home.path,
     );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^tools: [1-9]\d*\n$/);
@@ -210,14 +207,14 @@ describe('mcphost -p', () => {
 
   it('leaves no server process behind, even one started through sh -c with a child of its own', async () => {
     const spawner = join(REPOSITORY, 'test/fixtures/servers/spawner.mjs');
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       mcpServers: { spawner: { command: 'sh', args: ['-c', `"${process.execPath}" "${spawner}"; exit $?`] } },
     });
-    ollama = await startFakeOllama([
+    const ollama = await fixture.startModel([
       toolCallReply(['spawner__pids', {}]),
       (request) => textReply(unwrapped(request.messages.at(-1)?.content ?? '')),
     ]);
-    const run = await runCli(['-p', 'pids?', '--provider-url', ollama.url], home.path);
+    const run = await runCli(['-p', 'pids?', '--provider-url', ollama.url], fixture.home.path);
     expect(run.code).toBe(0);
     const { pid, childPid } = JSON.parse(run.stdout) as { pid: number; childPid: number };
     expect(pid).toBeGreaterThan(1);
@@ -228,9 +225,11 @@ describe('mcphost -p', () => {
   it('cleans the stderr of a failing server of escape sequences and secrets before showing it', async () => {
     const noisy =
       'process.stderr.write("\\u001b[31mfatal\\u001b[0m: GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\\n"); process.exit(1)';
-    await home.writeConfig({ mcpServers: { noisy: { command: process.execPath, args: ['-e', noisy] } } });
-    ollama = await startFakeOllama([textReply('fine')]);
-    const run = await runCli(['-p', 'hi', '--provider-url', ollama.url], home.path);
+    await fixture.home.writeConfig({
+      mcpServers: { noisy: { command: process.execPath, args: ['-e', noisy] } },
+    });
+    const ollama = await fixture.startModel([textReply('fine')]);
+    const run = await runCli(['-p', 'hi', '--provider-url', ollama.url], fixture.home.path);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('fatal');
     expect(run.stderr).not.toContain('\u001b');
@@ -238,19 +237,19 @@ describe('mcphost -p', () => {
   });
 
   it('rejects bad flags with exit code 2 naming the flag', async () => {
-    const run = await runCli(['-p', 'x', '--max-steps', '0'], home.path);
+    const run = await runCli(['-p', 'x', '--max-steps', '0'], fixture.home.path);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe('mcphost: --max-steps: expected a positive whole number, got 0');
-    const unknown = await runCli(['-m', 'nope:model', '-p', 'x'], home.path);
+    const unknown = await runCli(['-m', 'nope:model', '-p', 'x'], fixture.home.path);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown provider "nope"');
   });
 
   it('prints help and version without starting anything', async () => {
-    const help = await runCli(['--help'], home.path);
+    const help = await runCli(['--help'], fixture.home.path);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--provider-url');
-    const version = await runCli(['--version'], home.path);
+    const version = await runCli(['--version'], fixture.home.path);
     const { version: expected } = JSON.parse(
       await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
     ) as {

@@ -4,32 +4,26 @@
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { textReply } from '../fakes/ollama-server.js';
+import { runCli } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
 import { UNTRUSTED_CONTENT_CLAUSE } from '../../src/safety/untrusted-content.js';
 
-let home: TemporaryHome;
-let ollama: FakeOllama;
+const fixture = useCliFixture({ config: { mcpServers: {} } });
 let project: string;
 
 beforeEach(async () => {
-  home = await temporaryHome();
-  project = join(home.path, 'project');
+  project = join(fixture.home.path, 'project');
   await mkdir(project);
-  await home.writeConfig({ mcpServers: {} });
-  ollama = await startFakeOllama([], { fallback: textReply('an answer') });
-});
-afterEach(async () => {
-  await ollama.close();
-  await home.remove();
+  await fixture.startModel([], { fallback: textReply('an answer') });
 });
 
 const saved = (folder: string) =>
-  join(home.path, '.local/state/mcphost/sessions', resolve(folder).replace(/[^A-Za-z0-9._-]/g, '-'));
+  join(fixture.home.path, '.local/state/mcphost/sessions', resolve(folder).replace(/[^A-Za-z0-9._-]/g, '-'));
 
 function run(args: string[], cwd = project) {
-  return runCli([...args, '--provider-url', ollama.url], home.path, { cwd });
+  return runCli([...args, '--provider-url', fixture.model.url], fixture.home.path, { cwd });
 }
 
 describe('saved conversations', () => {
@@ -45,7 +39,9 @@ describe('saved conversations', () => {
       `continuing ${id}: 2 messages\n  you: first question\n  model: an answer`,
     );
     // The model got the whole conversation, and it went on in the same file.
-    const last = ollama.chatRequests.at(-1)?.messages.map((message) => [message.role, message.content]);
+    const last = fixture.model.chatRequests
+      .at(-1)
+      ?.messages.map((message) => [message.role, message.content]);
     expect(last).toEqual([
       ['system', UNTRUSTED_CONTENT_CLAUSE],
       ['user', 'first question'],
@@ -55,9 +51,9 @@ describe('saved conversations', () => {
     expect(await readdir(saved(project))).toEqual(files);
 
     // Another folder has no conversations of its own.
-    const elsewhere = await run(['-c', '-p', 'x'], home.path);
+    const elsewhere = await run(['-c', '-p', 'x'], fixture.home.path);
     expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr).toBe(`mcphost: --continue: no saved conversation for ${home.path}\n`);
+    expect(elsewhere.stderr).toBe(`mcphost: --continue: no saved conversation for ${fixture.home.path}\n`);
   });
 
   it('--resume lists the conversations when not on a terminal, and takes an ID or its start', async () => {
@@ -90,12 +86,17 @@ describe('saved conversations', () => {
   });
 
   it('sessionPersistence: false in the home config saves nothing; --session-persistence overrides it', async () => {
-    await home.writeConfig({ mcpServers: {}, sessionPersistence: false });
+    await fixture.home.writeConfig({ mcpServers: {}, sessionPersistence: false });
     expect((await run(['-p', 'secret'])).code).toBe(0);
     await expect(readdir(saved(project))).rejects.toThrow(/ENOENT/);
     // The chat too: a piped chat that ends at once saves no file either.
     expect(
-      (await runCli(['--provider-url', ollama.url], home.path, { cwd: project, stdin: 'hi\n' })).code,
+      (
+        await runCli(['--provider-url', fixture.model.url], fixture.home.path, {
+          cwd: project,
+          stdin: 'hi\n',
+        })
+      ).code,
     ).toBe(0);
     await expect(readdir(saved(project))).rejects.toThrow(/ENOENT/);
     expect((await run(['--session-persistence', '-p', 'kept'])).code).toBe(0);
@@ -103,11 +104,11 @@ describe('saved conversations', () => {
   });
 
   it('sessionPersistence in a --config file counts as the home config does; a bad value is one line', async () => {
-    const file = join(home.path, 'other.json');
+    const file = join(fixture.home.path, 'other.json');
     await writeFile(file, JSON.stringify({ sessionPersistence: false }));
     expect((await run(['--config', file, '-p', 'secret'])).code).toBe(0);
     await expect(readdir(saved(project))).rejects.toThrow(/ENOENT/);
-    await home.writeConfig({ sessionPersistence: 'no' });
+    await fixture.home.writeConfig({ sessionPersistence: 'no' });
     const bad = await run(['-p', 'x']);
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
@@ -115,8 +116,8 @@ describe('saved conversations', () => {
   });
 
   it('follows $XDG_STATE_HOME', async () => {
-    const state = join(home.path, 'state');
-    await runCli(['-p', 'hello', '--provider-url', ollama.url], home.path, {
+    const state = join(fixture.home.path, 'state');
+    await runCli(['-p', 'hello', '--provider-url', fixture.model.url], fixture.home.path, {
       cwd: project,
       env: { XDG_STATE_HOME: state },
     });

@@ -2,34 +2,21 @@
  * The trust question for a project config, in a real terminal (tmux) with the BUILT CLI: what it
  * shows, and that a yes starts the file's servers (and is remembered) while a no starts nothing.
  */
-import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, type FakeOllama } from '../fakes/ollama-server.js';
-import { REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { REPOSITORY } from '../support/cli.js';
+import { useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the terminal trust tests (apt-get install tmux)');
 
-let home: TemporaryHome;
+const fixture = useChatTerminal();
 let project: string;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
 
 beforeEach(async () => {
-  home = await temporaryHome();
-  project = await mkdtemp(join(tmpdir(), 'mcphost-trust-project-'));
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-  await rm(project, { recursive: true, force: true });
+  project = await fixture.temporaryFolder('mcphost-trust-project-');
 });
 
 async function exists(path: string): Promise<boolean> {
@@ -59,15 +46,10 @@ async function writeProject(): Promise<{ config: string; marker: string }> {
   return { config, marker };
 }
 
+/** The chat in the project folder; the test waits for what it needs (the trust question first). */
 async function startChat(): Promise<TmuxTerminal> {
-  ollama = await startFakeOllama([]);
-  terminal = await startChatTerminal({
-    home: home.path,
-    providerUrl: ollama.url,
-    cwd: project,
-    columns: 160,
-  });
-  return terminal;
+  await fixture.startModel([]);
+  return fixture.startChat({ cwd: project, columns: 160, ready: false });
 }
 
 describe.skipIf(!hasTmux)('the trust question in the chat', () => {
@@ -84,7 +66,10 @@ describe.skipIf(!hasTmux)('the trust question in the chat', () => {
     chat.keys('Enter');
     await chat.waitFor(/mistral-small/);
     expect(await readFile(marker, 'utf8')).toBe('started\n');
-    const store = await readFile(join(home.path, '.local/state/mcphost/trusted-configs.json'), 'utf8');
+    const store = await readFile(
+      join(fixture.home.path, '.local/state/mcphost/trusted-configs.json'),
+      'utf8',
+    );
     expect(store).toContain(config);
     chat.keys('C-d');
     await chat.waitForExit();
@@ -99,7 +84,7 @@ describe.skipIf(!hasTmux)('the trust question in the chat', () => {
     const screen = await chat.waitFor(/mistral-small/);
     expect(screen).toContain(`${config}: not used (you did not trust it)`);
     expect(await exists(marker)).toBe(false);
-    expect(await exists(join(home.path, '.local/state/mcphost/trusted-configs.json'))).toBe(false);
+    expect(await exists(join(fixture.home.path, '.local/state/mcphost/trusted-configs.json'))).toBe(false);
     chat.keys('C-d');
     await chat.waitForExit();
   });

@@ -3,42 +3,21 @@
  * mode (ask → deny, --approve-all, deny rules), enforced hooks, the audit log, output limits,
  * redacted --debug lines, and project configs that are not used until trusted.
  */
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { hashConfigText } from '../../config/trust-store.js';
-import {
-  startFakeOllama,
-  textReply,
-  toolCallReply,
-  type FakeChatRequest,
-  type FakeOllama,
-} from '../fakes/ollama-server.js';
+import { textReply, toolCallReply, type FakeChatRequest, type FakeOllama } from '../fakes/ollama-server.js';
 import { hookCommand } from '../fixtures/hooks/commands.js';
-import {
-  REPOSITORY,
-  runCli,
-  temporaryHome,
-  type TemporaryHome,
-  EVERYTHING_SERVER,
-  npmServerConfig,
-} from '../support/cli.js';
+import { REPOSITORY, runCli, EVERYTHING_SERVER, npmServerConfig } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
 import { unwrapped } from '../support/untrusted.js';
 
-let home: TemporaryHome;
+const fixture = useCliFixture();
 let work: string;
-let ollama: FakeOllama | undefined;
 
 beforeEach(async () => {
-  home = await temporaryHome();
-  work = await mkdtemp(join(tmpdir(), 'mcphost-safety-work-'));
-});
-afterEach(async () => {
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-  await rm(work, { recursive: true, force: true });
+  work = await fixture.temporaryFolder('mcphost-safety-work-');
 });
 
 function filesystem() {
@@ -52,7 +31,7 @@ function lastToolResult(request: FakeChatRequest): string {
 
 /** A fake model that calls `tool` once, then answers with what it was told. */
 async function modelCalling(tool: string, input: unknown): Promise<FakeOllama> {
-  return startFakeOllama([
+  return fixture.startModel([
     toolCallReply([tool, input]),
     (request) => textReply(`told: ${lastToolResult(request)}`),
   ]);
@@ -66,8 +45,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 function cli(args: readonly string[], options: { cwd?: string } = {}) {
-  if (ollama === undefined) throw new Error('start the fake model first');
-  return runCli([...args, '--provider-url', ollama.url], home.path, options);
+  return runCli([...args, '--provider-url', fixture.model.url], fixture.home.path, options);
 }
 
 describe('approval in -p mode', () => {
@@ -76,9 +54,9 @@ describe('approval in -p mode', () => {
   };
 
   it('denies a call that needs approval: not run, and the model is told', async () => {
-    await home.writeConfig({ mcpServers: { filesystem: filesystem() }, ...askWrites });
+    await fixture.home.writeConfig({ mcpServers: { filesystem: filesystem() }, ...askWrites });
     const target = join(work, 'written.txt');
-    ollama = await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
+    await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
     const run = await cli(['-p', 'write it']);
     expect(run.stderr).toContain('filesystem__write_file');
     expect(run.code).toBe(0);
@@ -90,9 +68,9 @@ describe('approval in -p mode', () => {
   });
 
   it('runs it with --approve-all', async () => {
-    await home.writeConfig({ mcpServers: { filesystem: filesystem() }, ...askWrites });
+    await fixture.home.writeConfig({ mcpServers: { filesystem: filesystem() }, ...askWrites });
     const target = join(work, 'written.txt');
-    ollama = await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
+    await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
     const run = await cli(['-p', 'write it', '--approve-all', '--root', work]);
     expect(run.code).toBe(0);
     expect(await readFile(target, 'utf8')).toBe('hello');
@@ -100,12 +78,12 @@ describe('approval in -p mode', () => {
   });
 
   it('never runs a call a deny rule covers, even with --approve-all', async () => {
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       mcpServers: { filesystem: filesystem() },
       permissions: { deny: ['filesystem__write_*'] },
     });
     const target = join(work, 'written.txt');
-    ollama = await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
+    await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
     const run = await cli(['-p', 'write it', '--approve-all', '--root', work]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
@@ -118,7 +96,7 @@ describe('approval in -p mode', () => {
 describe('hooks', () => {
   it('a PreToolUse hook that exits 2 blocks the call; the model reads why', async () => {
     const target = join(work, 'written.txt');
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       mcpServers: { filesystem: filesystem() },
       hooks: {
         PreToolUse: [
@@ -129,7 +107,7 @@ describe('hooks', () => {
         ],
       },
     });
-    ollama = await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
+    await modelCalling('filesystem__write_file', { path: target, content: 'hello' });
     const run = await cli(['-p', 'write it', '--approve-all', '--root', work]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
@@ -139,7 +117,7 @@ describe('hooks', () => {
   });
 
   it('a UserPromptSubmit hook that blocks stops the prompt before the model', async () => {
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       hooks: {
         UserPromptSubmit: [
           {
@@ -153,7 +131,7 @@ describe('hooks', () => {
         ],
       },
     });
-    ollama = await startFakeOllama([textReply('should not be asked')]);
+    const ollama = await fixture.startModel([textReply('should not be asked')]);
     const run = await cli(['-p', 'tell me a secret']);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(
@@ -165,7 +143,7 @@ describe('hooks', () => {
 
   it('PostToolUse and Stop hooks hear of the call and of the answer', async () => {
     const log = join(work, 'events.jsonl');
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       mcpServers: { everything: EVERYTHING_SERVER },
       hooks: {
         PostToolUse: [
@@ -177,7 +155,7 @@ describe('hooks', () => {
         Stop: [{ hooks: [{ type: 'command', command: hookCommand('record.sh', log) }] }],
       },
     });
-    ollama = await modelCalling('everything__echo', { message: 'ping' });
+    await modelCalling('everything__echo', { message: 'ping' });
     const run = await cli(['-p', 'echo']);
     expect(run.code).toBe(0);
     const events = (await readFile(log, 'utf8'))
@@ -204,11 +182,11 @@ describe('hooks', () => {
 describe('--audit-log', () => {
   it('appends one redacted JSON line per tool call', async () => {
     const audit = join(work, 'audit.jsonl');
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       mcpServers: { everything: EVERYTHING_SERVER },
       permissions: { deny: ['everything__get-env'] },
     });
-    ollama = await startFakeOllama([
+    await fixture.startModel([
       toolCallReply(
         ['everything__echo', { message: 'my token=abc123 and ghp_abcdefghijklmnopqrstuvwxyz012345' }],
         ['everything__get-env', {}],
@@ -262,8 +240,8 @@ describe('--audit-log', () => {
 
 describe('output limits and --debug', () => {
   it('cuts a result over maxToolResultBytes for the model, saying so', async () => {
-    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER }, maxToolResultBytes: 20 });
-    ollama = await modelCalling('everything__echo', { message: 'x'.repeat(200) });
+    await fixture.home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER }, maxToolResultBytes: 20 });
+    await modelCalling('everything__echo', { message: 'x'.repeat(200) });
     const run = await cli(['-p', 'echo']);
     expect(run.code).toBe(0);
     // Head (12 bytes) and tail (8), the note between naming the file with the whole text.
@@ -271,13 +249,13 @@ describe('output limits and --debug', () => {
       'told: Echo: xxxxxx\n\n[mcphost: this result is 206 bytes, over the budget of 20; 186 bytes from the middle are left out. The whole result is saved in ',
     );
     const saved = /saved in (\S+\.txt):/.exec(run.stdout)?.[1] ?? '';
-    expect(saved.startsWith(join(home.path, '.local', 'state', 'mcphost', 'tool-output'))).toBe(true);
+    expect(saved.startsWith(join(fixture.home.path, '.local', 'state', 'mcphost', 'tool-output'))).toBe(true);
     expect(await readFile(saved, 'utf8')).toBe(`Echo: ${'x'.repeat(200)}`);
   });
 
   it('redacts secrets and strips escape sequences in server lines shown by --debug', async () => {
     const server = join(REPOSITORY, 'test/fixtures/servers/good-server.mjs');
-    await home.writeConfig({
+    await fixture.home.writeConfig({
       mcpServers: {
         noisy: {
           command: 'sh',
@@ -288,7 +266,7 @@ describe('output limits and --debug', () => {
         },
       },
     });
-    ollama = await startFakeOllama([textReply('hi')]);
+    await fixture.startModel([textReply('hi')]);
     const run = await cli(['-p', 'hi', '--debug']);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('[noisy] stderr: API_TOKEN=[REDACTED] red');
@@ -315,7 +293,7 @@ describe('project configs', () => {
 
   it('an untrusted one is not used in -p mode: said once on stderr, nothing started', async () => {
     const { config, marker } = await writeMarkerProject();
-    ollama = await startFakeOllama([textReply('hello')]);
+    await fixture.startModel([textReply('hello')]);
     const run = await cli(['-p', 'hi'], { cwd: work });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('hello\n');
@@ -329,7 +307,7 @@ describe('project configs', () => {
 
   it('a trusted one is used', async () => {
     const { config, marker, text } = await writeMarkerProject();
-    const store = join(home.path, '.local', 'state', 'mcphost', 'trusted-configs.json');
+    const store = join(fixture.home.path, '.local', 'state', 'mcphost', 'trusted-configs.json');
     await mkdir(join(store, '..'), { recursive: true });
     await writeFile(
       store,
@@ -338,7 +316,7 @@ describe('project configs', () => {
         trusted: [{ path: config, sha256: hashConfigText(text), trustedAt: '2025-01-01T00:00:00Z' }],
       }),
     );
-    ollama = await startFakeOllama([textReply('hello')]);
+    await fixture.startModel([textReply('hello')]);
     const run = await cli(['-p', 'hi'], { cwd: work });
     expect(run.code).toBe(0);
     expect(await readFile(marker, 'utf8')).toBe('started');
@@ -347,7 +325,7 @@ describe('project configs', () => {
 
   it('one named by --config is used as it is', async () => {
     const { marker } = await writeMarkerProject();
-    ollama = await startFakeOllama([textReply('hello')]);
+    await fixture.startModel([textReply('hello')]);
     const run = await cli(['-p', 'hi', '--config', '.mcp.json'], { cwd: work });
     expect(run.code).toBe(0);
     expect(await readFile(marker, 'utf8')).toBe('started');

@@ -2,31 +2,15 @@
  * One-shot runs as a Unix tool, through the built CLI: output formats, stdin, exit codes, --quiet,
  * --no-exit. A loopback fake Ollama plays the model; the tools are real MCP servers from npm.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonResult, StreamEvent } from '../../src/cli/output/schema.js';
-import {
-  errorReply,
-  startFakeOllama,
-  textReply,
-  toolCallReply,
-  type FakeChatRequest,
-  type FakeOllama,
-} from '../fakes/ollama-server.js';
-import { runCli, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
+import { errorReply, textReply, toolCallReply, type FakeChatRequest } from '../fakes/ollama-server.js';
+import { runCli, EVERYTHING_SERVER } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
 import { jsonLines, startCli } from './scripting-helpers.js';
 import { unwrapped } from '../support/untrusted.js';
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-
-beforeEach(async () => {
-  home = await temporaryHome();
-});
-afterEach(async () => {
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
+const fixture = useCliFixture();
 
 function lastUserText(request: FakeChatRequest | undefined): string | undefined {
   return request?.messages.filter((message) => message.role === 'user').at(-1)?.content;
@@ -47,11 +31,11 @@ function echoScript() {
 
 describe('--output-format json', () => {
   it('prints one JSON object with the answer, the tool calls and their results, usage and model', async () => {
-    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
-    ollama = await startFakeOllama(echoScript());
+    await fixture.home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
+    const ollama = await fixture.startModel(echoScript());
     const run = await runCli(
       ['-p', 'go', '--output-format', 'json', '--provider-url', ollama.url],
-      home.path,
+      fixture.home.path,
     );
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
@@ -87,10 +71,10 @@ describe('--output-format json', () => {
   });
 
   it('prints a JSON error object on failure, with the exit code unchanged', async () => {
-    ollama = await startFakeOllama([]);
+    const ollama = await fixture.startModel([]);
     const provider = await runCli(
       ['-m', 'ollama:not-pulled', '-p', 'hi', '--output-format', 'json', '--provider-url', ollama.url],
-      home.path,
+      fixture.home.path,
     );
     expect(provider.code).toBe(3);
     const failed = JSON.parse(provider.stdout) as JsonResult;
@@ -106,7 +90,7 @@ describe('--output-format json', () => {
     expect(provider.stderr).toContain('mcphost: ');
 
     // Even when the flags themselves are wrong.
-    const usage = await runCli(['-p', 'x', '--output-format', 'json', '--max-steps', '0'], home.path);
+    const usage = await runCli(['-p', 'x', '--output-format', 'json', '--max-steps', '0'], fixture.home.path);
     expect(usage.code).toBe(2);
     expect(JSON.parse(usage.stdout)).toMatchObject({
       ok: false,
@@ -118,11 +102,11 @@ describe('--output-format json', () => {
 
 describe('--output-format stream-json', () => {
   it('prints one JSON event per line: start, text, tool call and result, a retry, the result', async () => {
-    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
-    ollama = await startFakeOllama([errorReply(503, 'busy'), ...echoScript()]);
+    await fixture.home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
+    const ollama = await fixture.startModel([errorReply(503, 'busy'), ...echoScript()]);
     const run = await runCli(
       ['-p', 'go', '--output-format', 'stream-json', '--provider-url', ollama.url],
-      home.path,
+      fixture.home.path,
     );
     expect(run.code).toBe(0);
     const events = jsonLines<StreamEvent>(run.stdout);
@@ -162,13 +146,13 @@ describe('--output-format stream-json', () => {
   });
 
   it('ends a failed run with an error event and a result (max steps: exit code 4)', async () => {
-    ollama = await startFakeOllama([
+    const ollama = await fixture.startModel([
       toolCallReply(['nothing__here', {}]),
       toolCallReply(['nothing__here', {}]),
     ]);
     const run = await runCli(
       ['-p', 'loop', '--max-steps', '2', '--output-format', 'stream-json', '--provider-url', ollama.url],
-      home.path,
+      fixture.home.path,
     );
     expect(run.code).toBe(4);
     const events = jsonLines<StreamEvent>(run.stdout);
@@ -183,10 +167,10 @@ describe('--output-format stream-json', () => {
   });
 
   it('SIGINT during a slow answer ends with exit code 130 and a JSON result saying so', async () => {
-    ollama = await startFakeOllama([{ type: 'stall', text: ['Thinking about'] }]);
+    const ollama = await fixture.startModel([{ type: 'stall', text: ['Thinking about'] }]);
     const cli = startCli(
       ['-p', 'slow', '--output-format', 'stream-json', '--provider-url', ollama.url],
-      home.path,
+      fixture.home.path,
     );
     cli.child.stdin.end();
     await cli.waitForStdout((stdout) => stdout.includes('"text-delta"'));
@@ -207,17 +191,20 @@ describe('--output-format stream-json', () => {
 
 describe('--quiet', () => {
   it('prints the final answer alone, and nothing on stderr', async () => {
-    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
-    ollama = await startFakeOllama(echoScript());
-    const run = await runCli(['-p', 'go', '--quiet', '--provider-url', ollama.url], home.path);
+    await fixture.home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
+    const ollama = await fixture.startModel(echoScript());
+    const run = await runCli(['-p', 'go', '--quiet', '--provider-url', ollama.url], fixture.home.path);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('The tool said: Echo: ping\n');
     expect(run.stderr).toBe('');
   });
 
   it('drops notes (no config file) but keeps errors', async () => {
-    ollama = await startFakeOllama([toolCallReply(['x__y', {}])]);
-    const run = await runCli(['-q', '-p', 'go', '--max-steps', '1', '--provider-url', ollama.url], home.path);
+    const ollama = await fixture.startModel([toolCallReply(['x__y', {}])]);
+    const run = await runCli(
+      ['-q', '-p', 'go', '--max-steps', '1', '--provider-url', ollama.url],
+      fixture.home.path,
+    );
     expect(run.code).toBe(4);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^mcphost: stopped after 1 steps/)]);
@@ -226,8 +213,8 @@ describe('--quiet', () => {
 
 describe('stdin', () => {
   it('-p - reads the prompt from stdin', async () => {
-    ollama = await startFakeOllama([textReply('four')]);
-    const run = await runCli(['-p', '-', '--provider-url', ollama.url], home.path, {
+    const ollama = await fixture.startModel([textReply('four')]);
+    const run = await runCli(['-p', '-', '--provider-url', ollama.url], fixture.home.path, {
       stdin: 'what is 2+2?\n',
     });
     expect(run.code).toBe(0);
@@ -236,27 +223,31 @@ describe('stdin', () => {
   });
 
   it('-p TEXT with a piped stdin asks TEXT, a blank line, then the piped content', async () => {
-    ollama = await startFakeOllama([textReply('looks fine')]);
+    const ollama = await fixture.startModel([textReply('looks fine')]);
     const diff = 'diff --git a/x b/x\n+added line\n';
-    const run = await runCli(['-p', 'review this', '--provider-url', ollama.url], home.path, { stdin: diff });
+    const run = await runCli(['-p', 'review this', '--provider-url', ollama.url], fixture.home.path, {
+      stdin: diff,
+    });
     expect(run.code).toBe(0);
     expect(lastUserText(ollama.chatRequests[0])).toBe('review this\n\ndiff --git a/x b/x\n+added line');
   });
 
   it('an empty stdin adds nothing, and -p - with an empty stdin is a usage error (exit code 2)', async () => {
-    ollama = await startFakeOllama([textReply('ok')]);
-    const plain = await runCli(['-p', 'just this', '--provider-url', ollama.url], home.path, { stdin: '' });
+    const ollama = await fixture.startModel([textReply('ok')]);
+    const plain = await runCli(['-p', 'just this', '--provider-url', ollama.url], fixture.home.path, {
+      stdin: '',
+    });
     expect(plain.code).toBe(0);
     expect(lastUserText(ollama.chatRequests[0])).toBe('just this');
-    const empty = await runCli(['-p', '-', '--provider-url', ollama.url], home.path, { stdin: '' });
+    const empty = await runCli(['-p', '-', '--provider-url', ollama.url], fixture.home.path, { stdin: '' });
     expect(empty.code).toBe(2);
     expect(empty.stderr.trim()).toBe('mcphost: -p -: stdin was empty: there is no prompt to send');
     expect(ollama.chatRequests).toHaveLength(1);
   });
 
   it('does not hang on a stdin pipe that stays open and silent', async () => {
-    ollama = await startFakeOllama([textReply('answered anyway')]);
-    const cli = startCli(['-p', 'hi', '--provider-url', ollama.url], home.path);
+    const ollama = await fixture.startModel([textReply('answered anyway')]);
+    const cli = startCli(['-p', 'hi', '--provider-url', ollama.url], fixture.home.path);
     // stdin is never written to nor closed.
     const run = await cli.done;
     cli.child.stdin.destroy();
@@ -282,7 +273,7 @@ describe('flags that go together', () => {
       [['-s', 'a.json', '--load-session', 'b.json', '-p', 'x'], 'not with --save-session or --load-session'],
     ];
     for (const [args, message] of cases) {
-      const run = await runCli(args, home.path);
+      const run = await runCli(args, fixture.home.path);
       expect({ args, code: run.code }).toEqual({ args, code: 2 });
       expect(run.stderr).toContain(message);
     }
@@ -291,10 +282,14 @@ describe('flags that go together', () => {
 
 describe('--no-exit', () => {
   it('answers -p, then goes on chatting with the same history', async () => {
-    ollama = await startFakeOllama([textReply('first answer'), textReply('second answer')]);
-    const run = await runCli(['-p', 'first question', '--no-exit', '--provider-url', ollama.url], home.path, {
-      stdin: 'follow-up question\n/quit\n',
-    });
+    const ollama = await fixture.startModel([textReply('first answer'), textReply('second answer')]);
+    const run = await runCli(
+      ['-p', 'first question', '--no-exit', '--provider-url', ollama.url],
+      fixture.home.path,
+      {
+        stdin: 'follow-up question\n/quit\n',
+      },
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('first answer');
     expect(run.stdout).toContain('second answer');

@@ -5,38 +5,19 @@
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonResult, StreamEvent } from '../../src/cli/output/schema.js';
 import { openConversationFiles } from '../../src/conversation-journal.js';
 import { loadSavedConversation } from '../../src/saved-conversation.js';
 import type { Message } from '../../src/types.js';
-import {
-  errorReply,
-  startFakeOllama,
-  textReply,
-  toolCallReply,
-  type FakeChatMessage,
-  type FakeOllama,
-} from '../fakes/ollama-server.js';
-import { REPOSITORY, runCli, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
+import { errorReply, textReply, toolCallReply, type FakeChatMessage } from '../fakes/ollama-server.js';
+import { REPOSITORY, runCli, EVERYTHING_SERVER } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
 import { jsonLines, startCli } from './scripting-helpers.js';
 import { UNTRUSTED_CONTENT_CLAUSE } from '../../src/safety/untrusted-content.js';
 import { enveloped } from '../support/untrusted.js';
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-
-beforeEach(async () => {
-  home = await temporaryHome();
-  await home.writeConfig({
-    mcpServers: { everything: EVERYTHING_SERVER },
-  });
-});
-afterEach(async () => {
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
+const fixture = useCliFixture({ config: { mcpServers: { everything: EVERYTHING_SERVER } } });
 
 /** Role and text of each message the model received (tool calls shown by name). */
 function transcript(messages: readonly FakeChatMessage[] | undefined): string[][] {
@@ -50,9 +31,9 @@ describe('sessions', () => {
   it('saves after a run, and a later run continues the conversation with the history intact', async () => {
     // A large window: this test is about the saved history, not compaction (the everything
     // server's tools and the default system-prompt clause would otherwise fill the fake's window).
-    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER }, contextWindow: 131_072 });
-    const file = join(home.path, 'chat.json');
-    ollama = await startFakeOllama([
+    await fixture.home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER }, contextWindow: 131_072 });
+    const file = join(fixture.home.path, 'chat.json');
+    const ollama = await fixture.startModel([
       toolCallReply(['everything__echo', { message: 'one' }]),
       textReply('first answer'),
       textReply('second answer'),
@@ -61,7 +42,7 @@ describe('sessions', () => {
     const url = ollama.url;
     const first = await runCli(
       ['--save-session', 'chat.json', '-p', 'first', '--provider-url', url],
-      home.path,
+      fixture.home.path,
     );
     expect(first.code).toBe(0);
     const saved = await loadSavedConversation(file);
@@ -80,7 +61,10 @@ describe('sessions', () => {
     });
     const savedText = await readFile(file, 'utf8');
 
-    const second = await runCli(['--load-session', file, '-p', 'second', '--provider-url', url], home.path);
+    const second = await runCli(
+      ['--load-session', file, '-p', 'second', '--provider-url', url],
+      fixture.home.path,
+    );
     expect(second.code).toBe(0);
     expect(second.stdout).toBe('second answer\n');
     // As the model receives it: the clause, and the tool result marked as data (both by default).
@@ -108,7 +92,7 @@ describe('sessions', () => {
         '--provider-url',
         url,
       ],
-      home.path,
+      fixture.home.path,
     );
     expect(third.code).toBe(0);
     expect((JSON.parse(third.stdout) as JsonResult).sessionFile).toBe(file);
@@ -123,7 +107,7 @@ describe('sessions', () => {
   });
 
   it("continues with the session's model and system prompt unless told otherwise", async () => {
-    ollama = await startFakeOllama([textReply('a'), textReply('b')]);
+    const ollama = await fixture.startModel([textReply('a'), textReply('b')]);
     const url = ollama.url;
     await runCli(
       [
@@ -138,9 +122,9 @@ describe('sessions', () => {
         '--provider-url',
         url,
       ],
-      home.path,
+      fixture.home.path,
     );
-    const run = await runCli(['-s', 's.json', '-p', 'y', '--provider-url', url], home.path);
+    const run = await runCli(['-s', 's.json', '-p', 'y', '--provider-url', url], fixture.home.path);
     expect(run.code).toBe(0);
     const request = ollama.chatRequests[1];
     expect(request?.model).toBe('llama3.2');
@@ -152,7 +136,7 @@ describe('sessions', () => {
   });
 
   it('refuses corrupt, hand-broken and newer-version files with exit code 2, leaving them unchanged', async () => {
-    ollama = await startFakeOllama([textReply('never')]);
+    const ollama = await fixture.startModel([textReply('never')]);
     // The version-1 format (one JSON document), which still loads.
     const valid = {
       version: 1,
@@ -169,7 +153,7 @@ describe('sessions', () => {
       }),
       'newer.json': JSON.stringify({ ...valid, version: 3 }),
     };
-    for (const [name, text] of Object.entries(files)) await writeFile(join(home.path, name), text);
+    for (const [name, text] of Object.entries(files)) await writeFile(join(fixture.home.path, name), text);
     const cases: Array<[string[], string, RegExp]> = [
       [['-s', 'corrupt.json'], 'corrupt.json', /not a valid session file: invalid JSON/],
       [['--save-session', 'corrupt.json'], 'corrupt.json', /invalid JSON .*refusing to overwrite it/],
@@ -182,25 +166,28 @@ describe('sessions', () => {
       [['--save-session', 'newer.json'], 'newer.json', /newer mcphost.*refusing to overwrite it/],
     ];
     for (const [flags, name, message] of cases) {
-      const run = await runCli([...flags, '-p', 'hi', '--provider-url', ollama.url], home.path);
+      const run = await runCli([...flags, '-p', 'hi', '--provider-url', ollama.url], fixture.home.path);
       expect({ flags, code: run.code }).toEqual({ flags, code: 2 });
-      expect(run.stderr).toContain(`mcphost: ${join(home.path, name)}: `);
+      expect(run.stderr).toContain(`mcphost: ${join(fixture.home.path, name)}: `);
       expect(run.stderr).toMatch(message);
     }
-    const json = await runCli(['-s', 'newer.json', '-p', 'hi', '--output-format', 'json'], home.path);
+    const json = await runCli(['-s', 'newer.json', '-p', 'hi', '--output-format', 'json'], fixture.home.path);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, exitCode: 2, error: { type: 'ConfigError' } });
     for (const [name, text] of Object.entries(files))
-      expect(await readFile(join(home.path, name), 'utf8')).toBe(text);
+      expect(await readFile(join(fixture.home.path, name), 'utf8')).toBe(text);
     // Refused before any model was asked.
     expect(ollama.requests).toHaveLength(0);
   });
 
   it('a failed turn leaves the conversation as it was before it', async () => {
-    ollama = await startFakeOllama([textReply('fine'), errorReply(400, 'invalid request')]);
-    await runCli(['-s', 'chat.json', '-p', 'first', '--provider-url', ollama.url], home.path);
-    const failed = await runCli(['-s', 'chat.json', '-p', 'second', '--provider-url', ollama.url], home.path);
+    const ollama = await fixture.startModel([textReply('fine'), errorReply(400, 'invalid request')]);
+    await runCli(['-s', 'chat.json', '-p', 'first', '--provider-url', ollama.url], fixture.home.path);
+    const failed = await runCli(
+      ['-s', 'chat.json', '-p', 'second', '--provider-url', ollama.url],
+      fixture.home.path,
+    );
     expect(failed.code).toBe(3);
-    const session = await loadSavedConversation(join(home.path, 'chat.json'));
+    const session = await loadSavedConversation(join(fixture.home.path, 'chat.json'));
     expect(session.messages.map((message) => message.content[0])).toEqual([
       { type: 'text', text: 'first' },
       { type: 'text', text: 'fine' },
@@ -208,13 +195,13 @@ describe('sessions', () => {
   });
 
   it('Ctrl-C in the middle of a turn leaves a whole file holding every finished step', async () => {
-    ollama = await startFakeOllama([
+    const ollama = await fixture.startModel([
       toolCallReply(['everything__echo', { message: 'kept' }]),
       { type: 'stall', text: ['half an'] },
     ]);
     const cli = startCli(
       ['-s', 'chat.json', '-p', 'go', '--output-format', 'stream-json', '--provider-url', ollama.url],
-      home.path,
+      fixture.home.path,
     );
     cli.child.stdin.end();
     await cli.waitForStdout((stdout) => stdout.includes('"text-delta"'));
@@ -225,7 +212,7 @@ describe('sessions', () => {
       type: 'result',
       stopReason: 'interrupted',
     });
-    const session = await loadSavedConversation(join(home.path, 'chat.json'));
+    const session = await loadSavedConversation(join(fixture.home.path, 'chat.json'));
     expect(session.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
     expect(session.messages[2]?.content[0]).toMatchObject({
       content: [{ type: 'text', text: 'Echo: kept' }],
@@ -233,16 +220,16 @@ describe('sessions', () => {
   });
 
   it('--no-exit goes on saving the chat that follows', async () => {
-    ollama = await startFakeOllama([textReply('one'), textReply('two')]);
+    const ollama = await fixture.startModel([textReply('one'), textReply('two')]);
     const run = await runCli(
       ['-s', 'chat.json', '-p', 'first', '--no-exit', '--provider-url', ollama.url],
-      home.path,
+      fixture.home.path,
       {
         stdin: 'second\n/quit\n',
       },
     );
     expect(run.code).toBe(0);
-    const session = await loadSavedConversation(join(home.path, 'chat.json'));
+    const session = await loadSavedConversation(join(fixture.home.path, 'chat.json'));
     expect(session.messages.map((message) => message.content[0])).toEqual(
       ['first', 'one', 'second', 'two'].map((text) => ({ type: 'text', text })),
     );
@@ -265,7 +252,7 @@ describe('a conversation journal killed mid-append', () => {
       const module = join(REPOSITORY, 'dist/src/conversation-journal.js');
       let tornLines = 0;
       for (let round = 0; round < ROUNDS; round++) {
-        const target = join(home.path, `killed-${round}.jsonl`);
+        const target = join(fixture.home.path, `killed-${round}.jsonl`);
         const child = spawn(process.execPath, [appender, module, target], {
           stdio: ['ignore', 'pipe', 'pipe'],
         });

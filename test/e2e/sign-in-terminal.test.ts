@@ -4,8 +4,7 @@
  * it, and the chat starts with the server ready. Skipped, saying why, only without tmux.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { textReply } from '../fakes/ollama-server.js';
 import {
   browse,
   startAuthorizationServer,
@@ -13,45 +12,37 @@ import {
   type AuthorizationServer,
   type ProtectedMcpServer,
 } from '../support/oauth-servers.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
-import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
+import { PROMPT, useChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux)
   console.warn('tmux is not installed: skipping the terminal sign-in test (apt-get install tmux)');
 
-const PROMPT = 'ollama:mistral-small ›';
-
-let home: TemporaryHome;
+const fixture = useChatTerminal();
 let authorization: AuthorizationServer;
 let mcp: ProtectedMcpServer;
-let ollama: FakeOllama;
-let terminal: TmuxTerminal | undefined;
 
 beforeEach(async () => {
-  home = await temporaryHome();
   authorization = await startAuthorizationServer();
   mcp = await startProtectedMcpServer(authorization);
-  ollama = await startFakeOllama([textReply('unused')]);
-  await home.writeConfig({ mcpServers: { protected: { type: 'http', url: mcp.url } } });
+  await fixture.startModel([textReply('unused')]);
+  await fixture.home.writeConfig({ mcpServers: { protected: { type: 'http', url: mcp.url } } });
 });
 
+// Runs before the fixture's teardown (after-hooks run last-registered first): a chat still open
+// then sees its server go, which is harmless, as the test is over.
 afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama.close();
   await mcp.close();
   await authorization.close();
-  await home.remove();
 });
 
 describe.skipIf(!hasTmux)('signing in from the chat', () => {
   it('shows the sign-in page, waits for the redirect, then starts with the server ready', async () => {
-    terminal = await startChatTerminal({
-      home: home.path,
-      providerUrl: ollama.url,
+    const terminal = await fixture.startChat({
       // Wide enough that the sign-in URL is on one line of the screen.
       columns: 1000,
+      ready: false,
     });
     const screen = await terminal.waitFor(/^\s+http:\/\/127\.0\.0\.1:\d+\/auth\?\S+$/m);
     expect(screen).toContain('server protected needs sign-in. Open this page to sign in:');

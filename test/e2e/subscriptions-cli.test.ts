@@ -4,43 +4,32 @@
  * text format subscribes to nothing. The built CLI, a v2-SDK fixture server and the fake Ollama.
  */
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { describe, expect, it } from 'vitest';
+import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { REPOSITORY, runCli } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-
-beforeAll(async () => {
-  home = await temporaryHome();
-  await home.writeConfig({
+const fixture = useCliFixture({
+  config: {
     mcpServers: {
       lists: {
         command: process.execPath,
         args: [join(REPOSITORY, 'test/fixtures/servers/changing-lists.mjs')],
       },
     },
-  });
-});
-afterAll(async () => {
-  await home.remove();
-});
-afterEach(async () => {
-  await ollama?.close();
-  ollama = undefined;
+  },
 });
 
 function mcphost(prompt: string, ...flags: string[]) {
-  if (ollama === undefined) throw new Error('start the fake first');
   return runCli(
-    ['-m', 'ollama:mistral-small', '--provider-url', ollama.url, '-p', prompt, ...flags],
-    home.path,
+    ['-m', 'ollama:mistral-small', '--provider-url', fixture.model.url, '-p', prompt, ...flags],
+    fixture.home.path,
   );
 }
 
 describe('mcphost -p and resource updates', () => {
   it('reports updates of an attached resource, and list changes, as stream-json events', async () => {
-    ollama = await startFakeOllama([
+    await fixture.startModel([
       toolCallReply(['lists__touch-note', {}], ['lists__add-prompt', {}]),
       textReply('noted'),
     ]);
@@ -64,7 +53,7 @@ describe('mcphost -p and resource updates', () => {
   });
 
   it('subscribes to nothing in the text format', async () => {
-    ollama = await startFakeOllama([textReply('noted')]);
+    await fixture.startModel([textReply('noted')]);
     const run = await mcphost('What does @lists:fixture://note say?');
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('attached @lists:fixture://note');

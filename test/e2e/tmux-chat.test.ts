@@ -6,25 +6,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  startFakeOllama,
+  heldReply,
   textReply,
   toolCallReply,
   type FakeChatRequest,
-  type FakeOllama,
-  type FakeOllamaReply,
   type FakeOllamaScriptItem,
 } from '../fakes/ollama-server.js';
-import {
-  isAlive,
-  REPOSITORY,
-  runCli,
-  temporaryHome,
-  type TemporaryHome,
-  EVERYTHING_SERVER,
-} from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
+import { isAlive, REPOSITORY, runCli, EVERYTHING_SERVER } from '../support/cli.js';
+import { PROMPT, useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { loadSavedConversation } from '../../src/saved-conversation.js';
 import { enveloped, unwrapped } from '../support/untrusted.js';
@@ -33,23 +24,9 @@ const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the terminal tests (apt-get install tmux)');
 
 const ESC = '\u001B';
-const PROMPT = 'ollama:mistral-small ›';
 const slow = { command: process.execPath, args: [join(REPOSITORY, 'test/fixtures/servers/slow-tool.mjs')] };
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
-
-beforeEach(async () => {
-  home = await temporaryHome();
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
+const fixture = useChatTerminal();
 
 interface ChatRun {
   readonly script?: readonly FakeOllamaScriptItem[];
@@ -58,28 +35,11 @@ interface ChatRun {
   readonly env?: Record<string, string>;
 }
 
+/** A chat on `run.servers`; the fake model is started with `run.script` unless it runs already. */
 async function startChat(run: ChatRun = {}): Promise<TmuxTerminal> {
-  await home.writeConfig({ mcpServers: run.servers ?? {} });
-  ollama ??= await startFakeOllama(run.script ?? []);
-  terminal = await startChatTerminal({
-    home: home.path,
-    providerUrl: ollama.url,
-    args: run.args,
-    env: run.env,
-  });
-  await terminal.waitFor(PROMPT);
-  return terminal;
-}
-
-/** A reply the fake holds back until `release()`: the screen can be read while the model "thinks". */
-function heldReply(reply: FakeOllamaReply) {
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const item: FakeOllamaScriptItem = async () => {
-    await released;
-    return reply;
-  };
-  return { item, release };
+  await fixture.home.writeConfig({ mcpServers: run.servers ?? {} });
+  if (!fixture.hasModel) await fixture.startModel(run.script ?? []);
+  return fixture.startChat({ args: run.args, env: run.env });
 }
 
 /** The conversation part of a request (the system prompt, with the default clause, left out). */
@@ -155,13 +115,13 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     chat.keys('C-c');
     await chat.waitFor((text) => after(text, 'and now stream').includes('cancelled'));
     // The model's stream was aborted: the fake's held-open answer has been hung up on.
-    await ollama?.waitForIdle();
+    await fixture.model.waitForIdle();
     await chat.waitFor((text) => text.trimEnd().endsWith(PROMPT));
     chat.type('still there?');
     chat.keys('Enter');
     await chat.waitFor((text) => after(text, 'still there?').includes('Fine again.'));
     // The cancelled turn left nothing behind; the first turn is still in the history.
-    expect(withoutSystem(ollama?.chatRequests.at(-1)).map((message) => message.content)).toEqual([
+    expect(withoutSystem(fixture.model.chatRequests.at(-1)).map((message) => message.content)).toEqual([
       'tell me about fruit',
       '# Fruit report\n\nMangoes are **sweet** and `ripe`.\n\n- one\n- two\n',
       'still there?',
@@ -186,9 +146,9 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     chat.type('and again');
     chat.keys('Enter');
     await chat.waitFor('You said 5 things.');
-    expect(roles(ollama?.chatRequests[2])).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(roles(fixture.model.chatRequests[2])).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
     // The request carries the result marked as data from outside; the screen shows the plain text.
-    expect(withoutSystem(ollama?.chatRequests[2])[2]?.content).toBe(
+    expect(withoutSystem(fixture.model.chatRequests[2])[2]?.content).toBe(
       enveloped('everything__echo', 'Echo: ping from the model'),
     );
   });
@@ -210,8 +170,8 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     chat.type('hello again');
     chat.keys('Enter');
     await chat.waitFor('Ready when you are.');
-    const messages = withoutSystem(ollama?.chatRequests[1]);
-    expect(roles(ollama?.chatRequests[1])).toEqual(['user', 'assistant', 'tool', 'user']);
+    const messages = withoutSystem(fixture.model.chatRequests[1]);
+    expect(roles(fixture.model.chatRequests[1])).toEqual(['user', 'assistant', 'tool', 'user']);
     expect(messages[1]?.tool_calls?.[0]?.function.name).toBe('slow__sleep');
     expect(messages[2]?.content).toMatch(/cancelled/);
   });
@@ -269,17 +229,17 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
       chat.type('which model?');
       chat.keys('Enter');
       await chat.waitFor('After the switch.');
-      expect(ollama?.chatRequests[1]?.model).toBe('llama3.2');
-      expect(roles(ollama?.chatRequests[1])).toEqual(['user', 'assistant', 'user']);
+      expect(fixture.model.chatRequests[1]?.model).toBe('llama3.2');
+      expect(roles(fixture.model.chatRequests[1])).toEqual(['user', 'assistant', 'user']);
       chat.type('/clear');
       chat.keys('Enter');
       await chat.waitFor('Started a new conversation.');
       chat.type('fresh start');
       chat.keys('Enter');
       await chat.waitFor('After clearing.');
-      expect(roles(ollama?.chatRequests[2])).toEqual(['user']);
+      expect(roles(fixture.model.chatRequests[2])).toEqual(['user']);
       // Only the three prompts reached the model.
-      expect(ollama?.chatRequests).toHaveLength(3);
+      expect(fixture.model.chatRequests).toHaveLength(3);
       chat.type('/quit');
       chat.keys('Enter');
       expect(await chat.waitForExit()).toBe(0);
@@ -293,7 +253,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     chat.paste('line one\nline two');
     chat.keys('Enter');
     await chat.waitFor('Got both lines.');
-    expect(ollama?.chatRequests[0]?.messages.at(-1)?.content).toBe('line one\nline two');
+    expect(fixture.model.chatRequests[0]?.messages.at(-1)?.content).toBe('line one\nline two');
     chat.keys('C-d');
     expect(await chat.waitForExit()).toBe(0);
     await chat.close();
@@ -301,7 +261,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     chat = await startChat();
     chat.keys('Up', 'Enter');
     await chat.waitFor('Again.');
-    expect(ollama?.chatRequests[1]?.messages.at(-1)?.content).toBe('line one\nline two');
+    expect(fixture.model.chatRequests[1]?.messages.at(-1)?.content).toBe('line one\nline two');
   });
 
   it('writes no color at all with NO_COLOR, or with --no-color', async () => {
@@ -319,9 +279,7 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
       await chat.waitFor('ready');
       expect(chat.capture({ escapes: true })).not.toContain(ESC);
       await chat.close();
-      terminal = undefined;
-      await ollama?.close();
-      ollama = undefined;
+      await fixture.closeModel();
     }
   });
 
@@ -357,22 +315,20 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
       expect(isAlive(pid)).toBe(false);
       expect(isAlive(childPid)).toBe(false);
       await chat.close();
-      terminal = undefined;
-      await ollama?.close();
-      ollama = undefined;
+      await fixture.closeModel();
     }
   });
 });
 
 describe('the chat through pipes', () => {
   it('reads entries from stdin and writes plain text: no escape sequence at all', async () => {
-    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
-    ollama = await startFakeOllama([
+    await fixture.home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
+    const ollama = await fixture.startModel([
       toolCallReply(['everything__echo', { message: 'piped' }]),
       textReply('# Title\n\n**bold** answer'),
       textReply('Second.'),
     ]);
-    const run = await runCli(['--provider-url', ollama.url], home.path, {
+    const run = await runCli(['--provider-url', ollama.url], fixture.home.path, {
       stdin: 'first question\n/tools\nsecond question\n',
     });
     expect(run.code).toBe(0);

@@ -4,32 +4,16 @@
  * a compaction the chat reports in one dimmed line; then the model answers from the summary, and
  * `/usage` shows the window's source. Skipped, saying why, only when tmux is not installed.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
-import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
+import { describe, expect, it } from 'vitest';
+import { textReply } from '../fakes/ollama-server.js';
+import { useChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable } from '../support/tmux.js';
 import { SUMMARY_TEMPLATE } from '../../src/context/compaction.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the terminal tests (apt-get install tmux)');
 
-const PROMPT = 'ollama:mistral-small ›';
-
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
-
-beforeEach(async () => {
-  home = await temporaryHome();
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
+const fixture = useChatTerminal({ config: { mcpServers: {} } });
 
 /** Waits for the end of a turn: the token line, then the prompt back. */
 const turnOver = (screen: string, count: number): boolean =>
@@ -37,8 +21,7 @@ const turnOver = (screen: string, count: number): boolean =>
 
 describe.skipIf(!hasTmux)('compaction in the chat', () => {
   it('prints the compaction line before the answer that needed it', async () => {
-    await home.writeConfig({ mcpServers: {} });
-    ollama = await startFakeOllama([
+    await fixture.startModel([
       // About 1,200 tokens (three characters a token): with the reserve, the next request passes 80%.
       textReply(`The long answer. ${'lorem ipsum dolor '.repeat(200)}`),
       (request) =>
@@ -49,13 +32,7 @@ describe.skipIf(!hasTmux)('compaction in the chat', () => {
         ),
       (request) => textReply(`Answer from ${request.messages.length} messages.`),
     ]);
-    terminal = await startChatTerminal({
-      home: home.path,
-      providerUrl: ollama.url,
-      args: ['--context-window', '2000'],
-    });
-    const chat = terminal;
-    await chat.waitFor(PROMPT);
+    const chat = await fixture.startChat({ args: ['--context-window', '2000'] });
     chat.type('tell me a lot');
     chat.keys('Enter');
     await chat.waitFor((screen) => turnOver(screen, 1));

@@ -6,43 +6,19 @@
  * an attached resource that changed.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { REPOSITORY, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
+import { describe, expect, it } from 'vitest';
+import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { REPOSITORY, EVERYTHING_SERVER } from '../support/cli.js';
+import { PROMPT, useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
-const PROMPT = 'ollama:mistral-small ›';
 const LISTS = {
   command: process.execPath,
   args: [join(REPOSITORY, 'test/fixtures/servers/changing-lists.mjs')],
 };
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
-
-beforeEach(async () => {
-  home = await temporaryHome();
-  await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER, lists: LISTS } });
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
-
-async function startChat(ollamaUrl: string): Promise<TmuxTerminal> {
-  terminal = await startChatTerminal({
-    home: home.path,
-    providerUrl: ollamaUrl,
-  });
-  await terminal.waitFor(PROMPT);
-  return terminal;
-}
+const fixture = useChatTerminal({ config: { mcpServers: { everything: EVERYTHING_SERVER, lists: LISTS } } });
 
 /** Waits until `last` is on screen with a fresh prompt after it (Tab is for what is typed at a prompt). */
 const promptAfter = (chat: TmuxTerminal, last: string) =>
@@ -56,8 +32,8 @@ const echo = (request: { messages: ReadonlyArray<{ content: string }> }) =>
 
 describe.skipIf(!hasTmux)('Tab completion of server offerings in the chat', () => {
   it('completes prompt names and argument values, and the answer to a missing argument', async () => {
-    ollama = await startFakeOllama([echo, echo]);
-    const chat = await startChat(ollama.url);
+    await fixture.startModel([echo, echo]);
+    const chat = await fixture.startChat();
     chat.keys('Enter');
     chat.type('/help');
     chat.keys('Enter');
@@ -92,8 +68,8 @@ describe.skipIf(!hasTmux)('Tab completion of server offerings in the chat', () =
   });
 
   it('completes resource template variables after @server:, and keeps typing going past a slow server', async () => {
-    ollama = await startFakeOllama([echo, echo]);
-    const chat = await startChat(ollama.url);
+    await fixture.startModel([echo, echo]);
+    const chat = await fixture.startChat();
     chat.type('read @lists:fixture://items/apr');
     // The completer gives a server 1 s (see below); a server just started on a loaded machine may
     // miss that once, and then nothing is completed, as when a user would press Tab again.
@@ -123,8 +99,8 @@ describe.skipIf(!hasTmux)('Tab completion of server offerings in the chat', () =
   });
 
   it('shows a one-line note when an attached resource changes on its server', async () => {
-    ollama = await startFakeOllama([toolCallReply(['lists__touch-note', {}]), textReply('touched it')]);
-    const chat = await startChat(ollama.url);
+    await fixture.startModel([toolCallReply(['lists__touch-note', {}]), textReply('touched it')]);
+    const chat = await fixture.startChat();
     chat.type('watch @lists:fixture://note');
     chat.keys('Enter');
     await chat.waitFor('subscribed to @lists:fixture://note: its updates will be shown');

@@ -4,51 +4,37 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { textReply } from '../fakes/ollama-server.js';
+import { runCli } from '../support/cli.js';
+import { useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the terminal tests (apt-get install tmux)');
 
-const PROMPT = 'ollama:mistral-small ›';
-
-let home: TemporaryHome;
+const fixture = useChatTerminal({ config: { mcpServers: {} } });
 let project: string;
-let ollama: FakeOllama;
-let terminal: TmuxTerminal | undefined;
 
 beforeEach(async () => {
-  home = await temporaryHome();
-  project = join(home.path, 'project');
+  project = join(fixture.home.path, 'project');
   await mkdir(project);
-  await home.writeConfig({ mcpServers: {} });
-  ollama = await startFakeOllama([], { fallback: textReply('an answer') });
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama.close();
-  await home.remove();
+  await fixture.startModel([], { fallback: textReply('an answer') });
 });
 
-async function startChat(args: readonly string[] = []): Promise<TmuxTerminal> {
-  terminal = await startChatTerminal({
-    home: home.path,
-    providerUrl: ollama.url,
-    args: args,
-    cwd: project,
-  });
-  await terminal.waitFor(PROMPT);
-  return terminal;
+function startChat(args: readonly string[] = []): Promise<TmuxTerminal> {
+  return fixture.startChat({ args, cwd: project });
+}
+
+/** `mcphost ...args --provider-url URL` to completion, in the project folder. */
+function mcphost(...args: string[]) {
+  return runCli([...args, '--provider-url', fixture.model.url], fixture.home.path, { cwd: project });
 }
 
 /** The text of the messages of the fake's last request, role by role. */
 /** The conversation of the model's last request; the system message (mcphost's own clause) left out. */
 function lastConversation(): string[] {
-  return (ollama.chatRequests.at(-1)?.messages ?? [])
+  return (fixture.model.chatRequests.at(-1)?.messages ?? [])
     .filter((message) => message.role !== 'system')
     .map((message) => `${message.role}: ${message.content}`);
 }
@@ -56,17 +42,8 @@ function lastConversation(): string[] {
 describe.skipIf(!hasTmux)('/resume in the chat', () => {
   it("lists this folder's conversations, takes the chosen one up, says so, and goes on saving in it", async () => {
     // Two saved conversations of this folder, the older first.
-    expect(
-      (
-        await runCli(['-p', 'tell me about otters', '--provider-url', ollama.url], home.path, {
-          cwd: project,
-        })
-      ).code,
-    ).toBe(0);
-    expect(
-      (await runCli(['-p', 'the newest question', '--provider-url', ollama.url], home.path, { cwd: project }))
-        .code,
-    ).toBe(0);
+    expect((await mcphost('-p', 'tell me about otters')).code).toBe(0);
+    expect((await mcphost('-p', 'the newest question')).code).toBe(0);
 
     const chat = await startChat();
     chat.type('/resume');
@@ -92,16 +69,12 @@ describe.skipIf(!hasTmux)('/resume in the chat', () => {
     expect(await chat.waitForExit()).toBe(0);
 
     // The turn went on in the conversation taken up: -c (the latest) now continues it, 4 messages.
-    const continued = await runCli(['-c', '-p', 'one more', '--provider-url', ollama.url], home.path, {
-      cwd: project,
-    });
+    const continued = await mcphost('-c', '-p', 'one more');
     expect(continued.stderr).toMatch(/continuing [\w-]+: 4 messages\n\s+you: and sea otters\?/);
   });
 
   it('/resume N takes one up at once; a wrong number says what to give', async () => {
-    expect(
-      (await runCli(['-p', 'only question', '--provider-url', ollama.url], home.path, { cwd: project })).code,
-    ).toBe(0);
+    expect((await mcphost('-p', 'only question')).code).toBe(0);
     const chat = await startChat(['--no-session-persistence']);
     chat.type('/resume 5');
     chat.keys('Enter');

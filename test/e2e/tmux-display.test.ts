@@ -4,40 +4,19 @@
  * progress in the status line, a tool's duration without its approval question, Ctrl-C at that
  * question, and `-p … --no-exit` shown as a chat turn.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  startFakeOllama,
-  textReply,
-  toolCallReply,
-  type FakeOllama,
-  type FakeOllamaReply,
-  type FakeOllamaScriptItem,
-} from '../fakes/ollama-server.js';
-import { temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
+import { describe, expect, it } from 'vitest';
+import { heldReply, textReply, toolCallReply, type FakeOllamaScriptItem } from '../fakes/ollama-server.js';
+import { EVERYTHING_SERVER } from '../support/cli.js';
+import { PROMPT, useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux)
   console.warn('tmux is not installed: skipping the terminal display tests (apt-get install tmux)');
 
-const PROMPT = 'ollama:mistral-small ›';
 const QUESTION = 'Allow? [y] once';
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
-
-beforeEach(async () => {
-  home = await temporaryHome();
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
+const fixture = useChatTerminal();
 
 interface ChatRun {
   readonly script: readonly FakeOllamaScriptItem[];
@@ -49,27 +28,9 @@ interface ChatRun {
 }
 
 async function startChat(run: ChatRun): Promise<TmuxTerminal> {
-  await home.writeConfig({ mcpServers: {}, ...run.config });
-  ollama = await startFakeOllama(run.script);
-  terminal = await startChatTerminal({
-    home: home.path,
-    providerUrl: ollama.url,
-    args: run.args,
-    columns: run.columns ?? 100,
-  });
-  await terminal.waitFor(run.ready ?? PROMPT);
-  return terminal;
-}
-
-/** A reply the fake holds back until `release()`. */
-function heldReply(reply: FakeOllamaReply) {
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const item: FakeOllamaScriptItem = async () => {
-    await released;
-    return reply;
-  };
-  return { item, release };
+  await fixture.home.writeConfig({ mcpServers: {}, ...run.config });
+  await fixture.startModel(run.script);
+  return fixture.startChat({ args: run.args, columns: run.columns ?? 100, ready: run.ready ?? PROMPT });
 }
 
 /** The screen's rows, each joined back if the terminal wrapped it (capture-pane -J). */

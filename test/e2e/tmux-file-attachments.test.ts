@@ -2,53 +2,33 @@
  * `@path` in the chat, in a real terminal (tmux, the BUILT CLI): Tab completes a file name, the
  * model receives the file, and a missing file fails the turn in one line with nothing sent.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
-import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { textReply } from '../fakes/ollama-server.js';
+import { useChatTerminal } from '../support/chat-terminal.js';
+import { tmuxAvailable } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
-const PROMPT = 'ollama:mistral-small ›';
 
-let home: TemporaryHome;
+const fixture = useChatTerminal();
 let work: string;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
 
 beforeEach(async () => {
-  home = await temporaryHome();
-  work = await mkdtemp(join(tmpdir(), 'mcphost-work-'));
+  work = await fixture.temporaryFolder('mcphost-work-');
   await mkdir(join(work, 'docs'));
   await writeFile(join(work, 'docs', 'plan-for-today.md'), 'step one: water the plants\n');
-});
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-  await rm(work, { recursive: true, force: true });
 });
 
 describe.skipIf(!hasTmux)('@path in the chat', () => {
   it('completes a path with Tab and sends the file; a missing one is refused before sending', async () => {
-    ollama = await startFakeOllama([
+    const ollama = await fixture.startModel([
       (request) => {
         const user = request.messages.filter((message) => message.role === 'user').at(-1);
         return textReply(`model got: ${user?.content.split('\n').join(' / ') ?? ''}`);
       },
     ]);
-    terminal = await startChatTerminal({
-      home: home.path,
-      providerUrl: ollama.url,
-      cwd: work,
-    });
-    const chat = terminal;
-    await chat.waitFor(PROMPT);
+    const chat = await fixture.startChat({ cwd: work });
     chat.type('read @./do');
     chat.keys('Tab');
     await chat.waitFor('read @./docs/');

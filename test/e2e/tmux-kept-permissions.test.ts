@@ -6,10 +6,10 @@
  */
 import { mkdir, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { EVERYTHING_SERVER, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { EVERYTHING_SERVER } from '../support/cli.js';
+import { useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { unwrapped } from '../support/untrusted.js';
 
@@ -17,19 +17,10 @@ const hasTmux = tmuxAvailable();
 if (!hasTmux)
   console.warn('tmux is not installed: skipping the kept-permission terminal tests (apt-get install tmux)');
 
-const PROMPT = 'ollama:mistral-small ›';
 const QUESTION = 'Allow? [y] once  [t] always this tool  [s] always this server';
 
-let home: TemporaryHome;
-let project: string;
-let ollama: FakeOllama;
-let terminal: TmuxTerminal | undefined;
-
-beforeEach(async () => {
-  home = await temporaryHome();
-  project = join(home.path, 'project');
-  await mkdir(project);
-  await home.writeConfig({
+const fixture = useChatTerminal({
+  config: {
     mcpServers: { everything: EVERYTHING_SERVER },
     approval: {
       default: 'allow',
@@ -38,9 +29,15 @@ beforeEach(async () => {
         { tool: 'everything__get-sum', decision: 'ask' },
       ],
     },
-  });
+  },
+});
+let project: string;
+
+beforeEach(async () => {
+  project = join(fixture.home.path, 'project');
+  await mkdir(project);
   // A prompt "sum …" makes the model call get-sum, any other echo; with a result, it repeats it.
-  ollama = await startFakeOllama([], {
+  await fixture.startModel([], {
     fallback: (request) => {
       const last = request.messages.at(-1);
       if (last?.role === 'tool')
@@ -52,25 +49,10 @@ beforeEach(async () => {
     },
   });
 });
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama.close();
-  await home.remove();
-});
 
 /** A new chat in the project folder (the last one closed first), at its first prompt. */
-async function startChat(): Promise<TmuxTerminal> {
-  await terminal?.close();
-  terminal = await startChatTerminal({
-    home: home.path,
-    providerUrl: ollama.url,
-    args: ['--no-color'],
-    cwd: project,
-    columns: 200,
-  });
-  await terminal.waitFor(PROMPT);
-  return terminal;
+function startChat(): Promise<TmuxTerminal> {
+  return fixture.startChat({ args: ['--no-color'], cwd: project, columns: 200 });
 }
 
 function enter(chat: TmuxTerminal, text: string): void {

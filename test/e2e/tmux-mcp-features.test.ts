@@ -4,44 +4,22 @@
  * elicitation answered field by field, a bad e-mail address refused as it is typed.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { REPOSITORY, temporaryHome, type TemporaryHome, EVERYTHING_SERVER } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
+import { describe, expect, it } from 'vitest';
+import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { REPOSITORY, EVERYTHING_SERVER } from '../support/cli.js';
+import { useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
-const PROMPT = 'ollama:mistral-small ›';
 const OFFERINGS = {
   command: process.execPath,
   args: [join(REPOSITORY, 'test/fixtures/servers/offerings.mjs')],
 };
 
-let home: TemporaryHome;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
-
-beforeEach(async () => {
-  home = await temporaryHome();
-  await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER, offerings: OFFERINGS } });
+const fixture = useChatTerminal({
+  config: { mcpServers: { everything: EVERYTHING_SERVER, offerings: OFFERINGS } },
 });
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home.remove();
-});
-
-async function startChat(ollamaUrl: string): Promise<TmuxTerminal> {
-  terminal = await startChatTerminal({
-    home: home.path,
-    providerUrl: ollamaUrl,
-  });
-  await terminal.waitFor(PROMPT);
-  return terminal;
-}
 
 /** Types a line and presses Enter. */
 function enter(chat: TmuxTerminal, text: string): void {
@@ -51,10 +29,10 @@ function enter(chat: TmuxTerminal, text: string): void {
 
 describe.skipIf(!hasTmux)('server offerings in the chat', () => {
   it('lists prompts and resources, and asks for a prompt argument that is missing', async () => {
-    ollama = await startFakeOllama([
+    await fixture.startModel([
       (request) => textReply(`model got: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
     ]);
-    const chat = await startChat(ollama.url);
+    const chat = await fixture.startChat();
     enter(chat, '/prompts');
     await chat.waitFor('takes name (required: Who to greet), mood');
     expect(chat.capture()).toContain('/everything:args-prompt');
@@ -70,11 +48,11 @@ describe.skipIf(!hasTmux)('server offerings in the chat', () => {
   });
 
   it('asks a form elicitation field by field and sends the checked answer', async () => {
-    ollama = await startFakeOllama([
+    await fixture.startModel([
       toolCallReply(['everything__trigger-elicitation-request', {}]),
       (request) => textReply(`tool said: ${unwrapped(request.messages.at(-1)?.content ?? '')}`),
     ]);
-    const chat = await startChat(ollama.url);
+    const chat = await fixture.startChat();
     enter(chat, 'ask me things');
     await chat.waitFor('Server "everything" asks for input: Please provide inputs for the following fields:');
     await chat.waitFor('Answer? [y] fill in  [n] decline  [c] cancel:');

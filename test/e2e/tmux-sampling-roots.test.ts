@@ -7,52 +7,34 @@
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { REPOSITORY, npmServerConfig, temporaryHome, type TemporaryHome } from '../support/cli.js';
-import { startChatTerminal } from '../support/chat-terminal.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { REPOSITORY, npmServerConfig } from '../support/cli.js';
+import { useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
 import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
-const PROMPT = 'ollama:mistral-small ›';
-const fixture = (name: string) => ({
+const fixtureServer = (name: string) => ({
   command: process.execPath,
   args: [join(REPOSITORY, `test/fixtures/servers/${name}.mjs`)],
 });
 
-let home: TemporaryHome | undefined;
-let ollama: FakeOllama | undefined;
-let terminal: TmuxTerminal | undefined;
+const fixture = useChatTerminal();
 let folders: string;
 
 beforeAll(async () => {
   // server-filesystem reports real paths: /tmp may be a link.
   folders = await realpath(await mkdtemp(join(tmpdir(), 'mcphost-tmux-roots-')));
 });
-afterEach(async () => {
-  await terminal?.close();
-  terminal = undefined;
-  await ollama?.close();
-  ollama = undefined;
-  await home?.remove();
-  home = undefined;
-});
 afterAll(async () => {
   await rm(folders, { recursive: true, force: true });
 });
 
 /** A chat on `config`, in a terminal whose environment has no DISPLAY (so no browser). */
-async function startChat(config: unknown, ollamaUrl: string, ...flags: string[]): Promise<TmuxTerminal> {
-  home = await temporaryHome();
-  await home.writeConfig(config);
-  terminal = await startChatTerminal({
-    home: home.path,
-    providerUrl: ollamaUrl,
-    args: flags,
-  });
-  await terminal.waitFor(PROMPT);
-  return terminal;
+async function startChat(config: unknown, ...flags: string[]): Promise<TmuxTerminal> {
+  await fixture.home.writeConfig(config);
+  return fixture.startChat({ args: flags });
 }
 
 function enter(chat: TmuxTerminal, text: string): void {
@@ -72,12 +54,12 @@ const said = (text: string) => (screen: string) => screen.replace(/\s+/g, ' ').i
 
 describe.skipIf(!hasTmux)('sampling, roots and URL elicitation in the chat', () => {
   it("shows a server's sampling request, then the model's answer before it goes back", async () => {
-    ollama = await startFakeOllama([
+    const ollama = await fixture.startModel([
       toolCallReply(['sampler__sample', { prompt: 'name a colour', maxTokens: 30 }]),
       textReply('teal'),
       toolSaid,
     ]);
-    const chat = await startChat({ mcpServers: { sampler: fixture('sampler') } }, ollama.url);
+    const chat = await startChat({ mcpServers: { sampler: fixtureServer('sampler') } });
     enter(chat, 'Try sampling.');
     await chat.waitFor('Send it to the model? [y] yes  [n] no (n REASON tells the server why):');
     const request = chat.capture();
@@ -103,8 +85,8 @@ describe.skipIf(!hasTmux)('sampling, roots and URL elicitation in the chat', () 
   });
 
   it('tells the server the reason when the user refuses the request', async () => {
-    ollama = await startFakeOllama([toolCallReply(['sampler__sample', { prompt: 'hi' }]), toolSaid]);
-    const chat = await startChat({ mcpServers: { sampler: fixture('sampler') } }, ollama.url);
+    const ollama = await fixture.startModel([toolCallReply(['sampler__sample', { prompt: 'hi' }]), toolSaid]);
+    const chat = await startChat({ mcpServers: { sampler: fixtureServer('sampler') } });
     enter(chat, 'Try sampling.');
     await chat.waitFor('Send it to the model?');
     enter(chat, 'n not today');
@@ -117,18 +99,13 @@ describe.skipIf(!hasTmux)('sampling, roots and URL elicitation in the chat', () 
     const first = join(folders, 'first');
     const added = join(folders, 'added');
     await Promise.all([mkdir(first), mkdir(added)]);
-    ollama = await startFakeOllama([
+    await fixture.startModel([
       toolCallReply(['files__list_allowed_directories', {}]),
       toolSaid,
       toolCallReply(['files__list_allowed_directories', {}]),
       toolSaid,
     ]);
-    const chat = await startChat(
-      { mcpServers: { files: npmServerConfig('filesystem') } },
-      ollama.url,
-      '--root',
-      first,
-    );
+    const chat = await startChat({ mcpServers: { files: npmServerConfig('filesystem') } }, '--root', first);
     enter(chat, '/roots');
     await chat.waitFor(`Roots (the folders servers may work in):\n  ${first}`);
     enter(chat, 'Where may you work?');
@@ -143,8 +120,8 @@ describe.skipIf(!hasTmux)('sampling, roots and URL elicitation in the chat', () 
 
   it('prints the URL of a URL elicitation the user agrees to when there is no browser', async () => {
     const url = 'https://login.example.com/device';
-    ollama = await startFakeOllama([toolCallReply(['offerings__open-url', { url }]), toolSaid]);
-    const chat = await startChat({ mcpServers: { offerings: fixture('offerings') } }, ollama.url);
+    await fixture.startModel([toolCallReply(['offerings__open-url', { url }]), toolSaid]);
+    const chat = await startChat({ mcpServers: { offerings: fixtureServer('offerings') } });
     enter(chat, 'sign in');
     await chat.waitFor('Open it in your browser? [y] yes  [n] no:');
     expect(chat.capture()).toContain(

@@ -54,6 +54,20 @@ export type FakeOllamaReply =
 export type FakeOllamaScriptItem =
   FakeOllamaReply | ((request: FakeChatRequest) => FakeOllamaReply | Promise<FakeOllamaReply>);
 
+/**
+ * A reply the fake holds back until `release()`: the test can read the screen (or the output)
+ * while the model "thinks".
+ */
+export function heldReply(reply: FakeOllamaReply): { item: FakeOllamaScriptItem; release: () => void } {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const item: FakeOllamaScriptItem = async () => {
+    await released;
+    return reply;
+  };
+  return { item, release };
+}
+
 /** Any request the fake received, valid or not, in order. */
 export interface RecordedRequest {
   readonly method: string;
