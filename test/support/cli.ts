@@ -54,7 +54,9 @@ export async function temporaryHome(): Promise<TemporaryHome> {
       await writeFile(file, typeof config === 'string' ? config : JSON.stringify(config, null, 2));
       return file;
     },
-    remove: () => rm(path, { recursive: true, force: true }),
+    // A chat ended by closing its terminal saves its conversation on the way out (SIGHUP), and may
+    // still be writing in this HOME as it is removed (ENOTEMPTY): rm then tries again.
+    remove: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }),
   };
 }
 
