@@ -5,6 +5,7 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { messageOf } from '../errors.js';
+import { FanOut } from '../fan-out.js';
 
 /** One server connected again. */
 export interface ServerReconnection {
@@ -17,27 +18,12 @@ export interface ServerReconnection {
 
 export type ServerReconnectionListener = (reconnection: ServerReconnection) => void;
 
-/** A small fan-out: every listener hears every reconnection, in the order they subscribed. */
-export class ServerReconnections {
-  readonly #listeners = new Set<ServerReconnectionListener>();
-
-  /** Listens until the returned function is called. */
-  listen(listener: ServerReconnectionListener): () => void {
-    this.#listeners.add(listener);
-    return () => {
-      this.#listeners.delete(listener);
-    };
-  }
-
-  /** Tells every listener. A listener that throws does not keep the others from hearing it. */
-  announce(reconnection: ServerReconnection): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(reconnection);
-      } catch (error) {
-        // The connection is up whatever a listener does; its failure is the user's to hear of.
-        reconnection.warn(`server "${reconnection.server}" connected again, then: ${messageOf(error)}`);
-      }
-    }
+/** Reconnections, to every listener; one that throws is reported through the server's `warn`. */
+export class ServerReconnections extends FanOut<ServerReconnection> {
+  override announce(reconnection: ServerReconnection): void {
+    super.announce(reconnection, (error) => {
+      // The connection is up whatever a listener does; its failure is the user's to hear of.
+      reconnection.warn(`server "${reconnection.server}" connected again, then: ${messageOf(error)}`);
+    });
   }
 }
