@@ -1,26 +1,27 @@
 /* global process, URL */
-// Bundles the executable (`dist/bin/mcphost.js`, emitted by tsc) into a few files, after `tsc`.
+// Bundles the executable's body (src/cli/executable.ts) into one CommonJS file,
+// `dist/bin/mcphost-bundle.cjs`, after `tsc`. `dist/bin/mcphost.js` (tsc's output of bin/mcphost.ts)
+// runs it through a V8 code cache (src/cli/code-cache.ts).
 //
-// Why: Node 20's ESM loader pays about a millisecond per module to resolve, read, link and compile
-// it, and a one-shot `mcphost -p` loaded ~260 of them: ~100 of our own, 95 of zod's (zod/mini is no
-// smaller) and ~35 of yargs and its helpers. Bundled, that start costs about half as much (issue 17;
-// `npm run bench` prints the ratios). Node 20 has no module compile cache (22.1 has), so this is the
-// lever there is. zod is imported as `import * as z from 'zod'` everywhere (eslint holds that):
-// esbuild then keeps only what is used, 210 KB, where `import { z }` kept all of zod, 782 KB with
-// every locale, ~20 ms more to compile on every run.
+// Why bundled: Node 20's ESM loader pays about a millisecond per module to resolve, read, link and
+// compile it, and a one-shot `mcphost -p` loaded ~260 of them: ~100 of our own, 95 of zod's (zod/mini
+// is no smaller) and ~35 of yargs and its helpers. zod is imported as `import * as z from 'zod'`
+// everywhere (eslint holds that): esbuild then keeps only what is used, 210 KB, where `import { z }`
+// kept all of zod, 782 KB with every locale, ~20 ms more to compile on every run.
+// Why one CommonJS file: Node 20 caches compiled code for a script (`vm.Script`), not for ES
+// modules, and compiling is most of a short run. The file holds code a run may never evaluate (the
+// chat, the MCP SDK…): what is lazy in the source stays lazy (esbuild wraps each lazily imported
+// module in a function run on first import), and V8 only pre-parses what it does not run, or
+// nothing at all with a cache. Measured against the earlier ESM chunks (docs/benchmarks.md).
 //
 // What is bundled: our own code, and the dependencies every run needs (BUNDLED, with what they
-// import). The MCP client SDK is bundled too, though only runs with servers load it (it is a lazy
-// chunk like any lazy import): unbundled, it loaded its own full copy of zod (~95 modules) beside the
-// bundle's tree-shaken one; bundled, both share one. Measured with eight servers: host peak RSS
-// 74.8 → 69.5 MB, CPU 550 → 430 ms. Everything else stays an ordinary import of node_modules,
-// loaded only when a run needs it (the vendor SDKs, the server SDK of the built-in servers, the
-// chat's markdown…). Lazy `import()`s become their own chunks (`dist/bin/chunks/`), so what is lazy
-// stays lazy.
+// import). The MCP client SDK is bundled too, though only runs with servers evaluate it: unbundled,
+// it loaded its own full copy of zod (~95 modules) beside the bundle's tree-shaken one; bundled, both
+// share one. Everything else stays an ordinary `require` of node_modules, made only when a run needs
+// it (the vendor SDKs, the server SDK of the built-in servers, the chat's markdown…).
 // The library (`dist/src/index.js`) is not bundled: a program that imports mcphost gets tsc's modules.
 //
-// `dist/bundle-meta.json` (esbuild's metafile; not packed) tells which sources each output holds:
-// the cold-path tests read it to map what a run loaded back to our modules and packages.
+// `dist/bundle-meta.json` (esbuild's metafile; not packed) tells which sources the bundle holds.
 import { build } from 'esbuild';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -67,34 +68,54 @@ const measureTextCheaply = {
   },
 };
 
+/** Settings both files share: CommonJS for Node 20, `import.meta.url` kept meaning the file. */
+const COMMON_JS = {
+  tsconfig: 'tsconfig.build.json',
+  bundle: true,
+  allowOverwrite: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: 'var __importMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  logLevel: 'warning',
+};
+
+// The executable itself (`bin`): the code cache's loader. It overwrites tsc's ES module of
+// bin/mcphost.ts; `dist/bin/package.json` makes `.js` there CommonJS, so the `bin` keeps its name.
+const loader = await build({
+  ...COMMON_JS,
+  entryPoints: ['bin/mcphost.ts'],
+  outfile: 'dist/bin/mcphost.js',
+  sourcemap: 'linked',
+});
+await writeFile('dist/bin/package.json', `${JSON.stringify({ type: 'commonjs' })}\n`);
+
 const result = await build({
+  ...COMMON_JS,
   // From the TypeScript (tsc has checked and emitted it already): bundling tsc's output would
   // bundle an earlier bundle when run twice.
-  entryPoints: ['bin/mcphost.ts'],
-  tsconfig: 'tsconfig.build.json',
-  outdir: 'dist/bin',
-  chunkNames: 'chunks/[name]-[hash]',
-  allowOverwrite: true,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
+  entryPoints: ['src/cli/executable.ts'],
+  outfile: 'dist/bin/mcphost-bundle.cjs',
   // ESM builds first: jsonc-parser's `main` is a UMD build whose dynamic require cannot be bundled.
   mainFields: ['module', 'main'],
-  target: 'node20',
+  // `import()` of a package left outside becomes `require()`: a script run through `vm.Script` has
+  // no loader for `import()` (Node 20 offers one only as an experiment that prints a warning), and
+  // Node ≥ 20.19 (our floor) requires ES modules too.
+  supported: { 'dynamic-import': false },
+  // The loader reads the file as latin1 (one byte a character, and faster): only ASCII may be in it.
+  charset: 'ascii',
   // Error classes are told apart by name in places (and names show in --debug output): keep them.
   keepNames: true,
-  // Minified: V8 reads, pre-parses and keeps in memory the source text of every module a run loads
-  // (~900 KB on a one-shot, 225 KB for --help), and minified it is less than half that size.
-  // Stack traces stay readable: the executable maps them through the source maps with --debug.
+  // Minified: V8 reads, pre-parses and keeps in memory the source text of the bundle, and minified
+  // it is less than half that size. Stack traces stay readable: the executable maps them through
+  // the source map with --debug.
   minify: true,
   // Maps back to the TypeScript (through tsc's maps), as the unbundled modules have.
   sourcemap: 'linked',
   metafile: true,
   plugins: [measureTextCheaply, keepDependenciesExternal],
-  logLevel: 'warning',
 });
 await writeFile('dist/bundle-meta.json', JSON.stringify(result.metafile));
-if (result.errors.length > 0) process.exitCode = 1;
-else
-  process.stdout.write(`bundled dist/bin/mcphost.js: ${Object.keys(result.metafile.outputs).length} files\n`);
+if (result.errors.length + loader.errors.length > 0) process.exitCode = 1;
+else process.stdout.write('bundled dist/bin/mcphost-bundle.cjs\n');

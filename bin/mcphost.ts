@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// The executable: wire the real process into the CLI and exit with its code. Nothing else.
+// The executable: run the bundle (src/cli/executable.ts, bundled by esbuild.config.mjs) through the
+// code cache. esbuild makes this file CommonJS too (Node's ES module loader alone costs ~6 ms to
+// start), with code-cache.ts and Node's own modules only, so it costs next to nothing.
 import { homedir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { main } from '../src/cli/main.js';
-import { packageVersion } from '../src/version.js';
+import { describeCodeCache, loadThroughCodeCache } from '../src/cli/code-cache.js';
 
 // Two V8 settings for a short-lived host that mostly waits on the network, set in the executable
-// only (a library must not change its embedder's V8 flags), before anything is allocated or fetched:
+// only (a library must not change its embedder's V8 flags), before anything is allocated or
+// compiled: V8 refuses a code cache made under other flags, so they come before the bundle.
 // - Node's fetch (undici) compiles its HTTP parser, llhttp, from WebAssembly on first use, and V8's
 //   optimizing tier for it costs ~28 MB of peak memory; the baseline tier (Liftoff) parses a model's
 //   stream just as well at our sizes.
@@ -16,33 +19,20 @@ import { packageVersion } from '../src/version.js';
 setFlagsFromString('--liftoff-only');
 setFlagsFromString('--semi-space-growth-factor=1');
 
-// The executable is minified (esbuild.config.mjs): with --debug, stack traces are mapped back to
-// our TypeScript through the bundle's source maps, as the unbundled modules' traces read.
-if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true);
-
-// The reader went away (`mcphost -p … | head -1`): stop quietly, as Unix tools do on SIGPIPE
-// (which Node ignores), with 128 + SIGPIPE. The exit hook of the MCP pool still ends every server.
-const SIGPIPE_EXIT_CODE = 141;
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    process.exit(SIGPIPE_EXIT_CODE);
-  });
-}
-
-const code = await main(
-  process.argv.slice(2),
-  {
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-    homeDir: homedir(),
-    cwd: process.cwd(),
-  },
-  process,
-  packageVersion(),
-);
-process.exitCode = code;
-// Let pending output drain, but do not wait forever on a handle someone left open.
-setTimeout(() => process.exit(code), 1_000).unref();
+const BUNDLE = fileURLToPath(new URL('mcphost-bundle.cjs', import.meta.url));
+const argv = process.argv.slice(2);
+const bundle = loadThroughCodeCache({
+  bundlePath: BUNDLE,
+  argv,
+  env: process.env,
+  homeDir: homedir(),
+});
+process.once('exit', () => {
+  const saving = bundle.save();
+  if (argv.includes('--debug')) process.stderr.write(`${describeCodeCache(bundle.cache, saving)}\n`);
+});
+const { runExecutable } = bundle.exports as { runExecutable?: unknown };
+if (typeof runExecutable !== 'function')
+  throw new Error(`no runExecutable in ${BUNDLE}: rebuild (npm run build)`);
+// A failure inside is the CLI's to report; one that escapes it ends the process as a crash should.
+void (runExecutable as () => Promise<void>)();
