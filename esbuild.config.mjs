@@ -23,6 +23,7 @@
 //
 // `dist/bundle-meta.json` (esbuild's metafile; not packed) tells which sources the bundle holds.
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -42,14 +43,26 @@ function packageName(specifier) {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
-/** A bare import from our own code is external unless its package is in BUNDLED. */
+/**
+ * Whether a package has a CommonJS entry (`type` not `module`, or a `require` export). One without
+ * (chalk, wrap-ansi, yocto-spinner, marked, open) is bundled: the bundle would `require()` it as an
+ * ES module, which Node ≥ 20.19 allows, but esbuild's interop then takes the module's namespace for
+ * its default export (`yoctoSpinner` was `{ default: … }`, not the function).
+ */
+function hasCommonJsEntry(name) {
+  const manifest = JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8'));
+  return manifest.type !== 'module' || JSON.stringify(manifest.exports ?? {}).includes('"require"');
+}
+
+/** A bare import from our own code is external unless its package is in BUNDLED or ES-only. */
 const keepDependenciesExternal = {
   name: 'keep-dependencies-external',
   setup(bundler) {
     bundler.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return { external: true };
       const fromOurCode = !args.importer.includes('/node_modules/');
-      if (fromOurCode && !BUNDLED.has(packageName(args.path))) return { external: true };
+      const name = packageName(args.path);
+      if (fromOurCode && !BUNDLED.has(name) && hasCommonJsEntry(name)) return { external: true };
       return undefined;
     });
   },

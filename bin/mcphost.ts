@@ -2,8 +2,10 @@
 // The executable: run the bundle (src/cli/executable.ts, bundled by esbuild.config.mjs) through the
 // code cache. esbuild makes this file CommonJS too (Node's ES module loader alone costs ~6 ms to
 // start), with code-cache.ts and Node's own modules only, so it costs next to nothing.
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { debuglog } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { describeCodeCache, loadThroughCodeCache } from '../src/cli/code-cache.js';
 
@@ -21,17 +23,23 @@ setFlagsFromString('--semi-space-growth-factor=1');
 
 const BUNDLE = fileURLToPath(new URL('mcphost-bundle.cjs', import.meta.url));
 const argv = process.argv.slice(2);
-const bundle = loadThroughCodeCache({
-  bundlePath: BUNDLE,
-  argv,
-  env: process.env,
-  homeDir: homedir(),
-});
-process.once('exit', () => {
-  const saving = bundle.save();
-  if (argv.includes('--debug')) process.stderr.write(`${describeCodeCache(bundle.cache, saving)}\n`);
-});
-const { runExecutable } = bundle.exports as { runExecutable?: unknown };
+// `NODE_DEBUG=mcphost` tells what the code cache did (Node's own switch for such lines).
+const log = debuglog('mcphost');
+let exports: unknown;
+if (argv.includes('--debug')) {
+  // The bundle is minified: with --debug, stack traces are mapped back to our TypeScript through its
+  // source map, which Node reads only for code its module loader compiles, not through vm.Script.
+  process.setSourceMapsEnabled(true);
+  log('code cache: not used with --debug');
+  exports = createRequire(BUNDLE)(BUNDLE);
+} else {
+  const bundle = loadThroughCodeCache({ bundlePath: BUNDLE, argv, env: process.env, homeDir: homedir() });
+  process.once('exit', () => {
+    log(describeCodeCache(bundle.cache, bundle.save()));
+  });
+  exports = bundle.exports;
+}
+const { runExecutable } = exports as { runExecutable?: unknown };
 if (typeof runExecutable !== 'function')
   throw new Error(`no runExecutable in ${BUNDLE}: rebuild (npm run build)`);
 // A failure inside is the CLI's to report; one that escapes it ends the process as a crash should.

@@ -12,10 +12,6 @@ import { packageVersion } from '../version.js';
 const SIGPIPE_EXIT_CODE = 141;
 
 export async function runExecutable(): Promise<void> {
-  // The executable is minified: with --debug, stack traces are mapped back to our TypeScript through
-  // the bundle's source map, as the unbundled modules' traces read.
-  if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true);
-
   // The reader went away (`mcphost -p … | head -1`): stop quietly, as Unix tools do on SIGPIPE
   // (which Node ignores). The exit hook of the MCP pool still ends every server.
   for (const stream of [process.stdout, process.stderr]) {

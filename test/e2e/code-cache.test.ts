@@ -156,39 +156,53 @@ describe('the code cache, load by load', () => {
 
 describe('the code cache of mcphost itself', () => {
   const fixture = useCliFixture();
+  /** Node's switch for the loader's line about the cache (`MCPHOST <pid>: code cache: …`). */
+  const told = { NODE_DEBUG: 'mcphost' };
 
   it('a second --help uses the cache the first wrote, and prints the same', async () => {
-    const first = await runCli(['--help', '--debug'], fixture.home.path);
-    const second = await runCli(['--help', '--debug'], fixture.home.path);
+    const first = await runCli(['--help'], fixture.home.path, { env: told });
+    const second = await runCli(['--help'], fixture.home.path, { env: told });
     expect(first.code).toBe(0);
     expect(second.code).toBe(0);
-    expect(first.stderr).toMatch(/^code cache: written \(\d+ KB\) .*\/\.cache\/mcphost\/code-cache\/help-/m);
-    expect(second.stderr).toMatch(/^code cache: used .*\/\.cache\/mcphost\/code-cache\/help-/m);
+    expect(first.stderr).toMatch(
+      /^MCPHOST \d+: code cache: written \(\d+ KB\) .*\/\.cache\/mcphost\/code-cache\/help-/m,
+    );
+    expect(second.stderr).toMatch(/^MCPHOST \d+: code cache: used .*\/\.cache\/mcphost\/code-cache\/help-/m);
     expect(second.stdout).toBe(first.stdout);
     expect(first.stdout).toContain('mcphost');
   });
 
   it('a -p answer is the same with its cache as without', async () => {
     const ollama = await fixture.startModel([textReply('first answer'), textReply('second answer')]);
-    const args = ['-p', 'hi', '-m', 'ollama:qwen2.5:3b', '--provider-url', ollama.url, '--debug'];
-    const first = await runCli(args, fixture.home.path);
-    const second = await runCli(args, fixture.home.path);
-    expect(first.stdout).toContain('first answer');
-    expect(second.stdout).toContain('second answer');
-    expect(first.stderr).toMatch(/^code cache: written .*\/prompt-/m);
-    expect(second.stderr).toMatch(/^code cache: used .*\/prompt-/m);
+    const args = ['-p', 'hi', '-m', 'ollama:qwen2.5:3b', '--provider-url', ollama.url];
+    const first = await runCli(args, fixture.home.path, { env: told });
+    const second = await runCli(args, fixture.home.path, { env: told });
+    expect(first.stdout).toBe('first answer\n');
+    expect(second.stdout).toBe('second answer\n');
+    expect(first.stderr).toMatch(/code cache: written .*\/prompt-/);
+    expect(second.stderr).toMatch(/code cache: used .*\/prompt-/);
   });
 
-  it('runs as well where the cache cannot be written, and says so only with --debug', async () => {
+  it('runs as well where the cache cannot be written, and says so only when asked', async () => {
     const notAFolder = join(fixture.home.path, 'not-a-folder');
     await writeFile(notAFolder, '');
-    const env = { XDG_CACHE_HOME: notAFolder };
-    const quiet = await runCli(['--help'], fixture.home.path, { env });
+    const quiet = await runCli(['--help'], fixture.home.path, { env: { XDG_CACHE_HOME: notAFolder } });
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe('');
-    const told = await runCli(['--help', '--debug'], fixture.home.path, { env });
-    expect(told.code).toBe(0);
-    expect(told.stdout).toBe(quiet.stdout);
-    expect(told.stderr).toMatch(/^code cache: not written: ENOTDIR/m);
+    const asked = await runCli(['--help'], fixture.home.path, {
+      env: { XDG_CACHE_HOME: notAFolder, ...told },
+    });
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toBe(quiet.stdout);
+    expect(asked.stderr).toMatch(/code cache: not written: ENOTDIR/);
+  });
+
+  it('--debug runs without it, so that stack traces name our TypeScript', async () => {
+    await fixture.home.writeConfig({ mcpServers: { a: { command: 5 } } });
+    const run = await runCli(['-p', 'hi', '--debug'], fixture.home.path, { env: told });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/code cache: not used with --debug/);
+    expect(run.stderr).toMatch(/at \w+ \(.*\/config\/problems\.ts:\d+:\d+\)/);
+    await expect(readdir(join(fixture.home.path, '.cache'))).rejects.toThrow(/ENOENT/);
   });
 });
