@@ -167,10 +167,32 @@ export class TmuxTerminal {
     }
   }
 
-  /** Ends the tmux server (and the program, if it still runs) and removes the temporary files. */
+  /**
+   * Ends the tmux server (and the program, if it still runs), waits for the program to be gone, and
+   * removes the temporary files. The wait matters: a chat ended this way (SIGHUP) still saves its
+   * conversation on the way out, into the HOME the test removes next.
+   */
   async close(): Promise<void> {
+    const group = this.#panePid();
     spawnSync('tmux', ['-L', this.socket, 'kill-server'], { stdio: 'ignore' });
+    if (group !== undefined) await waitUntilGroupGone(group, 10_000);
     await rm(this.#folder, { recursive: true, force: true });
+  }
+
+  /**
+   * The pane's first process (`env`, then the `sh` around the program), while the tmux server is
+   * there. tmux makes it a session and process group leader, and the program is in its group.
+   */
+  #panePid(): number | undefined {
+    const result = spawnSync(
+      'tmux',
+      ['-L', this.socket, 'display-message', '-p', '-t', SESSION, '#{pane_pid}'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    const pid = Number(result.stdout.trim());
+    return result.status === 0 && Number.isInteger(pid) && pid > 0 ? pid : undefined;
   }
 
   #tmux(argumentsBefore: readonly string[], argumentsAfter: readonly string[] = []): string {
@@ -183,5 +205,22 @@ export class TmuxTerminal {
       );
     }
     return result.stdout;
+  }
+}
+
+/**
+ * Polls until no process is left in the process group (signal 0 tests without signalling): the
+ * shell around the program ends at once on SIGHUP, the program may take a moment. Gives up at the
+ * deadline.
+ */
+async function waitUntilGroupGone(group: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(-group, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
