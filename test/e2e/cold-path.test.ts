@@ -51,6 +51,8 @@ describe('the cold path', () => {
     for (const absent of [
       '@modelcontextprotocol/client',
       '@modelcontextprotocol/core',
+      // The SDK's internals, as its own source maps name them.
+      '@modelcontextprotocol/core-internal',
       '@anthropic-ai/sdk',
       '@google/genai',
       'openai',
