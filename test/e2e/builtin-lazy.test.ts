@@ -1,65 +1,46 @@
 /**
  * The server SDK is loaded only when a built-in server is configured: `mcphost --help` and a `-p`
- * run without built-in servers never load `@modelcontextprotocol/server`. The built CLI runs under a
- * loader hook that records every ES module it loads; a run with `--builtin` is the control that
- * shows the record would contain the SDK if it were loaded.
+ * run without built-in servers never load `@modelcontextprotocol/server`. "Loaded" means "ran": V8's
+ * coverage of the built CLI says which modules had a function run (test/support/modules-run.ts),
+ * whatever the executable's packaging, where a module loader hook would see neither a bundle's
+ * insides nor `require()`. A run with `--builtin` is the control that shows the record would contain
+ * the SDK if it ran.
  */
-import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textReply } from '../fakes/ollama-server.js';
-import { CLI, REPOSITORY, startCli } from '../support/cli.js';
 import { useCliFixture } from '../support/cli-fixture.js';
+import { modulesRunBy } from '../support/modules-run.js';
 
-const RECORDER = join(REPOSITORY, 'test/fixtures/import-recorder/register.mjs');
-/** The server SDK's own files (not `server-everything` and the like, whose folders differ). */
-const SERVER_SDK = '/node_modules/@modelcontextprotocol/server/';
+/** The server SDK's own package (not `server-everything` and the like, other packages). */
+const SERVER_SDK = '@modelcontextprotocol/server';
 
 const fixture = useCliFixture();
 
-/** Runs the built CLI under the recorder; returns its exit code and every module URL it loaded. */
-async function modulesLoadedBy(
-  args: readonly string[],
-): Promise<{ code: number | null; stdout: string; urls: string[] }> {
-  const record = join(fixture.home.path, 'imports.txt');
-  const running = startCli(args, fixture.home.path, {
-    command: [process.execPath, '--import', RECORDER, CLI],
-    env: { IMPORT_LOG: record },
-  });
-  running.child.stdin.end('');
-  const run = await running.done;
-  const urls = (await readFile(record, 'utf8')).split('\n').filter((line) => line !== '');
-  await rm(record, { force: true });
-  return { code: run.code, stdout: run.stdout, urls };
-}
-
-const serverSdk = (urls: readonly string[]) => urls.filter((url) => url.includes(SERVER_SDK));
-
 describe('the server SDK stays unloaded without built-in servers', () => {
   it('mcphost --help does not load it', async () => {
-    const { code, urls } = await modulesLoadedBy(['--help']);
-    expect(code).toBe(0);
-    // The recorder saw the CLI itself, so an empty SDK list means "not loaded", not "not recorded".
-    expect(urls.some((url) => url.endsWith('/dist/bin/mcphost.js'))).toBe(true);
-    expect(serverSdk(urls)).toEqual([]);
+    const { run, modules } = await modulesRunBy(['--help'], fixture.home.path);
+    expect(run.code).toBe(0);
+    // The record holds the CLI's own code, so no SDK in it means "did not run", not "not recorded".
+    expect(modules).toContain('src/cli/main.js');
+    expect(modules).not.toContain(SERVER_SDK);
   });
 
   it('a -p run without built-in servers does not load it; one with --builtin does', async () => {
     const ollama = await fixture.startModel([textReply('plain answer'), textReply('todo answer')]);
     const common = ['-m', 'ollama:qwen2.5:3b', '--provider-url', ollama.url];
 
-    const plain = await modulesLoadedBy(['-p', 'hello', ...common]);
-    expect(plain.code).toBe(0);
-    expect(plain.stdout).toContain('plain answer');
-    // Recorded: the CLI, and the run's own code it imported on demand (the MCP client SDK is not
-    // loaded either when no server is configured, so it cannot serve as the witness here).
-    expect(plain.urls.some((url) => url.endsWith('/dist/bin/mcphost.js'))).toBe(true);
-    expect(plain.urls.some((url) => /\/dist\/bin\/chunks\/run-command-\w+\.js$/.test(url))).toBe(true);
-    expect(serverSdk(plain.urls)).toEqual([]);
+    const plain = await modulesRunBy(['-p', 'hello', ...common], fixture.home.path);
+    expect(plain.run.code).toBe(0);
+    expect(plain.run.stdout).toContain('plain answer');
+    // Recorded: the CLI, and the run's own code it imports on demand (the MCP client SDK does not
+    // run either when no server is configured, so it cannot serve as the witness here).
+    expect(plain.modules).toContain('src/cli/main.js');
+    expect(plain.modules).toContain('src/cli/run-command.js');
+    expect(plain.modules).not.toContain(SERVER_SDK);
 
-    const builtin = await modulesLoadedBy(['-p', 'hello', '--builtin', 'todo', ...common]);
-    expect(builtin.code).toBe(0);
-    expect(builtin.stdout).toContain('todo answer');
-    expect(serverSdk(builtin.urls).length).toBeGreaterThan(0);
+    const builtin = await modulesRunBy(['-p', 'hello', '--builtin', 'todo', ...common], fixture.home.path);
+    expect(builtin.run.code).toBe(0);
+    expect(builtin.run.stdout).toContain('todo answer');
+    expect(builtin.modules).toContain(SERVER_SDK);
   });
 });
