@@ -20,8 +20,6 @@
 // share one. Everything else stays an ordinary `require` of node_modules, made only when a run needs
 // it (the vendor SDKs, the server SDK of the built-in servers, the chat's markdown…).
 // The library (`dist/src/index.js`) is not bundled: a program that imports mcphost gets tsc's modules.
-//
-// `dist/bundle-meta.json` (esbuild's metafile; not packed) tells which sources the bundle holds.
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -116,8 +114,6 @@ const result = await build({
   // no loader for `import()` (Node 20 offers one only as an experiment that prints a warning), and
   // Node ≥ 20.19 (our floor) requires ES modules too.
   supported: { 'dynamic-import': false },
-  // The loader reads the file as latin1 (one byte a character, and faster): only ASCII may be in it.
-  charset: 'ascii',
   // Error classes are told apart by name in places (and names show in --debug output): keep them.
   keepNames: true,
   // Minified: V8 reads, pre-parses and keeps in memory the source text of the bundle, and minified
@@ -126,9 +122,7 @@ const result = await build({
   minify: true,
   // Maps back to the TypeScript (through tsc's maps), as the unbundled modules have.
   sourcemap: 'linked',
-  metafile: true,
   plugins: [measureTextCheaply, keepDependenciesExternal],
 });
-await writeFile('dist/bundle-meta.json', JSON.stringify(result.metafile));
 if (result.errors.length + loader.errors.length > 0) process.exitCode = 1;
 else process.stdout.write('bundled dist/bin/mcphost-bundle.cjs\n');

@@ -98,8 +98,7 @@ export function loadThroughCodeCache(options: CodeCacheOptions): LoadedBundle {
   try {
     const stat = fstatSync(descriptor);
     stamp = `${stat.size}-${Math.trunc(stat.mtimeMs)}`;
-    // esbuild writes ASCII only (`charset: 'ascii'`), so latin1 reads it exactly, and faster.
-    source = readFileSync(descriptor, 'latin1');
+    source = readFileSync(descriptor, 'utf8');
   } finally {
     closeSync(descriptor);
   }

@@ -20,6 +20,7 @@ interface ProbeResult {
   readonly cache: { kind: string; file?: string };
   readonly answer: number;
   readonly folder: string;
+  readonly quote: string;
   readonly saving: { kind: string; reason?: string };
 }
 
@@ -47,7 +48,7 @@ describe('the code cache, load by load', () => {
         `argv: JSON.parse(process.env.PROBE_ARGV), env: process.env, homeDir: homedir() });\n` +
         `const answer = loaded.exports.answer();\n` +
         `const saving = loaded.save();\n` +
-        `console.log(JSON.stringify({ cache: loaded.cache, answer, folder: loaded.exports.folder, saving }));\n`,
+        `console.log(JSON.stringify({ cache: loaded.cache, answer, folder: loaded.exports.folder, quote: loaded.exports.quote, saving }));\n`,
     );
   });
 
@@ -60,7 +61,7 @@ describe('the code cache, load by load', () => {
       bundlePath,
       `const { twice } = require('./helper.cjs');\n` +
         `function answer() { return twice(21); }\n` +
-        `module.exports = { answer, folder: __dirname };\n${extra}`,
+        `module.exports = { answer, folder: __dirname, quote: /don['’]t/u.source };\n${extra}`,
     );
   }
 
@@ -82,6 +83,8 @@ describe('the code cache, load by load', () => {
     expect(first.cache.kind).toBe('missing');
     expect(first.answer).toBe(42);
     expect(first.folder).toBe(folder);
+    // The bundle is read as UTF-8: esbuild leaves characters such as ’ as they are in regexes.
+    expect(first.quote).toBe("don['’]t");
     expect(first.saving.kind).toBe('written');
     const files = await cacheFiles();
     expect(files).toHaveLength(1);
