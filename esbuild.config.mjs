@@ -124,5 +124,17 @@ const result = await build({
   sourcemap: 'linked',
   plugins: [measureTextCheaply, keepDependenciesExternal],
 });
+// The bundle must be ASCII: V8 keeps a source holding any character above U+00FF as two bytes a
+// character (2.2 MB of memory instead of 1.1 MB, and slower to read and hash). esbuild escapes
+// strings but leaves regex literals as written, so write `\u2019` there.
+const bundleText = readFileSync('dist/bin/mcphost-bundle.cjs', 'utf8');
+const nonAscii = /\P{ASCII}/u.exec(bundleText);
+if (nonAscii !== null) {
+  const context = bundleText.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 40);
+  process.stderr.write(
+    `dist/bin/mcphost-bundle.cjs: "${nonAscii[0]}" is not ASCII (write it as an escape): …${context}…\n`,
+  );
+  process.exitCode = 1;
+}
 if (result.errors.length + loader.errors.length > 0) process.exitCode = 1;
-else process.stdout.write('bundled dist/bin/mcphost-bundle.cjs\n');
+else if (process.exitCode !== 1) process.stdout.write('bundled dist/bin/mcphost-bundle.cjs\n');

@@ -81,7 +81,7 @@ const RULES: readonly Rule[] = [
     kind: 'addressed-to-model',
     label: 'asks the model to hide something from the user',
     pattern:
-      /\b(?:do\s+not|don['’]t|never|without)\s+(?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|reveal(?:ing)?|show(?:ing)?|alert(?:ing)?|notify(?:ing)?)\s+(?:this\s+(?:to\s+)?|it\s+(?:to\s+)?|anything\s+(?:to\s+)?)?(?:the\s+)?user\b|\bdo\s+not\s+mention\s+that\s+you\b/giu,
+      /\b(?:do\s+not|don['\u2019]t|never|without)\s+(?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|reveal(?:ing)?|show(?:ing)?|alert(?:ing)?|notify(?:ing)?)\s+(?:this\s+(?:to\s+)?|it\s+(?:to\s+)?|anything\s+(?:to\s+)?)?(?:the\s+)?user\b|\bdo\s+not\s+mention\s+that\s+you\b/giu,
   },
   {
     kind: 'role-marker',
@@ -94,7 +94,7 @@ const RULES: readonly Rule[] = [
     label: 'starts a line as the system or the assistant',
     // Case-sensitive and followed by a sentence: "system: linux" in a log or a type is not a turn.
     pattern:
-      /(?:^|\n)[ \t]*(?:#{1,4}[ \t]*)?(?:[Ss]ystem|SYSTEM|[Aa]ssistant|ASSISTANT|Human|HUMAN)(?:[ \t]+(?:[Mm]essage|[Pp]rompt))?[ \t]*:[ \t]+[A-Z][a-z']*(?:[ \t]+[\w'’]+){2}/gu,
+      /(?:^|\n)[ \t]*(?:#{1,4}[ \t]*)?(?:[Ss]ystem|SYSTEM|[Aa]ssistant|ASSISTANT|Human|HUMAN)(?:[ \t]+(?:[Mm]essage|[Pp]rompt))?[ \t]*:[ \t]+[A-Z][a-z']*(?:[ \t]+[\w'\u2019]+){2}/gu,
   },
   {
     kind: 'exfiltration-link',
