@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
 import { writeFileAtomic } from '../src/atomic-file.js';
 import type { ConfigEnvironment } from './parse.js';
+import { mcphostFolder } from '../src/user-folders.js';
 
 /** Remembers trusted project config files. */
 export interface TrustStore {
@@ -36,9 +37,7 @@ export function hashConfigText(text: string): string {
 
 /** Where the trust store lives for a user. */
 export function defaultTrustStorePath(homeDir: string, env: ConfigEnvironment): string {
-  const stateHome = env.XDG_STATE_HOME?.trim();
-  const base = stateHome !== undefined && stateHome !== '' ? stateHome : join(homeDir, '.local', 'state');
-  return join(resolve(base), 'mcphost', 'trusted-configs.json');
+  return join(mcphostFolder('state', homeDir, env), 'trusted-configs.json');
 }
 
 async function readStore(file: string): Promise<StoreContent> {

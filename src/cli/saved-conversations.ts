@@ -14,12 +14,11 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { loadSavedConversation } from '../saved-conversation.js';
 import type { Message } from '../types.js';
+import { mcphostFolder } from '../user-folders.js';
 
 /** `$XDG_STATE_HOME/mcphost`, else `~/.local/state/mcphost`. */
 export function stateFolder(homeDir: string, env: Readonly<Record<string, string | undefined>>): string {
-  const stateHome = env.XDG_STATE_HOME?.trim();
-  const base = stateHome !== undefined && stateHome !== '' ? stateHome : join(homeDir, '.local', 'state');
-  return join(resolve(base), 'mcphost');
+  return mcphostFolder('state', homeDir, env);
 }
 
 /** The folder of the conversations held in `projectDir`: its absolute path as one file name. */

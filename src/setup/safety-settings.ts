@@ -19,6 +19,7 @@ import {
   type ContentScreen,
   type FlagReport,
 } from '../safety/untrusted-content.js';
+import { mcphostFolder } from '../user-folders.js';
 
 /** Tool output (and attached resources) reach the model marked as data from outside. */
 export const DEFAULT_MARK_TOOL_OUTPUT = true;
@@ -86,12 +87,7 @@ export function toolOutputFolderFor(
 ): string | undefined {
   if (options.toolOutputFolder === null) return undefined;
   if (options.toolOutputFolder !== undefined) return options.toolOutputFolder;
-  const stateHome = env.XDG_STATE_HOME?.trim();
-  const base =
-    stateHome !== undefined && stateHome !== ''
-      ? stateHome
-      : join(options.homeDir ?? homedir(), '.local', 'state');
-  return join(base, 'mcphost', 'tool-output');
+  return join(mcphostFolder('state', options.homeDir ?? homedir(), env), 'tool-output');
 }
 
 /** Who a server is: its own name and version, and the command or URL it was started with. */

@@ -7,19 +7,17 @@
  * readable by the user only, since prompts can hold secrets.
  */
 import { mkdir, readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as z from 'zod';
 import { writeFileAtomic } from '../../atomic-file.js';
+import { mcphostFolder } from '../../user-folders.js';
 
 /** Entries kept; the oldest go first. */
 export const MAX_HISTORY_ENTRIES = 1000;
 
 /** Where the history lives for this environment. */
 export function historyFilePath(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
-  const state = env.XDG_STATE_HOME;
-  // The XDG spec says to ignore a relative path.
-  const base = state !== undefined && isAbsolute(state) ? state : join(homeDir, '.local', 'state');
-  return join(base, 'mcphost', 'history');
+  return join(mcphostFolder('state', homeDir, env), 'history');
 }
 
 const entrySchema = z.string();

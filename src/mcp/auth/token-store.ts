@@ -8,9 +8,10 @@
  * understood counts as "signed in nowhere", which is the safe reading (the user signs in again).
  */
 import { chmod, mkdir, readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as z from 'zod';
 import { writeFileAtomic } from '../../atomic-file.js';
+import { mcphostFolder } from '../../user-folders.js';
 
 /** Tokens as the authorization server sent them; unknown fields are kept as they were. */
 const tokensSchema = z.looseObject({
@@ -55,9 +56,7 @@ export function defaultSignInStorePath(
   homeDir: string,
   env: Readonly<Record<string, string | undefined>>,
 ): string {
-  const stateHome = env.XDG_STATE_HOME?.trim();
-  const base = stateHome !== undefined && stateHome !== '' ? stateHome : join(homeDir, '.local', 'state');
-  return join(resolve(base), 'mcphost', 'oauth.json');
+  return join(mcphostFolder('state', homeDir, env), 'oauth.json');
 }
 
 /** The key of a server: its URL without a fragment, so `https://x/mcp` and `https://x/mcp#a` agree. */
