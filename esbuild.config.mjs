@@ -48,9 +48,16 @@ function packageName(specifier) {
  * its default export (`yoctoSpinner` was `{ default: … }`, not the function).
  */
 function hasCommonJsEntry(name) {
-  const manifest = JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8'));
-  return manifest.type !== 'module' || JSON.stringify(manifest.exports ?? {}).includes('"require"');
+  let answer = commonJsEntries.get(name);
+  if (answer === undefined) {
+    const manifest = JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8'));
+    answer = manifest.type !== 'module' || JSON.stringify(manifest.exports ?? {}).includes('"require"');
+    commonJsEntries.set(name, answer);
+  }
+  return answer;
 }
+/** hasCommonJsEntry's answers: esbuild asks once per import, the manifest is read once. */
+const commonJsEntries = new Map();
 
 /** A bare import from our own code is external unless its package is in BUNDLED or ES-only. */
 const keepDependenciesExternal = {

@@ -4,20 +4,22 @@
  * (else `~/.cache/…`), so a run skips compiling what it runs.
  *
  * Why: compiling is most of what a short run does beyond Node's own start. Measured on the
- * development machine (interleaved, medians): a one-shot `-p` answer 190 → 126 ms, `--help` 77 →
- * 67 ms (docs/benchmarks.md). Node 22's `module.enableCompileCache` does this for ES modules, but
- * only for the functions compiled while a module loads, not those compiled later as the run goes:
- * it bought ~4% there. Node 20 has nothing for ES modules; `vm.Script` takes and makes a cache for
- * a script, and `createCachedData()` after the run holds every function compiled so far. So the
- * executable is one CommonJS file and this is its loader: a few lines, where a package such as
- * v8-compile-cache would patch Node's module loader for every file and break `import()`.
+ * development machine (interleaved, medians): a one-shot `-p` answer 188 → 122 ms, `--help` 76 →
+ * 58 ms (docs/benchmarks.md, "The code cache"). Node 22's `module.enableCompileCache` does this
+ * for ES modules, but only for the functions compiled while a module loads, not those compiled
+ * later as the run goes: it bought ~4% there. Node 20 has nothing for ES modules; `vm.Script` takes
+ * and makes a cache for a script, and `createCachedData()` after the run holds every function
+ * compiled so far. So the executable is one CommonJS file and this is its loader: a few lines,
+ * where a package such as v8-compile-cache would patch Node's module loader for every file and
+ * break `import()`.
  *
  * A cache is per kind of run (`--help`, `-p`, the chat, `mcp …`…): each compiles different code,
  * and a cache made by one kind would hold little of what another runs. A run whose cache was
  * missing or refused by V8 writes one at exit, atomically; a run that used one writes nothing.
  * The file's name holds what V8 would check and more (Node's version, the bundle's size and time),
  * so a new build or Node gets a new file, and the old one of that kind is removed. Everything here
- * fails quietly (a read-only HOME runs as without a cache); `--debug` tells what happened.
+ * fails quietly (a read-only HOME runs as without a cache); `NODE_DEBUG=mcphost` tells what
+ * happened.
  * `NODE_DISABLE_COMPILE_CACHE=1` (Node's own switch for its compile cache) turns it off.
  */
 import {
@@ -34,6 +36,7 @@ import {
 import { createRequire, Module } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { mcphostFolder } from '../user-folders.js';
 
 /** What became of the cache for this run. */
 export type CodeCacheState =
@@ -83,12 +86,7 @@ export function runKindOf(argv: readonly string[]): string {
 
 /** `$XDG_CACHE_HOME/mcphost/code-cache`, else `~/.cache/mcphost/code-cache`. */
 export function codeCacheFolder(homeDir: string, env: Readonly<Record<string, string | undefined>>): string {
-  const cacheHome = env.XDG_CACHE_HOME?.trim();
-  return join(
-    cacheHome !== undefined && cacheHome !== '' ? cacheHome : join(homeDir, '.cache'),
-    'mcphost',
-    'code-cache',
-  );
+  return join(mcphostFolder('cache', homeDir, env), 'code-cache');
 }
 
 export function loadThroughCodeCache(options: CodeCacheOptions): LoadedBundle {
@@ -154,7 +152,11 @@ function readIfThere(file: string): Buffer | undefined {
   }
 }
 
-/** Writes the cache (to a temporary file, then renamed) and removes older ones of the same kind. */
+/**
+ * Writes the cache (to a temporary file, then renamed) and removes older ones of the same kind.
+ * Not `writeFileAtomic` (src/atomic-file.ts): this runs in an `exit` listener, where only
+ * synchronous work happens, and a cache needs no fsync (a torn file is refused by V8 and rewritten).
+ */
 function write(file: string, kind: string, script: Script): CodeCacheSaving {
   const folder = dirname(file);
   const temporary = `${file}.${process.pid}.tmp`;
@@ -183,7 +185,7 @@ function removeQuietly(path: string): void {
   }
 }
 
-/** The `--debug` line for what the cache did. */
+/** The line for what the cache did (bin/mcphost.ts logs it under `NODE_DEBUG=mcphost`). */
 export function describeCodeCache(cache: CodeCacheState, saving: CodeCacheSaving): string {
   const what =
     saving.kind === 'written'

@@ -289,7 +289,12 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
     chat.type('half typed');
     await chat.waitFor(`${PROMPT} half typed`);
     process.kill(pid, 'SIGKILL');
-    const after = await chat.waitFor('server "spawner" stopped unexpectedly');
+    // The warning is printed, then the prompt drawn again: wait for both, not a screen in between.
+    const after = await chat.waitFor(
+      (screen) =>
+        screen.includes('server "spawner" stopped unexpectedly') &&
+        screen.trimEnd().endsWith(`${PROMPT} half typed`),
+    );
     const lines = after.trimEnd().split('\n');
     // The warning has a line of its own, and the prompt comes back below it with the typed text.
     expect(lines.find((line) => line.includes('stopped unexpectedly'))).toMatch(/^mcphost: server "spawner"/);

@@ -184,15 +184,12 @@ export class TmuxTerminal {
    * there. tmux makes it a session and process group leader, and the program is in its group.
    */
   #panePid(): number | undefined {
-    const result = spawnSync(
-      'tmux',
-      ['-L', this.socket, 'display-message', '-p', '-t', SESSION, '#{pane_pid}'],
-      {
-        encoding: 'utf8',
-      },
-    );
-    const pid = Number(result.stdout.trim());
-    return result.status === 0 && Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    try {
+      const pid = Number(this.#tmux(['display-message', '-p', '-t', SESSION, '#{pane_pid}']).trim());
+      return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    } catch {
+      return undefined; // The tmux server is gone already.
+    }
   }
 
   #tmux(argumentsBefore: readonly string[], argumentsAfter: readonly string[] = []): string {
