@@ -86,6 +86,18 @@ const measureTextCheaply = {
   },
 };
 
+/** yargs' two uses of `node:assert` go to src/cli/yargs-assert.ts: see there. */
+const yargsAssertWithoutNodeAssert = {
+  name: 'yargs-assert-without-node-assert',
+  setup(bundler) {
+    bundler.onResolve({ filter: /^assert$/ }, (args) =>
+      args.importer.includes('/node_modules/yargs/')
+        ? { path: fileURLToPath(new URL('src/cli/yargs-assert.ts', import.meta.url)) }
+        : undefined,
+    );
+  },
+};
+
 /** Settings both files share: CommonJS for Node 20, `import.meta.url` kept meaning the file. */
 const COMMON_JS = {
   tsconfig: 'tsconfig.build.json',
@@ -129,7 +141,7 @@ const result = await build({
   minify: true,
   // Maps back to the TypeScript (through tsc's maps), as the unbundled modules have.
   sourcemap: 'linked',
-  plugins: [measureTextCheaply, keepDependenciesExternal],
+  plugins: [measureTextCheaply, yargsAssertWithoutNodeAssert, keepDependenciesExternal],
 });
 // The bundle must be ASCII: V8 keeps a source holding any character above U+00FF as two bytes a
 // character (2.2 MB of memory instead of 1.1 MB, and slower to read and hash). esbuild escapes

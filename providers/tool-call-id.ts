@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomHex } from '../src/random-id.js';
 
 /**
  * A fresh tool-call id, for vendors whose calls carry none (Ollama, Gemini). Random rather than
  * counted, so ids stay unique across saved and reloaded sessions.
  */
 export function createToolCallId(): string {
-  return `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+  return `call_${randomHex(24)}`;
 }

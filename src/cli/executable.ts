@@ -3,6 +3,8 @@
  * `bin/mcphost.ts` loads it from the bundle (`dist/bin/mcphost-bundle.cjs`, esbuild.config.mjs)
  * through the code cache (code-cache.ts), which is why it is a function and not top-level code.
  */
+// First: it sets how zod builds the schemas every other module makes as it loads.
+import './zod-jitless.js';
 import { homedir } from 'node:os';
 import type { CliIO } from './io.js';
 import { main } from './main.js';

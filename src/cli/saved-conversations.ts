@@ -10,11 +10,11 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { loadSavedConversation } from '../saved-conversation.js';
 import type { Message } from '../types.js';
 import { mcphostFolder } from '../user-folders.js';
+import { randomHex } from '../random-id.js';
 
 /** `$XDG_STATE_HOME/mcphost`, else `~/.local/state/mcphost`. */
 export function stateFolder(homeDir: string, env: Readonly<Record<string, string | undefined>>): string {
@@ -31,7 +31,7 @@ export function conversationFolder(state: string, projectDir: string): string {
 export function newConversationPath(folder: string, now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
   // JSON Lines: the append-only journal (src/conversation-journal.ts).
-  return join(folder, `${stamp}-${randomBytes(3).toString('hex')}.jsonl`);
+  return join(folder, `${stamp}-${randomHex(6)}.jsonl`);
 }
 
 /** A saved conversation's file: the journal's `.jsonl`, or `.json` from before it. */

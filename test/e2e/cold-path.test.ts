@@ -48,6 +48,10 @@ describe('the cold path', () => {
     expect(loaded).toContain('node-internal:http');
     expect(loaded).not.toContain('node-internal:internal/deps/undici/undici');
     expect(loaded).not.toContain('node-internal:http2');
+    // Node's own modules it has no use for: node:crypto (~4 ms of CPU; names are not secrets,
+    // src/random-id.ts) and node:assert (~2.5 ms; yargs' two checks, src/cli/yargs-assert.ts).
+    expect(loaded).not.toContain('node-internal:crypto');
+    expect(loaded).not.toContain('node-internal:assert');
     for (const absent of [
       '@modelcontextprotocol/client',
       '@modelcontextprotocol/core',
