@@ -3,7 +3,8 @@
  *
  *   a. `mcphost --help` ≤ 2.5 × `node -e 0` (with its code cache, as every run after the first;
  *      the first run's figures are printed beside).
- *   b. one-shot `-p` with no server (fake Ollama over loopback) ≤ 3 × `node -e 0`.
+ *   b. one-shot `-p` with no server (fake Ollama over loopback) ≤ 3 × `node -e 0`; beside it, Node
+ *      making the same two requests and nothing else (ollama-exchange.mjs).
  *   c. one-shot with eight servers that wait 0.5 s before answering ≤ the floor + 100 ms, the floor
  *      being a bare SDK client per server (bare-clients.mjs): spawn, connect, list tools, close.
  *   d. the host process's own peak RSS (servers excluded) with 0 and 8 servers ≤ 75 MB with 8.
@@ -17,6 +18,7 @@ import { CLI, REPOSITORY, temporaryHome, type TemporaryHome } from '../support/c
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 const BARE_CLIENTS = join(REPOSITORY, 'test/bench/bare-clients.mjs');
+const OLLAMA_EXCHANGE = join(REPOSITORY, 'test/bench/ollama-exchange.mjs');
 const PEAK_RSS_PRELOAD = join(REPOSITORY, 'test/bench/peak-rss.mjs');
 
 /** A server that waits 500 ms before it reads its stdin, as one behind `npx` or a cold cache does. */
@@ -114,19 +116,22 @@ export async function coldPath(): Promise<void> {
     // The first run of each kind writes its code cache (src/cli/code-cache.ts) in the bench's HOME
     // and later runs use it; runs without it (a first run, or after an upgrade) are measured beside.
     const noCache = { ...env, NODE_DISABLE_COMPILE_CACHE: '1' };
-    const [node, help, noServer, helpFirst, noServerFirst] = await interleavedMedians([
+    const [node, help, noServer, helpFirst, noServerFirst, exchange] = await interleavedMedians([
       () => timeCommand(['-e', '0'], env),
       () => timeCommand([CLI, '--help'], env),
       () => timeCommand(oneShot, env),
       () => timeCommand([CLI, '--help'], noCache),
       () => timeCommand(oneShot, noCache),
+      () => timeCommand([OLLAMA_EXCHANGE, ollama.url], env),
     ]);
     ratioLine('a. mcphost --help', help!, node!, 2.5);
     ratioLine('b. one-shot -p with no server', noServer!, node!, 3);
     console.log(
       `   without the code cache (a first run): --help ${helpFirst!.toFixed(0)} ms ` +
         `(${(helpFirst! / node!).toFixed(2)}×), one-shot ${noServerFirst!.toFixed(0)} ms ` +
-        `(${(noServerFirst! / node!).toFixed(2)}×)\n`,
+        `(${(noServerFirst! / node!).toFixed(2)}×)\n` +
+        `   Node and the one-shot's two requests alone (ollama-exchange.mjs): ${exchange!.toFixed(0)} ms ` +
+        `(${(exchange! / node!).toFixed(2)}×)\n`,
     );
     const nodeAlone = await ownUsage(home, ['-e', '0']);
     const none = await ownUsage(home, oneShot);

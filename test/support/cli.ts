@@ -31,11 +31,8 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-export interface CliRunOptions {
-  readonly env?: Readonly<Record<string, string>>;
+export interface CliRunOptions extends StartOptions {
   readonly stdin?: string;
-  readonly cwd?: string;
-  readonly timeoutMs?: number;
 }
 
 /** A temporary HOME holding an optional `.mcp.json`. */
