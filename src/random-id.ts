@@ -2,8 +2,8 @@
  * Random names: of files, sessions, tool calls and requests. They must not collide; they are not
  * secrets. So they come from `Math.random` (V8's xorshift128+, seeded for each process from the
  * system's entropy) rather than `node:crypto`, whose first import loads some twenty internal
- * modules (ciphers, key generation, X.509…): ~4 ms of CPU on every run, for a one-shot answer
- * whose own code takes a few times that (docs/benchmarks.md, "Node's own modules").
+ * modules (ciphers, key generation, X.509…): ~4 ms of CPU on every run, about 3% of a one-shot
+ * answer (docs/benchmarks.md, the sixth pass).
  * What must stay unguessable (OAuth's `state`, PKCE) uses `node:crypto` (src/mcp/auth/).
  */
 
