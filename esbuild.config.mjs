@@ -74,27 +74,23 @@ const keepDependenciesExternal = {
 };
 
 /**
- * `string-width` (ours, and yargs' through cliui and wrap-ansi) is measured through
- * src/cli/text-width.ts, which skips its costly start for plain text: see there.
+ * Imports the bundle answers with a file of ours instead, each for the reason that file gives:
+ * - `string-width` (ours, and yargs' through cliui and wrap-ansi): src/cli/text-width.ts, which
+ *   skips string-width's costly start for plain text;
+ * - yargs' `assert`: src/cli/yargs-assert.ts, its two checks without loading node:assert.
  */
-const measureTextCheaply = {
-  name: 'measure-text-cheaply',
+const REPLACED_IMPORTS = [
+  { specifier: /^string-width$/, importer: /./, file: 'src/cli/text-width.ts' },
+  { specifier: /^assert$/, importer: /\/node_modules\/yargs\//, file: 'src/cli/yargs-assert.ts' },
+];
+const replaceImports = {
+  name: 'replace-imports',
   setup(bundler) {
-    bundler.onResolve({ filter: /^string-width$/ }, () => ({
-      path: fileURLToPath(new URL('src/cli/text-width.ts', import.meta.url)),
-    }));
-  },
-};
-
-/** yargs' two uses of `node:assert` go to src/cli/yargs-assert.ts: see there. */
-const yargsAssertWithoutNodeAssert = {
-  name: 'yargs-assert-without-node-assert',
-  setup(bundler) {
-    bundler.onResolve({ filter: /^assert$/ }, (args) =>
-      args.importer.includes('/node_modules/yargs/')
-        ? { path: fileURLToPath(new URL('src/cli/yargs-assert.ts', import.meta.url)) }
-        : undefined,
-    );
+    for (const { specifier, importer, file } of REPLACED_IMPORTS) {
+      bundler.onResolve({ filter: specifier }, (args) =>
+        importer.test(args.importer) ? { path: fileURLToPath(new URL(file, import.meta.url)) } : undefined,
+      );
+    }
   },
 };
 
@@ -141,7 +137,7 @@ const result = await build({
   minify: true,
   // Maps back to the TypeScript (through tsc's maps), as the unbundled modules have.
   sourcemap: 'linked',
-  plugins: [measureTextCheaply, yargsAssertWithoutNodeAssert, keepDependenciesExternal],
+  plugins: [replaceImports, keepDependenciesExternal],
 });
 // The bundle must be ASCII: V8 keeps a source holding any character above U+00FF as two bytes a
 // character (2.2 MB of memory instead of 1.1 MB, and slower to read and hash). esbuild escapes

@@ -30,9 +30,10 @@ import { runOneShot } from './one-shot.js';
 import { ConversationRecorder } from '../conversation-recorder.js';
 import { composePrompt } from './stdin.js';
 import { resolveSessionChoice } from './session-choice.js';
-import { continuingNotice, stateFolder } from './saved-conversations.js';
+import { continuingNotice } from './saved-conversations.js';
 import { KeptPermissions } from '../safety/kept-permissions.js';
 import { join, resolve } from 'node:path';
+import { mcphostFolder } from '../user-folders.js';
 
 export { createReporter } from './output/reporter.js';
 
@@ -248,7 +249,7 @@ async function readInputs(
   }
   const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
   const permissions = await KeptPermissions.open({
-    file: join(stateFolder(io.homeDir, io.env), 'permissions.json'),
+    file: join(mcphostFolder('state', io.homeDir, io.env), 'permissions.json'),
     projectDir: io.cwd,
   });
   return { options, script, prompt, session, systemPrompt, permissions };

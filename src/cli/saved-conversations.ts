@@ -13,13 +13,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { loadSavedConversation } from '../saved-conversation.js';
 import type { Message } from '../types.js';
-import { mcphostFolder } from '../user-folders.js';
 import { randomHex } from '../random-id.js';
-
-/** `$XDG_STATE_HOME/mcphost`, else `~/.local/state/mcphost`. */
-export function stateFolder(homeDir: string, env: Readonly<Record<string, string | undefined>>): string {
-  return mcphostFolder('state', homeDir, env);
-}
 
 /** The folder of the conversations held in `projectDir`: its absolute path as one file name. */
 export function conversationFolder(state: string, projectDir: string): string {

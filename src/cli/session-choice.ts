@@ -16,9 +16,9 @@ import {
   findConversation,
   listConversations,
   newConversationPath,
-  stateFolder,
   type ConversationSummary,
 } from './saved-conversations.js';
+import { mcphostFolder } from '../user-folders.js';
 
 /** The choice, and the id of the saved conversation picked by `--continue` / `--resume`, if any. */
 export interface ResolvedSessionChoice {
@@ -66,7 +66,7 @@ export async function resolveSessionChoice(options: CliOptions, io: CliIO): Prom
       },
     };
   }
-  const folder = conversationFolder(stateFolder(io.homeDir, io.env), io.cwd);
+  const folder = conversationFolder(mcphostFolder('state', io.homeDir, io.env), io.cwd);
   if (options.continueLatest === true || options.resume !== undefined) {
     const summaries = await listConversations(folder);
     if (summaries.length === 0) {

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { liveGroupMembers } from './processes.js';
 
 /** True when a `tmux` binary can be run. */
 export function tmuxAvailable(): boolean {
@@ -206,18 +207,14 @@ export class TmuxTerminal {
 }
 
 /**
- * Polls until no process is left in the process group (signal 0 tests without signalling): the
- * shell around the program ends at once on SIGHUP, the program may take a moment. Gives up at the
- * deadline.
+ * Polls until no live process is left in the process group: the shell around the program ends at
+ * once on SIGHUP, the program may take a moment. A dead one counts as gone even while it waits, a
+ * zombie, to be reaped (where init reaps slowly, as here, `kill(-group, 0)` would wait for that
+ * too). Gives up at the deadline.
  */
 async function waitUntilGroupGone(group: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(-group, 0);
-    } catch {
-      return;
-    }
+  while (Date.now() < deadline && liveGroupMembers(group).length > 0) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -22,7 +22,7 @@ import {
 } from '../commands.js';
 import { describeError } from '../exit-codes.js';
 import { userPath, type CliIO } from '../io.js';
-import { conversationFolder, listConversations, stateFolder } from '../saved-conversations.js';
+import { conversationFolder, listConversations } from '../saved-conversations.js';
 import { ChatInput } from './chat-input.js';
 import { completeChatLine } from './completion.js';
 import type { Display } from './display.js';
@@ -35,6 +35,7 @@ import { TurnView } from './turn-view.js';
 import { UsageTotals } from './usage.js';
 import type { ChatHost, ChatOptions } from '../interactive.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
+import { mcphostFolder } from '../../user-folders.js';
 
 /** A turn in progress: what stops it and what shows it. */
 interface Turn {
@@ -310,7 +311,7 @@ export class ChatSession implements Prompter {
   /** `/resume`: this folder's saved conversations, and taking one up in place of this one. */
   #savedConversations(recorder: ConversationRecorder): NonNullable<CommandContext['savedConversations']> {
     const { host, io } = this.#parts;
-    const folder = conversationFolder(stateFolder(io.homeDir, io.env), io.cwd);
+    const folder = conversationFolder(mcphostFolder('state', io.homeDir, io.env), io.cwd);
     return {
       list: () => listConversations(folder),
       takeUp: async (path) => {
