@@ -1,6 +1,8 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'test/fixtures/**/*.js'] },
@@ -27,6 +29,57 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The layering of docs/design.md, held by lint: no import cycle (a type in the wrong file makes
+    // one), and imports only in the allowed direction: bin -> src/cli -> src/setup -> the rest;
+    // providers see only the core contract and small helpers; nothing but src/cli and src/setup
+    // sees providers, config or the CLI.
+    files: ['src/**/*.ts', 'providers/**/*.ts', 'config/**/*.ts', 'bin/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './src/!(cli|setup)/**',
+              from: ['./providers', './config', './src/cli', './src/setup'],
+              message: 'only src/cli and src/setup may import providers, config, the CLI or the setup',
+            },
+            {
+              target: './providers',
+              from: './src',
+              except: ['./core', './util'],
+              message: 'providers see only the core contract (src/core) and src/util',
+            },
+            { target: './providers', from: './config', message: 'providers do not read the config' },
+            {
+              target: './config',
+              from: ['./providers', './src/cli', './src/setup'],
+              message: 'the config does not know the CLI, the setup or the providers',
+            },
+            {
+              target: './src/setup',
+              from: './src/cli',
+              message: 'the setup builds runners for the CLI and programs; it does not import the CLI',
+            },
+          ],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'exit', message: 'only src/cli and bin end the process' },
+      ],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts', 'bin/**/*.ts'],
+    rules: { 'no-restricted-properties': 'off' },
   },
   {
     // Tests and benches drive processes and print figures; they may be looser.

@@ -8,8 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { applyEdits, modify, parse, type FormattingOptions } from 'jsonc-parser';
-import { writeFileAtomic } from '../src/atomic-file.js';
-import { ConfigError, messageOf } from '../src/errors.js';
+import { writeFileAtomic } from '../src/util/atomic-file.js';
+import { ConfigError, messageOf } from '../src/core/errors.js';
 import { findJsonSyntaxProblem } from './json-syntax.js';
 import { CONFIG_FILE_NAMES, findConfigFile } from './load.js';
 import { parseConfig, type ConfigEnvironment } from './parse.js';

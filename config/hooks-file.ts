@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import * as z from 'zod';
 import type { HooksConfig } from '../src/safety/hooks.js';
-import { ConfigError, messageOf } from '../src/errors.js';
+import { ConfigError, messageOf } from '../src/core/errors.js';
 import type { ConfigEnvironment } from './parse.js';
 import { parseConfigText, syntaxOfPath } from './parse-text.js';
 import { problemsFromError, throwIfProblems } from './problems.js';

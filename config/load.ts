@@ -14,7 +14,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError, messageOf } from '../src/errors.js';
+import { ConfigError, messageOf } from '../src/core/errors.js';
 import { loadHooksFiles } from './hooks-file.js';
 import type { ConfigEnvironment, ParsedConfig } from './parse.js';
 import { parseConfig } from './parse.js';

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import type * as Cosmiconfig from 'cosmiconfig';
 import * as z from 'zod';
-import { ConfigError, messageOf } from '../src/errors.js';
+import { ConfigError, messageOf } from '../src/core/errors.js';
 import { findJsonSyntaxProblem } from './json-syntax.js';
 
 /** The syntaxes a config file may use. */

@@ -7,7 +7,7 @@ import type { UntrustedContentOptions } from '../src/safety/untrusted-content.js
 import type { ServerDefinition } from '../src/mcp/definition.js';
 import type { HooksConfig } from '../src/safety/hooks.js';
 import type { ApprovalRuleSet } from '../src/safety/policy.js';
-import type { GenerationSettings } from '../src/types.js';
+import type { GenerationSettings } from '../src/core/types.js';
 import type { Problem } from './problems.js';
 import { configErrorFor, describeKind, problemsFromError, throwIfProblems } from './problems.js';
 import type { FileSettings, SettingName } from './schema.js';

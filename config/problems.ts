@@ -4,7 +4,7 @@
  * say where, and its union errors are unreadable, so we render issues ourselves.
  */
 import type * as z from 'zod';
-import { ConfigError } from '../src/errors.js';
+import { ConfigError } from '../src/core/errors.js';
 
 /** A location in the config: keys and array indexes from the top of the file. */
 export type ConfigPath = readonly PropertyKey[];

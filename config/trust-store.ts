@@ -10,10 +10,10 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
-import { writeFileAtomic } from '../src/atomic-file.js';
+import { writeFileAtomic } from '../src/util/atomic-file.js';
 import type { ConfigEnvironment } from './parse.js';
-import { mcphostFolder } from '../src/user-folders.js';
-import { sha256Hex } from '../src/sha256.js';
+import { mcphostFolder } from '../src/util/user-folders.js';
+import { sha256Hex } from '../src/util/sha256.js';
 
 /** Remembers trusted project config files. */
 export interface TrustStore {

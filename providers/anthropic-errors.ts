@@ -8,7 +8,7 @@ import {
   APIError,
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
-import { AbortedError, McpHostError, messageOf, ProviderError } from '../src/errors.js';
+import { AbortedError, McpHostError, messageOf, ProviderError } from '../src/core/errors.js';
 import {
   isRetryableStatus,
   isTransientNetworkError,

@@ -6,7 +6,7 @@
  * only their `type` checked, since the API may add them at any time.
  */
 import * as z from 'zod';
-import { ProviderError } from '../src/errors.js';
+import { ProviderError } from '../src/core/errors.js';
 import { isRetryableAnthropicErrorType } from './anthropic-errors.js';
 
 const PROVIDER = 'anthropic';
@@ -38,7 +38,7 @@ const contentBlockSchema = z
     const { id, name, input } = block;
     // A missing or non-string id or name is the model's output gone wrong, not a broken stream:
     // read as empty, the id is replaced by a host-made one and an empty name is answered with an
-    // error result (src/model-output.ts), as for every vendor, instead of failing the whole turn.
+    // error result (src/core/model-output.ts), as for every vendor, instead of failing the whole turn.
     return {
       type: 'tool_use' as const,
       id: typeof id === 'string' ? id : '',

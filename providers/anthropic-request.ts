@@ -18,7 +18,7 @@ import type {
   ToolResultBlock,
   ToolSpec,
   UserContent,
-} from '../src/types.js';
+} from '../src/core/types.js';
 
 /** Sent as `max_tokens` when `--max-tokens` is not given: Anthropic requires the field. */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;

@@ -5,8 +5,8 @@
  * fragments that are only JSON together, so a tool call is yielded whole when its block stops.
  */
 import * as z from 'zod';
-import { AbortedError, ProviderError } from '../src/errors.js';
-import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/types.js';
+import { AbortedError, ProviderError } from '../src/core/errors.js';
+import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/core/types.js';
 import { parseAnthropicEvent, type AnthropicStreamUsage } from './anthropic-events.js';
 
 /** A tool call being streamed: its input is still a string of JSON fragments. */

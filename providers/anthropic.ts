@@ -3,8 +3,8 @@
  * `anthropic-request.ts`, `anthropic-stream.ts` and `anthropic-errors.ts`.
  */
 import { Anthropic } from '@anthropic-ai/sdk';
-import { ConfigError } from '../src/errors.js';
-import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
+import { ConfigError } from '../src/core/errors.js';
+import type { ChatRequest, Provider, ProviderEvent } from '../src/core/types.js';
 import { toAnthropicError } from './anthropic-errors.js';
 import { toAnthropicRequest, unsupportedAnthropicSettings } from './anthropic-request.js';
 import { fromAnthropicStream } from './anthropic-stream.js';

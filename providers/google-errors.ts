@@ -4,7 +4,7 @@
  */
 import { ApiError } from '@google/genai';
 import * as z from 'zod';
-import { AbortedError, McpHostError, messageOf, ProviderError } from '../src/errors.js';
+import { AbortedError, McpHostError, messageOf, ProviderError } from '../src/core/errors.js';
 import {
   MAX_RETRY_AFTER_MS,
   isRetryableStatus,

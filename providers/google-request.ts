@@ -20,7 +20,7 @@ import type {
   ToolResultBlock,
   ToolSpec,
   UserMessage,
-} from '../src/types.js';
+} from '../src/core/types.js';
 import { cleanSchemaForGemini } from './schema.js';
 
 /** Key under which Gemini data rides in {@link ToolCallBlock.providerMetadata}. */

@@ -5,8 +5,8 @@
  */
 import { createToolCallId } from './tool-call-id.js';
 import * as z from 'zod';
-import { AbortedError, ProviderError } from '../src/errors.js';
-import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/types.js';
+import { AbortedError, ProviderError } from '../src/core/errors.js';
+import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/core/types.js';
 import { GOOGLE_METADATA_KEY, type GoogleCallMetadata } from './google-request.js';
 
 const PartSchema = z.looseObject({

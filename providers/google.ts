@@ -4,8 +4,8 @@
  * google-request.ts, the stream mapping in google-stream.ts, the error rules in google-errors.ts.
  */
 import { GoogleGenAI } from '@google/genai';
-import { AbortedError, ConfigError } from '../src/errors.js';
-import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
+import { AbortedError, ConfigError } from '../src/core/errors.js';
+import type { ChatRequest, Provider, ProviderEvent } from '../src/core/types.js';
 import { toGeminiError } from './google-errors.js';
 import { toGeminiRequest } from './google-request.js';
 import { fromGeminiStream } from './google-stream.js';

@@ -2,8 +2,8 @@
  * Model strings (`provider:model`) and the provider registry. Vendor SDKs are imported only when
  * their provider is created, so `mcphost --help` stays fast.
  */
-import { ConfigError } from '../src/errors.js';
-import type { Provider } from '../src/types.js';
+import { ConfigError } from '../src/core/errors.js';
+import type { Provider } from '../src/core/types.js';
 import type { ProviderOptions } from './options.js';
 
 export type { ProviderOptions } from './options.js';

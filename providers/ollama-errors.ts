@@ -2,7 +2,7 @@
  * Failures of an Ollama call, mapped to {@link ProviderError} with the retryable flag from the
  * shared policy (providers/http-errors.ts) and a message that says what to do about it.
  */
-import { McpHostError, messageOf, ProviderError } from '../src/errors.js';
+import { McpHostError, messageOf, ProviderError } from '../src/core/errors.js';
 import { OllamaStatusError, OllamaStreamError } from './ollama-stream.js';
 import { isRetryableStatus, isTransientNetworkError, networkErrorCode } from './http-errors.js';
 

@@ -3,7 +3,7 @@
  * put there are the ones the `ollama` CLI accepts (`0.0.0.0`, `host:port`, `:port`, no scheme…), so
  * this reads them the way Ollama itself does (its `envconfig.Host`).
  */
-import { ConfigError } from '../src/errors.js';
+import { ConfigError } from '../src/core/errors.js';
 
 /** Ollama's port when none is given and no scheme says otherwise. */
 export const DEFAULT_OLLAMA_PORT = 11434;

@@ -3,7 +3,7 @@
  * No I/O here, so every rule is checked by unit tests against the shared conversation fixture.
  */
 import * as z from 'zod';
-import { ProviderError } from '../src/errors.js';
+import { ProviderError } from '../src/core/errors.js';
 import type {
   AssistantMessage,
   ChatRequest,
@@ -17,7 +17,7 @@ import type {
   ToolMessage,
   ToolSpec,
   UserMessage,
-} from '../src/types.js';
+} from '../src/core/types.js';
 import { envelopedContent } from './untrusted-marking.js';
 
 /** A tool call as Ollama sends and receives it: no id, arguments as a JSON object. */

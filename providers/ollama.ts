@@ -3,8 +3,8 @@
  * the `ollama` client: see there), the stream checks in ollama-stream.ts, the mappings in
  * ollama-mapping.ts, the host rules in ollama-host.ts, the error rules in ollama-errors.ts.
  */
-import { AbortedError } from '../src/errors.js';
-import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
+import { AbortedError } from '../src/core/errors.js';
+import type { ChatRequest, Provider, ProviderEvent } from '../src/core/types.js';
 import { toOllamaError } from './ollama-errors.js';
 import { fetchOllamaHttp, nodeOllamaHttp, type OllamaHttp } from './ollama-http.js';
 import { ollamaStreamObjects, isSuccess, readStatusError } from './ollama-stream.js';

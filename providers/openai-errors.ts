@@ -3,7 +3,7 @@
  * and cancellation. Retryability comes from providers/http-errors.ts, the one policy for every vendor.
  */
 import { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { AbortedError, McpHostError, messageOf, ProviderError } from '../src/errors.js';
+import { AbortedError, McpHostError, messageOf, ProviderError } from '../src/core/errors.js';
 import {
   isRetryableStatus,
   isTransientNetworkError,

@@ -20,7 +20,7 @@ import type {
   ToolMessage,
   ToolSpec,
   UserMessage,
-} from '../src/types.js';
+} from '../src/core/types.js';
 import { toOpenAIParameters } from './openai-schema.js';
 import { envelopedContent } from './untrusted-marking.js';
 

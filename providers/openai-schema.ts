@@ -6,7 +6,7 @@
  * valid JSON Schema: a top-level object schema without `properties` (a tool without arguments), and
  * an `array` schema without `items`. Everything else is passed through untouched.
  */
-import type { JsonSchema } from '../src/types.js';
+import type { JsonSchema } from '../src/core/types.js';
 
 /** Schemas nest this deep at most before we stop rewriting (a bound on recursion, not a real limit). */
 const MAX_SCHEMA_DEPTH = 64;

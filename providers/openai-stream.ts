@@ -8,8 +8,8 @@
  */
 import { createToolCallId } from './tool-call-id.js';
 import * as z from 'zod';
-import { ProviderError } from '../src/errors.js';
-import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/types.js';
+import { ProviderError } from '../src/core/errors.js';
+import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/core/types.js';
 
 /**
  * The parts of a chunk we read, checked because they come from a server we do not control. Lenient

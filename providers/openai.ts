@@ -4,8 +4,8 @@
  * in the pure functions of openai-request.ts, openai-stream.ts and openai-errors.ts.
  */
 import { OpenAI } from 'openai';
-import { AbortedError, ConfigError } from '../src/errors.js';
-import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
+import { AbortedError, ConfigError } from '../src/core/errors.js';
+import type { ChatRequest, Provider, ProviderEvent } from '../src/core/types.js';
 import { DEFAULT_OPENAI_BASE_URL, toOpenAIError, withNormalizedErrorBodies } from './openai-errors.js';
 import {
   MAX_TOOL_DESCRIPTION_LENGTH,

@@ -8,7 +8,7 @@
  * {@link SchemaCleaningRules}; each vendor keeps its rules next to its own cleaner
  * ({@link cleanSchemaForGemini}). The input is never modified.
  */
-import type { JsonSchema } from '../src/types.js';
+import type { JsonSchema } from '../src/core/types.js';
 
 /** A JSON Schema node after cleaning: a fresh, mutable plain object. */
 export type CleanSchema = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { randomHex } from '../src/random-id.js';
+import { randomHex } from '../src/util/random-id.js';
 
 /**
  * A fresh tool-call id, for vendors whose calls carry none (Ollama, Gemini). Random rather than

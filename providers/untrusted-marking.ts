@@ -6,7 +6,7 @@
  * Anthropic recommends for separating documents from instructions, and the delimiter OpenAI's
  * prompting guides use for documents. Gemini gets a structured form instead (google-request.ts).
  */
-import type { ImageBlock, TextBlock, ToolResultBlock } from '../src/types.js';
+import type { ImageBlock, TextBlock, ToolResultBlock } from '../src/core/types.js';
 
 /** The envelope's tag; the default system-prompt clause names it. */
 export const UNTRUSTED_ENVELOPE_TAG = 'untrusted-tool-output';

@@ -13,10 +13,10 @@ export {
   type RunOutcome,
   type CompactOptions,
   type HistoryChange,
-} from './runner.js';
+} from './core/runner.js';
 export { createRunner, DEFAULT_MODEL, type CreateRunnerOptions } from './setup/create-runner.js';
 export { McpRunner } from './setup/mcp-runner.js';
-export type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
+export type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './core/events.js';
 export type {
   AssistantContent,
   AssistantMessage,
@@ -40,7 +40,7 @@ export type {
   Usage,
   UserContent,
   UserMessage,
-} from './types.js';
+} from './core/types.js';
 export {
   AbortedError,
   ConfigError,
@@ -50,7 +50,7 @@ export {
   ProviderError,
   ServerError,
   type ProviderErrorDetails,
-} from './errors.js';
+} from './core/errors.js';
 export type {
   ElicitationAnswer,
   ElicitationRequest,
@@ -63,21 +63,21 @@ export type {
   SignInRequest,
   UrlElicitationRequest,
   UserQuestions,
-} from './questions.js';
-export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+} from './core/questions.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './core/retry.js';
 export {
   loadSavedConversation,
   saveConversation,
   SAVED_CONVERSATION_FORMAT_VERSION,
   type LoadedConversation,
   type SavedConversation,
-} from './saved-conversation.js';
+} from './conversation/saved-conversation.js';
 export {
   ConversationJournal,
   type CompactionRecord,
   type ConversationJournalOptions,
   type ConversationState,
-} from './conversation-journal.js';
+} from './conversation/conversation-journal.js';
 export type { ServerStatus, ServerState, PoolLogEntry } from './mcp/pool.js';
 export {
   DEFAULT_COMPACT_AT,

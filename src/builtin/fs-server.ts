@@ -7,7 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { glob } from 'tinyglobby';
 import * as z from 'zod';
-import { writeFileAtomic } from '../atomic-file.js';
+import { writeFileAtomic } from '../util/atomic-file.js';
 import { AllowedPaths } from './allowed-paths.js';
 import type { FsOptions } from './options.js';
 import { describeThrown, errorResult, textResult } from './tool-result.js';

@@ -2,7 +2,7 @@
  * The built-in servers' names, without their option schemas: the command line checks `--builtin`
  * with this alone, so `mcphost --help` does not load zod.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 
 /** The built-in servers, by the name a config entry gives in `"name"`. */
 export const BUILTIN_SERVER_NAMES = ['fs', 'bash', 'todo', 'fetch'] as const;

@@ -3,11 +3,11 @@
  * `-p` mode (one line each on stderr) and the chat (which adds colors). Everything that came from
  * a model or a server is sanitized: no escape sequence from outside reaches the terminal.
  */
-import type { ToolCallRecord } from '../events.js';
-import type { ToolCallBlock, ToolResultBlock } from '../types.js';
+import type { ToolCallRecord } from '../core/events.js';
+import type { ToolCallBlock, ToolResultBlock } from '../core/types.js';
 import { oneLine, sanitizeText, shorten } from './chat/sanitize.js';
-import { blocksAsText } from '../content-text.js';
-import { problemWithArguments } from '../model-output.js';
+import { blocksAsText } from '../util/content-text.js';
+import { problemWithArguments } from '../core/model-output.js';
 
 /** Default cut for arguments shown on one line. */
 export const MAX_ARGUMENTS_LENGTH = 160;

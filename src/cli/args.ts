@@ -4,12 +4,12 @@
  * heavy is imported here, and `main` imports the one module the command needs afterwards.
  */
 import yargs, { type Argv, type CommandModule } from 'yargs';
-import { ConfigError } from '../errors.js';
-import { optional } from '../optional.js';
+import { ConfigError } from '../core/errors.js';
+import { optional } from '../util/optional.js';
 import { CHAT_FLAGS, toCliOptions, type CliOptions, type ParsedValues } from './command-line/flags.js';
 import { nearest } from './command-line/suggest.js';
 import { AUTH_SUBCOMMANDS, authCommands, type AuthCommand } from './command-line/auth-tree.js';
-import { splitScriptArguments } from './script-arguments.js';
+import { splitScriptArguments } from './script/script-arguments.js';
 
 export type { CliOptions, ScriptCommand } from './command-line/flags.js';
 export type { AuthCommand } from './command-line/auth-tree.js';

@@ -37,7 +37,7 @@ import {
 import { createRequire, Module } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
-import { mcphostFolder } from '../user-folders.js';
+import { mcphostFolder } from '../util/user-folders.js';
 
 /** What became of the cache for this run. */
 export type CodeCacheState =
@@ -158,7 +158,7 @@ function readIfThere(file: string): Buffer | undefined {
 
 /**
  * Writes the cache (to a temporary file, then renamed) and removes older ones of the same kind.
- * Not `writeFileAtomic` (src/atomic-file.ts): this runs in an `exit` listener, where only
+ * Not `writeFileAtomic` (src/util/atomic-file.ts): this runs in an `exit` listener, where only
  * synchronous work happens, and a cache needs no fsync (a torn file is refused by V8 and rewritten).
  */
 function write(file: string, kind: string, script: Script): CodeCacheSaving {

@@ -8,7 +8,7 @@ import './zod-jitless.js';
 import { homedir } from 'node:os';
 import type { CliIO } from './io.js';
 import { main } from './main.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../util/version.js';
 
 /** 128 + SIGPIPE, as a Unix tool whose reader went away ends. */
 const SIGPIPE_EXIT_CODE = 141;

@@ -9,7 +9,7 @@ import {
   PromptBlockedError,
   ProviderError,
   ServerError,
-} from '../errors.js';
+} from '../core/errors.js';
 
 export const ExitCode = {
   /** The model answered. */

@@ -11,8 +11,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
-import type { UserContent } from '../types.js';
+import { ConfigError } from '../core/errors.js';
+import type { UserContent } from '../core/types.js';
 
 /** Largest text file attached (bytes): beyond it the context would mostly be one file. */
 export const TEXT_ATTACHMENT_LIMIT = 256 * 1024;

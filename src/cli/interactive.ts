@@ -8,16 +8,9 @@
  * takes a few hundred milliseconds to import, and used once it is there), string-width for
  * measuring what is on screen.
  */
-import { AbortedError } from '../errors.js';
-import type { ConversationRecorder } from '../conversation-recorder.js';
-import type { KeptPermissions } from '../safety/kept-permissions.js';
-import type { ToolDescription } from '../mcp/pool.js';
-import type { ServerStatus } from '../mcp/status.js';
-import type { ToolProgress } from '../mcp/server-connection.js';
-import { optional } from '../optional.js';
-import type { Runner } from '../runner.js';
+import { AbortedError } from '../core/errors.js';
+import { optional } from '../util/optional.js';
 import type { McpRunner } from '../setup/create-runner.js';
-import type { Provider } from '../types.js';
 import { ChatSession } from './chat/chat-session.js';
 import { detectDisplay, type Display } from './chat/display.js';
 import { HistoryFile, historyFilePath, loadHistory } from './chat/input-history.js';
@@ -25,70 +18,16 @@ import type { MarkdownRenderer } from './chat/markdown.js';
 import type { PrompterSlot } from './chat/prompter.js';
 import type { PromptArgument } from '@modelcontextprotocol/client';
 import type { PromptEntry } from '../mcp/prompts.js';
-import type { ServerOfferings } from '../mcp/server-offerings.js';
-import type { ServerLogRecord } from '../mcp/server-logs.js';
-import type { Prompt } from '../runner.js';
+import type { Prompt } from '../core/runner.js';
 import { completeAskedArgument } from './chat/offerings-completion.js';
 import { createStatusIndicator } from './chat/status-line.js';
 import type { ToolOrigin } from './chat/tool-lines.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { attachFiles, processPlaces } from './file-attachments.js';
 import type { CliIO } from './io.js';
-import type { RootsControl } from './chat/command-table.js';
+import type { ChatHost, ChatOptions } from './chat/chat-host.js';
 
-export interface ChatOptions {
-  /**
-   * Saves the conversation: `/save` writes a copy through it, and `/resume` (offered only with
-   * one) switches it to the conversation taken up. The model shown is the runner's provider's.
-   */
-  readonly recorder?: ConversationRecorder;
-  /** The "always allow" answers kept for this folder: `/permissions` lists and removes them. */
-  readonly permissions?: KeptPermissions;
-  readonly debug: boolean;
-  /** Aborted on SIGTERM/SIGHUP: the chat ends (and so do the servers). */
-  readonly signal: AbortSignal;
-  /** False with --no-color: plain text, as with NO_COLOR. Default true. */
-  readonly color?: boolean;
-  /**
-   * Creates a provider for `/model`; without it, `/model` only shows the model in use.
-   * `sameProvider` is true when the model belongs to the provider the chat started with: the
-   * provider URL and key given for that one (flags, config) are meant for it, not for another.
-   */
-  readonly createProvider?: (modelString: string, sameProvider: boolean) => Promise<Provider>;
-  /** Bound to the chat while it runs, to ask the user something during a turn. */
-  readonly prompter?: PrompterSlot;
-  /** The input history file; default `$XDG_STATE_HOME/mcphost/history`; null keeps none. */
-  readonly historyPath?: string | null;
-  /** A markdown renderer to use at once (tests); by default marked-terminal, loaded in the background. */
-  readonly renderMarkdown?: MarkdownRenderer;
-  /**
-   * Sent as the first turn, right after the banner, as if typed at the prompt (`-p … --no-exit`):
-   * the answer shows as every chat answer does, with its token line, the prompt following.
-   */
-  readonly firstPrompt?: string;
-  /** Running tools' progress reports, shown in the status line of the turn that runs them. */
-  readonly progress?: ProgressSource;
-}
-
-/** Where progress reports come from: `listen` returns the function that stops listening. */
-export interface ProgressSource {
-  listen(listener: (report: ToolProgress) => void): () => void;
-}
-
-/** What the chat needs besides the runner: tool and server listings. */
-export interface ChatHost {
-  readonly runner: Runner;
-  /** Saved with the conversation by `/save`. */
-  readonly systemPrompt?: string;
-  describeTools(): Promise<readonly ToolDescription[]>;
-  servers(): readonly ServerStatus[];
-  /** Resources and prompts: `@server:uri` and `/server:prompt` in a message, `/resources`, `/prompts`. */
-  readonly offerings?: ServerOfferings;
-  /** The servers' kept log messages, for `/logs`. */
-  serverLogs?(server?: string): readonly ServerLogRecord[];
-  /** The MCP roots, for `/roots`. */
-  readonly roots?: RootsControl;
-}
+export type { ChatHost, ChatOptions, ProgressSource } from './chat/chat-host.js';
 
 export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOptions): Promise<ExitCodeValue> {
   return runChat(

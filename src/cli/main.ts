@@ -26,12 +26,12 @@ export async function main(
         io.stdout.write(`${parsed.text}\n`);
         return ExitCode.ok;
       case 'completion': {
-        const { completionScript } = await import('./completion-script.js');
+        const { completionScript } = await import('./command-line/completion-script.js');
         io.stdout.write(completionScript(parsed.shell));
         return ExitCode.ok;
       }
       case 'mcp': {
-        const { runMcpCommand } = await import('./mcp-commands.js');
+        const { runMcpCommand } = await import('./command-line/mcp-commands.js');
         return await runMcpCommand(parsed.command, {
           io,
           ...(parsed.configPath === undefined ? {} : { configPath: parsed.configPath }),
@@ -73,7 +73,7 @@ async function runAuth(
   };
   for (const name of AUTH_SIGNALS) signals.on(name, stop);
   try {
-    const { runAuthCommand } = await import('./auth-commands.js');
+    const { runAuthCommand } = await import('./command-line/auth-commands.js');
     return await runAuthCommand(command, {
       io,
       signal: controller.signal,

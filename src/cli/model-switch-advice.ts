@@ -1,5 +1,5 @@
 /** Advice that fits `/model`, where flags and the environment can no longer be changed. */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 
 /**
  * A provider's "export it or pass --provider-api-key" cannot be followed inside the chat: say

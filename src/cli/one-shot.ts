@@ -3,12 +3,12 @@
  * reporter's business (text, `--quiet`, `json`, `stream-json`: see `output/`).
  */
 import type { McpRunner } from '../setup/create-runner.js';
-import { modelNameOf } from '../conversation-recorder.js';
+import { modelNameOf } from './sessions/conversation-recorder.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { attachFiles, processPlaces } from './file-attachments.js';
 import type { Reporter } from './output/reporter.js';
 
-export { modelNameOf } from '../conversation-recorder.js';
+export { modelNameOf } from './sessions/conversation-recorder.js';
 
 export interface OneShotOptions {
   /** The prompt, stdin and script variables already folded in. */

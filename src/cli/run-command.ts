@@ -9,9 +9,9 @@ import { openInBrowser } from './browser.js';
 import type { PoolLogEntry } from '../mcp/pool.js';
 import type { ToolProgress } from '../mcp/server-connection.js';
 import type { ProgressSource } from './interactive.js';
-import { optional } from '../optional.js';
+import { optional } from '../util/optional.js';
 import type { CliOptions, ScriptCommand } from './args.js';
-import { AbortedError } from '../errors.js';
+import { AbortedError } from '../core/errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
 import { signalExitCode, type ExitCodeValue } from './exit-codes.js';
 import { captureLibraryConsole } from './library-console.js';
@@ -19,21 +19,21 @@ import { pathIn, type CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 import { readSessionPersistence, type LoadedConfig } from '../../config/index.js';
-import { openConversationFiles, type OpenedConversation } from '../conversation-journal.js';
+import { openConversationFiles, type OpenedConversation } from '../conversation/conversation-journal.js';
 import { assembleRunner, createModel, type McpRunner } from '../setup/create-runner.js';
 import { readSystemPrompt } from '../setup/system-prompt.js';
 import type { PrompterSlot } from './chat/prompter.js';
 import type { Reporter } from './output/reporter.js';
-import { applyScript, loadScript, type ScriptFile } from './script.js';
+import { applyScript, loadScript, type ScriptFile } from './script/script.js';
 import { runnerOptionsFor } from './runner-options.js';
 import { runOneShot } from './one-shot.js';
-import { ConversationRecorder } from '../conversation-recorder.js';
+import { ConversationRecorder } from './sessions/conversation-recorder.js';
 import { composePrompt } from './stdin.js';
-import { resolveSessionChoice } from './session-choice.js';
-import { continuingNotice } from './saved-conversations.js';
+import { resolveSessionChoice } from './sessions/session-choice.js';
+import { continuingNotice } from './sessions/saved-conversations.js';
 import { KeptPermissions } from '../safety/kept-permissions.js';
 import { join, resolve } from 'node:path';
-import { mcphostFolder } from '../user-folders.js';
+import { mcphostFolder } from '../util/user-folders.js';
 
 export { createReporter } from './output/reporter.js';
 
@@ -146,13 +146,13 @@ async function run(
     ...optional(
       'onElicitation',
       prompter &&
-        (await import('./chat/elicitation-prompt.js')).createElicitationPrompt(prompter, (url) =>
+        (await import('./prompts/elicitation-prompt.js')).createElicitationPrompt(prompter, (url) =>
           openInBrowser(url, io.env),
         ),
     ),
     ...optional(
       'onApproval',
-      prompter && (await import('./approval-prompt.js')).createApprovalPrompt(prompter),
+      prompter && (await import('./prompts/approval-prompt.js')).createApprovalPrompt(prompter),
     ),
     ...optional(
       'trustProject',
@@ -164,11 +164,11 @@ async function run(
     ...optional(
       'questions',
       prompter && {
-        signIn: (await import('./sign-in-prompt.js')).browserSignIn(io),
-        reviewFlaggedContent: (await import('./flagged-content-prompt.js')).createFlaggedContentPrompt(
-          prompter,
-        ),
-        reviewSampling: (await import('./chat/sampling-prompt.js')).createSamplingReview(prompter),
+        signIn: (await import('./prompts/sign-in-prompt.js')).browserSignIn(io),
+        reviewFlaggedContent: (
+          await import('./prompts/flagged-content-prompt.js')
+        ).createFlaggedContentPrompt(prompter),
+        reviewSampling: (await import('./prompts/sampling-prompt.js')).createSamplingReview(prompter),
       },
     ),
   });

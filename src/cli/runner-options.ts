@@ -1,9 +1,9 @@
 /** How the command line (flags, a script, a loaded session) becomes createRunner's options. */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
-import { optional } from '../optional.js';
-import type { OpenedConversation } from '../conversation-journal.js';
+import { ConfigError } from '../core/errors.js';
+import { optional } from '../util/optional.js';
+import type { OpenedConversation } from '../conversation/conversation-journal.js';
 import type { CreateRunnerOptions } from '../setup/create-runner.js';
 import type { CliOptions } from './args.js';
 import { pathIn, type CliIO } from './io.js';

@@ -10,8 +10,8 @@
  * closes it) is given up after {@link STDIN_GRACE_MS}, so that mcphost cannot hang on it.
  */
 import type { Readable } from 'node:stream';
-import { CANCELLED, untilAborted } from '../abort.js';
-import { AbortedError, ConfigError } from '../errors.js';
+import { CANCELLED, untilAborted } from '../util/abort.js';
+import { AbortedError, ConfigError } from '../core/errors.js';
 
 /** How long `-p TEXT` waits for the first byte of a piped stdin before going on without it. */
 export const STDIN_GRACE_MS = 3_000;

@@ -5,14 +5,14 @@
  * Everything shown comes from a stranger's file, so it is stripped of control characters first: an
  * escape sequence must not be able to hide the real command from the person asked to approve it.
  */
-import { AbortedError } from '../errors.js';
+import { AbortedError } from '../core/errors.js';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ProjectConfigCandidate } from '../../config/index.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { BuiltinServerSettings } from '../builtin/options.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
-import type { PromptIO } from './approval-prompt.js';
+import type { PromptIO } from './prompts/approval-prompt.js';
 
 /** What the project file would start, as lines for the user. */
 export function describeProjectConfig(project: ProjectConfigCandidate): string {

@@ -4,7 +4,7 @@
  * summary (it is the first message of what gets summarized). The split never separates a tool call
  * from its result: it falls before a user message, or before a model message that follows results.
  */
-import type { AssistantMessage, Message, UserMessage } from '../types.js';
+import type { AssistantMessage, Message, UserMessage } from '../core/types.js';
 import { estimateMessageTokens, estimateTextTokens } from './tokens.js';
 
 /** The first line of the message that holds a summary: how a later compaction recognises it. */

@@ -2,10 +2,10 @@
  * The Runner's view of the context window: the window of the model in use, the tokens in use,
  * when to compact, and the compaction itself (a model call with the summary template).
  */
-import { callModel } from '../model-call.js';
-import type { RunnerEvent } from '../events.js';
-import type { RetryOptions } from '../retry.js';
-import type { GenerationSettings, Message, Provider } from '../types.js';
+import { callModel } from '../core/model-call.js';
+import type { CompactionReason, RunnerEvent } from '../core/events.js';
+import type { RetryOptions } from '../core/retry.js';
+import type { GenerationSettings, Message, Provider } from '../core/types.js';
 import { compactedHistory, planCompaction, summaryRequestText } from './compaction.js';
 import { ContextMeter, type RequestParts } from './meter.js';
 import { estimateMessagesTokens } from './tokens.js';
@@ -45,14 +45,7 @@ export interface ContextOptions {
   readonly toolSearchAt?: number;
 }
 
-/** Why a compaction happened. */
-export type CompactionReason =
-  /** The next request would have passed `compactAt` of the window. */
-  | 'threshold'
-  /** The vendor refused a request as too long; the Runner compacted and tried once more. */
-  | 'context-length'
-  /** `runner.compact()` or `/compact`. */
-  | 'manual';
+export type { CompactionReason } from '../core/events.js';
 
 /** What a compaction did. */
 export interface Compaction {

@@ -2,7 +2,7 @@
  * How much of the window the next request will take: the vendor's count of the last request
  * (its usage), plus an estimate of what was added since. Before the first figure, all estimate.
  */
-import type { Message, ToolSpec, Usage } from '../types.js';
+import type { Message, ToolSpec, Usage } from '../core/types.js';
 import {
   estimateMessageTokens,
   estimateMessagesTokens,

@@ -7,7 +7,7 @@
  * characters a token is the usual rule for English and code; JSON and other languages run denser,
  * so the estimate counts three.
  */
-import type { Message, ToolSpec } from '../types.js';
+import type { Message, ToolSpec } from '../core/types.js';
 
 /** Characters per token assumed by the estimate (on the dense side, so the budget errs early). */
 export const CHARACTERS_PER_TOKEN = 3;

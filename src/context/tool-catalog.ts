@@ -3,7 +3,7 @@
  * share of the window, all of them, as they come from the host. Past either, the tool-search tool
  * (see `tool-search.ts`) and the tools the conversation has loaded so far.
  */
-import type { Message, ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
+import type { Message, ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
 import { estimateToolsTokens } from './tokens.js';
 import {
   TOOL_SEARCH_NAME,

@@ -6,11 +6,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../atomic-file.js';
-import { messageOf } from '../errors.js';
-import { randomHex } from '../random-id.js';
+import { writeFileAtomic } from '../util/atomic-file.js';
+import { messageOf } from '../core/errors.js';
+import { randomHex } from '../util/random-id.js';
 import { limitToolImages, type ImageLimits } from '../safety/output-limits.js';
-import type { ImageBlock, TextBlock, ToolResultBlock } from '../types.js';
+import type { ImageBlock, TextBlock, ToolResultBlock } from '../core/types.js';
 
 /**
  * The default budget of a result's text, in UTF-8 bytes: about 25,000 tokens at ~4 bytes a token,

@@ -7,7 +7,7 @@
  * short entries, the ranking needs one rule that libraries do not have (a word of the tool's own
  * name counts more than a word of its description), and the whole thing is a scoring loop.
  */
-import type { ToolSpec } from '../types.js';
+import type { ToolSpec } from '../core/types.js';
 
 /**
  * The name of the search tool. It has no `__`, so it can never be the name of a server's tool

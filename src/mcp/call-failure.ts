@@ -3,7 +3,7 @@
  * timeout (and which one), a refusal, an oversized answer, or an unreachable remote server.
  */
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import type { ToolResultOrigin } from '../types.js';
+import type { ToolResultOrigin } from '../core/types.js';
 import type { ConnectionState } from './connection-state.js';
 import { describeError, describeExit } from './describe.js';
 import { oversizeIn, describeOversize } from './message-size.js';

@@ -3,7 +3,7 @@
  * prompt or of a resource template, given what was typed so far and the arguments already given.
  * Asked only of servers that declare the `completions` capability; the others suggest nothing.
  */
-import { ServerError, messageOf } from '../errors.js';
+import { ServerError, messageOf } from '../core/errors.js';
 import type { ServerClients } from './resources.js';
 
 /** How long a server may take to suggest values, unless told otherwise: Tab must not hang. */

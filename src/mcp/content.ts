@@ -5,7 +5,7 @@
  * this code) becomes a short readable text, so the model at least knows what it got.
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/client';
-import type { ImageBlock, TextBlock, ToolResultOrigin } from '../types.js';
+import type { ImageBlock, TextBlock, ToolResultOrigin } from '../core/types.js';
 
 /** The body of a tool result: what the model reads, and whether the call failed. */
 export interface ToolResultBody {

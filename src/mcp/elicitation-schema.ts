@@ -3,7 +3,7 @@
  * fields a person can be asked one by one, and the check of an answer against the schema.
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
-import type { JsonObject } from '../questions.js';
+import type { JsonObject } from '../core/questions.js';
 
 /** A choice of an enum field: the value sent, and the label shown. */
 export interface FieldOption {

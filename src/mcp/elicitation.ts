@@ -5,7 +5,12 @@
  * asked to open it.
  */
 import type { ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
-import { askUser, type ElicitationAnswer, type QuestionQueue, type UserQuestions } from '../questions.js';
+import {
+  askUser,
+  type ElicitationAnswer,
+  type QuestionQueue,
+  type UserQuestions,
+} from '../core/questions.js';
 import type { ServerFeatures } from './client-features.js';
 import { checkAnswer, defaultAnswer, readForm, type FormField } from './elicitation-schema.js';
 

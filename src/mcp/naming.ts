@@ -9,7 +9,7 @@
  * Names are a pure function of the *set* of tools: the order in which servers answer does not
  * change any name, so a conversation saved yesterday still routes today.
  */
-import { sha256Hex } from '../sha256.js';
+import { sha256Hex } from '../util/sha256.js';
 
 /** The longest name every vendor accepts. */
 export const MAX_TOOL_NAME_LENGTH = 64;

@@ -3,7 +3,7 @@
  * list_changed`) or one subscribed resource (`notifications/resources/updated`). The pool's
  * handlers report here; the cached listings, the chat and a program's callback listen.
  */
-import { FanOut } from '../fan-out.js';
+import { FanOut } from '../util/fan-out.js';
 
 /** One change a server announced. A tagged union: switch on `type`. */
 export type OfferingsChange =

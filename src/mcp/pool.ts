@@ -6,16 +6,16 @@
  * failure: a server that cannot start is reported through `log` and left out, and every failed
  * call is answered as an error result the model reads.
  */
-import { CANCELLED, untilAborted } from '../abort.js';
-import { AbortedError, ServerError } from '../errors.js';
+import { CANCELLED, untilAborted } from '../util/abort.js';
+import { AbortedError, ServerError } from '../core/errors.js';
 import type { Client, FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
-import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
+import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
 import type { ToolResultBody } from './content.js';
 import type { ServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
 import type { ServerProcess } from './server-process.js';
-import { optional } from '../optional.js';
+import { optional } from '../util/optional.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
 import type { ServerConnection, ToolProgress } from './server-connection.js';
 import type { PoolLog, ServerStatus } from './status.js';

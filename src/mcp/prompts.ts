@@ -3,8 +3,8 @@
  * as `/server:prompt [args]`; its messages become the user's turn.
  */
 import type { Client, GetPromptResult, PromptArgument } from '@modelcontextprotocol/client';
-import { ConfigError, ServerError, messageOf } from '../errors.js';
-import type { UserContent } from '../types.js';
+import { ConfigError, ServerError, messageOf } from '../core/errors.js';
+import type { UserContent } from '../core/types.js';
 import { toBlock } from './content.js';
 import { resourceBlocks, type ServerClients } from './resources.js';
 

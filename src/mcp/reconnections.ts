@@ -4,8 +4,8 @@
  * old one was told (resource subscriptions, for one): listeners tell it again.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { messageOf } from '../errors.js';
-import { FanOut } from '../fan-out.js';
+import { messageOf } from '../core/errors.js';
+import { FanOut } from '../util/fan-out.js';
 
 /** One server connected again. */
 export interface ServerReconnection {

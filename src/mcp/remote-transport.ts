@@ -21,7 +21,7 @@ import {
   type OAuthClientProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { CANCELLED, untilAborted } from '../abort.js';
+import { CANCELLED, untilAborted } from '../util/abort.js';
 import { SignInRequiredError } from './auth/errors.js';
 import type { RemoteServerDefinition } from './definition.js';
 import { describeError } from './describe.js';

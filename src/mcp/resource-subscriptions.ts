@@ -11,7 +11,7 @@
  * as soon as the pool announces it (see reconnections.ts).
  */
 import type { Client, McpSubscription } from '@modelcontextprotocol/client';
-import { ServerError, messageOf } from '../errors.js';
+import { ServerError, messageOf } from '../core/errors.js';
 import type { ServerReconnection } from './reconnections.js';
 import type { ServerClients } from './resources.js';
 

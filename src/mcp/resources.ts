@@ -3,8 +3,8 @@
  * `resources/read`), gathered over every page, and turned into blocks a model can take.
  */
 import type { Client, ReadResourceResult } from '@modelcontextprotocol/client';
-import { ServerError, messageOf } from '../errors.js';
-import type { ImageBlock, TextBlock } from '../types.js';
+import { ServerError, messageOf } from '../core/errors.js';
+import type { ImageBlock, TextBlock } from '../core/types.js';
 import type { ServerReconnectionListener } from './reconnections.js';
 
 /** The part of the pool these functions use (a fake in unit tests). */

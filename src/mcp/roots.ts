@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { Root } from './client-features.js';
 
 /** The session's roots: absolute folder paths, in the order given. */

@@ -21,15 +21,15 @@ import type {
   CreateMessageResult,
   SamplingMessageContentBlock,
 } from '@modelcontextprotocol/client';
-import { messageOf } from '../errors.js';
-import { randomUuid } from '../random-id.js';
-import { callModel } from '../model-call.js';
-import { askUser, type QuestionQueue, type SamplingDecision, type UserQuestions } from '../questions.js';
+import { messageOf } from '../core/errors.js';
+import { randomUuid } from '../util/random-id.js';
+import { callModel } from '../core/model-call.js';
+import { askUser, type QuestionQueue, type SamplingDecision, type UserQuestions } from '../core/questions.js';
 import type { AuditEntry, AuditSink, DecidedBy } from '../safety/audit-log.js';
 import type { SamplingBudget } from '../safety/budgets.js';
 import type { SamplingVerdict } from '../safety/policy.js';
 import { screenUntrustedContent, type ContentFlag, type ContentScreen } from '../safety/untrusted-content.js';
-import type { FinishReason, ImageBlock, Message, Provider, TextBlock } from '../types.js';
+import type { FinishReason, ImageBlock, Message, Provider, TextBlock } from '../core/types.js';
 import type { ServerFeatures } from './client-features.js';
 
 /** Requests per turn and tokens per request when `budgets.sampling` says nothing. */

@@ -31,7 +31,7 @@ import { describeError, describeExit } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { connectRemote, terminateRemote } from './remote-transport.js';
-import { optional } from '../optional.js';
+import { optional } from '../util/optional.js';
 import type { ServerProcess } from './server-process.js';
 import { StdioProcessTransport, type ProcessExit } from './stdio-transport.js';
 

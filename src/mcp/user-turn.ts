@@ -4,9 +4,9 @@
  * Used by `-p` and the chat alike, so both read the same syntax the same way.
  */
 import type { PromptArgument } from '@modelcontextprotocol/client';
-import { ServerError } from '../errors.js';
+import { ServerError } from '../core/errors.js';
 import type { ContentOrigin, ContentScreen } from '../safety/untrusted-content.js';
-import type { UserContent } from '../types.js';
+import type { UserContent } from '../core/types.js';
 import {
   bindPromptArguments,
   getPrompt,

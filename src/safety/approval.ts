@@ -1,10 +1,10 @@
 /**
  * Asking the user about a tool call, and remembering "always" answers for the session.
  *
- * The question itself is the caller's (the chat shows it; see `src/cli/approval-prompt.ts`): this
+ * The question itself is the caller's (the chat shows it; see `src/cli/prompts/approval-prompt.ts`): this
  * module defines what is asked, the possible answers, and the session's memory of them.
  */
-import type { ToolCallBlock } from '../types.js';
+import type { ToolCallBlock } from '../core/types.js';
 import type { ToolHints } from './policy.js';
 
 /** What the user is asked about. */
@@ -76,5 +76,3 @@ export class SessionGrants {
     this.#servers.clear();
   }
 }
-
-export { QuestionQueue } from '../questions.js';

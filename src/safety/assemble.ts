@@ -4,10 +4,11 @@
  * the prompt hooks and count the turns for the audit log.
  */
 import type { ParentEnvironment } from '../mcp/environment.js';
-import type { UserQuestions } from '../questions.js';
-import type { RunnerOptions } from '../runner.js';
-import type { ToolHost } from '../types.js';
-import type { ApprovalHandler, QuestionQueue } from './approval.js';
+import type { UserQuestions } from '../core/questions.js';
+import type { RunnerOptions } from '../core/runner.js';
+import type { ToolHost } from '../core/types.js';
+import type { ApprovalHandler } from './approval.js';
+import type { QuestionQueue } from '../core/questions.js';
 import type { AuditSink, ServerIdentity } from './audit-log.js';
 import { GuardedToolHost, type GuardedToolHostOptions, type ToolLocation } from './guarded-tool-host.js';
 import { HookRunner, type HookSessionContext } from './hooks.js';

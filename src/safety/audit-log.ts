@@ -6,9 +6,9 @@
  * try". Lines are appended one write at a time, in the order calls finish.
  */
 import { appendFile, open, rename, rm } from 'node:fs/promises';
-import { ConfigError, messageOf } from '../errors.js';
+import { ConfigError, messageOf } from '../core/errors.js';
 import { redactSecrets, redactText } from './redact.js';
-import { sha256Hex } from '../sha256.js';
+import { sha256Hex } from '../util/sha256.js';
 
 /** Who decided that a call runs (or not). */
 export type DecidedBy =

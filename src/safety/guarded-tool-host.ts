@@ -19,11 +19,12 @@
  * and why, so it can tell the user or try something else. Never throws.
  */
 import { applyToolOutputBudget } from '../context/tool-output-budget.js';
-import { errorResult } from '../tool-execution.js';
-import { messageOf } from '../errors.js';
-import { CANCELLED, untilAborted } from '../abort.js';
-import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../types.js';
-import { QuestionQueue, SessionGrants, type ApprovalDecision, type ApprovalHandler } from './approval.js';
+import { errorResult } from '../core/tool-execution.js';
+import { messageOf } from '../core/errors.js';
+import { CANCELLED, untilAborted } from '../util/abort.js';
+import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
+import { SessionGrants, type ApprovalDecision, type ApprovalHandler } from './approval.js';
+import { QuestionQueue } from '../core/questions.js';
 import {
   resultDigest,
   type AuditEntry,
@@ -34,7 +35,7 @@ import {
 import { ToolBudgets } from './budgets.js';
 import type { SafetyOptions } from './options.js';
 import { isHostMade, screenToolResult, type ContentFlag, type FlagReport } from './untrusted-content.js';
-import type { UserQuestions } from '../questions.js';
+import type { UserQuestions } from '../core/questions.js';
 import type { HookRunner } from './hooks.js';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES, stripResultControlCharacters } from './output-limits.js';
 import { ApprovalPolicy, type SamplingVerdict, type ToolHints } from './policy.js';

@@ -15,8 +15,8 @@ export {
   type ToolHints,
   type ToolIdentity,
 } from './policy.js';
+export { QuestionQueue } from '../core/questions.js';
 export {
-  QuestionQueue,
   SessionGrants,
   type ApprovalDecision,
   type ApprovalHandler,

@@ -10,8 +10,8 @@
 import { mkdir, readFile, realpath } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import * as z from 'zod';
-import { writeFileAtomic } from '../atomic-file.js';
-import { ConfigError, messageOf } from '../errors.js';
+import { writeFileAtomic } from '../util/atomic-file.js';
+import { ConfigError, messageOf } from '../core/errors.js';
 
 /** One kept answer: every tool of a server, or one tool of it (by its name on the server). */
 export type KeptPermission =

@@ -4,7 +4,7 @@
  * the model's context is cut, and an image too big for the model's API is left out, each with a
  * note that says so.
  */
-import type { ImageBlock, TextBlock, ToolResultBlock } from '../types.js';
+import type { ImageBlock, TextBlock, ToolResultBlock } from '../core/types.js';
 import { stripControlCharacters } from './terminal-text.js';
 
 export { stripControlCharacters } from './terminal-text.js';

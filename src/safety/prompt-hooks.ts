@@ -5,11 +5,11 @@
  * A `Stop` hook is told, and cannot change the outcome: Claude Code lets one "block" to make the
  * model go on, which mcphost does not do (its answer is already on the user's screen).
  */
-import { AbortedError, PromptBlockedError } from '../errors.js';
-import type { RunnerOptions, RunOutcome } from '../runner.js';
-import type { UserContent } from '../types.js';
+import { AbortedError, PromptBlockedError } from '../core/errors.js';
+import type { RunnerOptions, RunOutcome } from '../core/runner.js';
+import type { UserContent } from '../core/types.js';
 import type { HookRunner } from './hooks.js';
-import { blocksAsText } from '../content-text.js';
+import { blocksAsText } from '../util/content-text.js';
 
 /** `beforePrompt` and `afterRun` that run a session's prompt and stop hooks. */
 export function promptHooks(hooks: HookRunner): Required<Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>> {

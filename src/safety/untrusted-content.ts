@@ -16,8 +16,8 @@
  *
  * A result in the host's own words (`origin: 'host'`) goes through neither step: no server wrote it.
  */
-import { askUser, type QuestionQueue, type UserQuestions } from '../questions.js';
-import type { ImageBlock, Message, TextBlock, ToolResultBlock } from '../types.js';
+import { askUser, type QuestionQueue, type UserQuestions } from '../core/questions.js';
+import type { ImageBlock, Message, TextBlock, ToolResultBlock } from '../core/types.js';
 import { detectInjection, redactFindings, revealHiddenCharacters, type Finding } from './injection.js';
 
 import type { InjectionPolicy } from './injection-policy.js';

@@ -4,7 +4,7 @@
  */
 import type { BuiltinServerName } from '../builtin/names.js';
 import { requiresApproval } from '../builtin/options.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 export { parseBuiltinNames } from '../builtin/names.js';
 import type { ApprovalRuleSet } from '../safety/policy.js';

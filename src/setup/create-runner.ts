@@ -11,16 +11,16 @@ import {
   type ProjectConfigCandidate,
 } from '../../config/index.js';
 import { createProvider, parseModelString } from '../../providers/index.js';
-import { ServerError } from '../errors.js';
+import { ServerError } from '../core/errors.js';
 import { McpPool, type PoolLogEntry, type ServerStatus, type ToolProgress } from '../mcp/pool.js';
 import { ServerLogBook, type ServerLogLevel, type ServerLogMessage } from '../mcp/server-logs.js';
 import type { ElicitationOutcome, ElicitationPolicy } from '../mcp/elicitation.js';
 import { checkRootDirectories, RootList } from '../mcp/roots.js';
 import type { SamplingOutcome } from '../mcp/sampling.js';
-import { QuestionQueue } from '../questions.js';
-import { optional } from '../optional.js';
+import { QuestionQueue } from '../core/questions.js';
+import { optional } from '../util/optional.js';
 import type { ContextOptions } from '../context/context-budget.js';
-import type { RunnerOptions } from '../runner.js';
+import type { RunnerOptions } from '../core/runner.js';
 import type { ApprovalHandler } from '../safety/approval.js';
 import type { assembleSafety } from '../safety/assemble.js';
 import type { AuditSink } from '../safety/audit-log.js';
@@ -34,7 +34,7 @@ import {
   toolOutputFolderFor,
   withUntrustedContentClause,
 } from './safety-settings.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../util/version.js';
 import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
 import type { McpRunner } from './mcp-runner.js';
 import { readSystemPrompt } from './system-prompt.js';
@@ -42,10 +42,10 @@ import type { ServerDefinition } from '../mcp/definition.js';
 import { configureClientFor } from '../mcp/client-features.js';
 import { serverFeatures, type LateParts } from './server-features.js';
 import { OfferingsChanges, type OfferingsChange } from '../mcp/offerings-changes.js';
-import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../questions.js';
+import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../core/questions.js';
 import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
-import type { GenerationSettings, Message, Provider } from '../types.js';
-import { randomUuid } from '../random-id.js';
+import type { GenerationSettings, Message, Provider } from '../core/types.js';
+import { randomUuid } from '../util/random-id.js';
 
 export type { McpRunner } from './mcp-runner.js';
 

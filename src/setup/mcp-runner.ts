@@ -4,7 +4,7 @@ import { checkRootDirectories, RootList } from '../mcp/roots.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
 import type { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { ServerOfferings, type OfferingsOptions } from '../mcp/server-offerings.js';
-import { Runner } from '../runner.js';
+import { Runner } from '../core/runner.js';
 
 /** A Runner whose tools come from the MCP servers of a config. */
 export class McpRunner extends Runner {

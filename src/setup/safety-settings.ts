@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import type { LoadedConfig } from '../../config/index.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { McpPool } from '../mcp/pool.js';
-import { optional } from '../optional.js';
-import type { QuestionQueue, UserQuestions } from '../questions.js';
+import { optional } from '../util/optional.js';
+import type { QuestionQueue, UserQuestions } from '../core/questions.js';
 import type { ServerIdentity } from '../safety/audit-log.js';
 import type { SafetyOptions } from '../safety/options.js';
 import {
@@ -19,7 +19,7 @@ import {
   type ContentScreen,
   type FlagReport,
 } from '../safety/untrusted-content.js';
-import { mcphostFolder } from '../user-folders.js';
+import { mcphostFolder } from '../util/user-folders.js';
 
 /** Tool output (and attached resources) reach the model marked as data from outside. */
 export const DEFAULT_MARK_TOOL_OUTPUT = true;

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { ConfigError, messageOf } from '../errors.js';
+import { ConfigError, messageOf } from '../core/errors.js';
 
 /** Extensions that say "this is a file name", so a missing file is a mistake rather than a prompt. */
 const PROMPT_FILE_EXTENSIONS = new Set(['.md', '.txt', '.prompt', '.markdown']);

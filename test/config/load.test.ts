@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_FILE_NAMES, loadConfig } from '../../config/index.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 let home: string;
 const env = { HOME: '/home/ada', ROOT: '/srv' };

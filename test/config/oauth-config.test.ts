@@ -1,7 +1,7 @@
 /** The `oauth` key of a remote server: our form, Claude Code's and gemini-cli's, and its errors. */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../config/parse.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 const env = { HOME: '/home/ada', LINEAR_SECRET: 'shh' };
 const parse = (oauth: unknown) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../config/parse.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 const source = '/home/u/.mcp.json';
 const env = { HOME: '/home/u' };

@@ -15,7 +15,7 @@ import {
   readSessionPersistence,
   type ProjectConfigCandidate,
 } from '../../config/index.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { createRunner } from '../../src/setup/create-runner.js';
 
 let home: string;

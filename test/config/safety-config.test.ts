@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/index.js';
 import { parseConfig } from '../../config/parse.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 const env = { HOME: '/home/ada' };
 const source = '/home/ada/.mcp.json';

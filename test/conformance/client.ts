@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { McpPool, type PoolLogEntry } from '../../src/mcp/pool.js';
 import type { OAuthSettings } from '../../src/mcp/definition.js';
 import { SignInStore } from '../../src/mcp/auth/token-store.js';
-import { messageOf } from '../../src/errors.js';
+import { messageOf } from '../../src/core/errors.js';
 import { configureClientFor } from '../../src/mcp/client-features.js';
 import { createElicitationHandler } from '../../src/mcp/elicitation.js';
 import {
@@ -34,8 +34,8 @@ import {
   type SignInDecision,
   type SignInRequest,
   type UserQuestions,
-} from '../../src/questions.js';
-import type { ToolCallBlock, ToolResultBlock } from '../../src/types.js';
+} from '../../src/core/questions.js';
+import type { ToolCallBlock, ToolResultBlock } from '../../src/core/types.js';
 
 /** The one configured server's name: tools are exposed as `conformance__<tool>`. */
 const SERVER = 'conformance';

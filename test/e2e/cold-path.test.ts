@@ -51,7 +51,7 @@ describe('the cold path', () => {
     expect(loaded).not.toContain('node-internal:internal/deps/undici/undici');
     expect(loaded).not.toContain('node-internal:http2');
     // Node's own modules it has no use for: node:crypto (~4 ms of CPU; names are not secrets,
-    // src/random-id.ts) and node:assert (~2.5 ms; yargs' two checks, src/cli/yargs-assert.ts).
+    // src/util/random-id.ts) and node:assert (~2.5 ms; yargs' two checks, src/cli/yargs-assert.ts).
     expect(loaded).not.toContain('node-internal:crypto');
     expect(loaded).not.toContain('node-internal:assert');
     for (const absent of [
@@ -73,7 +73,7 @@ describe('the cold path', () => {
     // No sign-in code: the auth commands are only parsed (their tree), never loaded. The token
     // store's class is made up front (it reads nothing until a server asks).
     const signInModules = [...loaded].filter(
-      (name) => name.startsWith('src/mcp/auth/') || name === 'src/cli/auth-commands.js',
+      (name) => name.startsWith('src/mcp/auth/') || name === 'src/cli/command-line/auth-commands.js',
     );
     expect(signInModules).toEqual(['src/mcp/auth/token-store.js']);
     // No chat module, but for the sanitizer the one-shot output shares with it (this plain answer

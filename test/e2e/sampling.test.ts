@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRunner, type McpRunner } from '../../src/index.js';
 import type { SamplingOutcome } from '../../src/mcp/sampling.js';
-import type { SamplingReview } from '../../src/questions.js';
+import type { SamplingReview } from '../../src/core/questions.js';
 import type { SafetyOptions } from '../../src/safety/options.js';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { EVERYTHING_SERVER, REPOSITORY } from '../support/cli.js';

@@ -7,9 +7,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonResult, StreamEvent } from '../../src/cli/output/schema.js';
-import { openConversationFiles } from '../../src/conversation-journal.js';
-import { loadSavedConversation } from '../../src/saved-conversation.js';
-import type { Message } from '../../src/types.js';
+import { openConversationFiles } from '../../src/conversation/conversation-journal.js';
+import { loadSavedConversation } from '../../src/conversation/saved-conversation.js';
+import type { Message } from '../../src/core/types.js';
 import { errorReply, textReply, toolCallReply, type FakeChatMessage } from '../fakes/ollama-server.js';
 import { REPOSITORY, runCli, EVERYTHING_SERVER } from '../support/cli.js';
 import { useCliFixture } from '../support/cli-fixture.js';
@@ -249,7 +249,7 @@ describe('a conversation journal killed mid-append', () => {
     { timeout: 120_000 },
     async () => {
       const appender = join(REPOSITORY, 'test/fixtures/scripts/append-loop.mjs');
-      const module = join(REPOSITORY, 'dist/src/conversation-journal.js');
+      const module = join(REPOSITORY, 'dist/src/conversation/conversation-journal.js');
       let tornLines = 0;
       for (let round = 0; round < ROUNDS; round++) {
         const target = join(fixture.home.path, `killed-${round}.jsonl`);

@@ -17,7 +17,7 @@ import {
 import { isAlive, REPOSITORY, runCli, EVERYTHING_SERVER } from '../support/cli.js';
 import { PROMPT, useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
-import { loadSavedConversation } from '../../src/saved-conversation.js';
+import { loadSavedConversation } from '../../src/conversation/saved-conversation.js';
 import { enveloped, unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();

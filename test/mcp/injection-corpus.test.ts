@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { McpPool } from '../../src/mcp/pool.js';
-import type { FlaggedContentReview } from '../../src/questions.js';
+import type { FlaggedContentReview } from '../../src/core/questions.js';
 import type { AuditEntry, AuditSink } from '../../src/safety/audit-log.js';
 import { GuardedToolHost } from '../../src/safety/guarded-tool-host.js';
 import type { InjectionPolicy } from '../../src/safety/untrusted-content.js';
-import type { ToolResultBlock } from '../../src/types.js';
+import type { ToolResultBlock } from '../../src/core/types.js';
 import { attackCorpus, benignCorpus } from '../support/injection-corpus.js';
 import { closePoolsAfterEach, firstText, fixture, startPool, testEnvironment, toolCall } from './support.js';
 

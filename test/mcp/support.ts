@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { StdioServerDefinition } from '../../src/mcp/definition.js';
 import { afterEach, expect } from 'vitest';
 import { McpPool, type McpPoolOptions, type PoolLogEntry } from '../../src/mcp/pool.js';
-import type { ToolResultBlock } from '../../src/types.js';
+import type { ToolResultBlock } from '../../src/core/types.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);

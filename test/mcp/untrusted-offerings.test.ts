@@ -7,10 +7,10 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRunner, type McpRunner } from '../../src/index.js';
-import type { FlaggedContentReview } from '../../src/questions.js';
+import type { FlaggedContentReview } from '../../src/core/questions.js';
 import type { FlagReport, InjectionPolicy } from '../../src/safety/untrusted-content.js';
 import type { CreateRunnerOptions } from '../../src/setup/create-runner.js';
-import type { UserContent } from '../../src/types.js';
+import type { UserContent } from '../../src/core/types.js';
 import { startFakeOllama, type FakeOllama } from '../fakes/ollama-server.js';
 import { REPOSITORY } from '../support/cli.js';
 

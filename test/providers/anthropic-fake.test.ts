@@ -5,8 +5,8 @@
 import { Anthropic } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnthropicProvider, toAnthropicError } from '../../providers/anthropic.js';
-import { ProviderError } from '../../src/errors.js';
-import type { ChatRequest } from '../../src/types.js';
+import { ProviderError } from '../../src/core/errors.js';
+import type { ChatRequest } from '../../src/core/types.js';
 import { startFakeAnthropic, textAnswer, type FakeAnthropic } from '../fakes/anthropic-server.js';
 
 let fake: FakeAnthropic;

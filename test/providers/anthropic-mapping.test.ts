@@ -12,8 +12,8 @@ import {
   toUsage,
   unsupportedAnthropicSettings,
 } from '../../providers/anthropic.js';
-import { AbortedError, ProviderError } from '../../src/errors.js';
-import type { ChatRequest, Message, ProviderEvent } from '../../src/types.js';
+import { AbortedError, ProviderError } from '../../src/core/errors.js';
+import type { ChatRequest, Message, ProviderEvent } from '../../src/core/types.js';
 import { CONVERSATION, SYSTEM_PROMPT, TINY_PNG_BASE64, TOOLS } from '../fixtures/conversation.js';
 
 const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({
@@ -316,7 +316,7 @@ describe('fromAnthropicStream', () => {
 
   it('reads a tool_use block without a string id or name as empty ones, for the Runner to repair', async () => {
     // Found by the CLI fuzz run: a missing id failed the whole turn (exit 3) where every other
-    // vendor's missing id is replaced by a host-made one (src/model-output.ts).
+    // vendor's missing id is replaced by a host-made one (src/core/model-output.ts).
     const events = await collect([
       start,
       { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', name: 'x__one' } },

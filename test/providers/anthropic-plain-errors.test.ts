@@ -1,7 +1,7 @@
 /** A server that is not the Anthropic API answers with plain text: the message says it once. */
 import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../providers/anthropic.js';
-import { ProviderError } from '../../src/errors.js';
+import { ProviderError } from '../../src/core/errors.js';
 import { startLoopbackServer } from '../support/loopback.js';
 
 describe('Anthropic errors without a JSON body', () => {

@@ -1,8 +1,8 @@
 /** The Anthropic provider, with the real SDK, against the loopback fake Messages API. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AnthropicProvider, DEFAULT_ANTHROPIC_BASE_URL } from '../../providers/anthropic.js';
-import { AbortedError, ConfigError, ProviderError } from '../../src/errors.js';
-import type { ChatRequest, ProviderEvent } from '../../src/types.js';
+import { AbortedError, ConfigError, ProviderError } from '../../src/core/errors.js';
+import type { ChatRequest, ProviderEvent } from '../../src/core/types.js';
 import { CONVERSATION, SYSTEM_PROMPT, TOOLS } from '../fixtures/conversation.js';
 import {
   startFakeAnthropic,

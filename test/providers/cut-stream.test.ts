@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GoogleProvider } from '../../providers/google.js';
 import { OpenAIProvider } from '../../providers/openai.js';
-import { ProviderError } from '../../src/errors.js';
-import { Runner } from '../../src/runner.js';
-import type { Provider } from '../../src/types.js';
+import { ProviderError } from '../../src/core/errors.js';
+import { Runner } from '../../src/core/runner.js';
+import type { Provider } from '../../src/core/types.js';
 import { FAKE_GEMINI_KEY, startFakeGemini, textAnswer } from '../fakes/gemini-server.js';
 import { startFakeOpenAI } from '../fakes/openai-server.js';
 

@@ -7,8 +7,8 @@ import {
   toGeminiRequest,
   type GeminiErrorContext,
 } from '../../providers/google.js';
-import { AbortedError, ProviderError } from '../../src/errors.js';
-import type { ChatRequest, Message, ProviderEvent, ToolCallBlock } from '../../src/types.js';
+import { AbortedError, ProviderError } from '../../src/core/errors.js';
+import type { ChatRequest, Message, ProviderEvent, ToolCallBlock } from '../../src/core/types.js';
 import { CONVERSATION, SYSTEM_PROMPT, TINY_PNG_BASE64, TOOLS } from '../fixtures/conversation.js';
 
 const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({

@@ -1,8 +1,8 @@
 /** The real @google/genai client against the loopback Gemini fake. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { GoogleProvider } from '../../providers/google.js';
-import { AbortedError, ConfigError, ProviderError } from '../../src/errors.js';
-import type { ChatRequest, Message, ProviderEvent, ToolCallBlock, ToolSpec } from '../../src/types.js';
+import { AbortedError, ConfigError, ProviderError } from '../../src/core/errors.js';
+import type { ChatRequest, Message, ProviderEvent, ToolCallBlock, ToolSpec } from '../../src/core/types.js';
 import {
   FAKE_GEMINI_KEY,
   startFakeGemini,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { createProvider, KNOWN_PROVIDERS, parseModelString } from '../../providers/index.js';
 
 describe('parseModelString', () => {

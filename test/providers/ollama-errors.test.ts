@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AbortedError, ProviderError } from '../../src/errors.js';
+import { AbortedError, ProviderError } from '../../src/core/errors.js';
 import { toOllamaError } from '../../providers/ollama.js';
 
 const context = { host: 'http://127.0.0.1:11434', model: 'qwen2.5:3b' };

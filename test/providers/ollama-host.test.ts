@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { DEFAULT_OLLAMA_HOST, parseOllamaHost, resolveOllamaHost } from '../../providers/ollama.js';
 
 describe('parseOllamaHost (the forms OLLAMA_HOST takes)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../src/errors.js';
-import type { ChatRequest } from '../../src/types.js';
+import { ProviderError } from '../../src/core/errors.js';
+import type { ChatRequest } from '../../src/core/types.js';
 import {
   fromOllamaChunk,
   parseOllamaChunk,

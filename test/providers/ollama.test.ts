@@ -1,7 +1,7 @@
 /** OllamaProvider (over node:http, or an injected fetch) against the loopback fake Ollama. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortedError, ProviderError } from '../../src/errors.js';
-import type { ChatRequest, ProviderEvent, ToolCallBlock } from '../../src/types.js';
+import { AbortedError, ProviderError } from '../../src/core/errors.js';
+import type { ChatRequest, ProviderEvent, ToolCallBlock } from '../../src/core/types.js';
 import { OllamaProvider } from '../../providers/ollama.js';
 import type { ProviderOptions } from '../../providers/options.js';
 import { CONVERSATION, SYSTEM_PROMPT, TOOLS } from '../fixtures/conversation.js';

@@ -3,8 +3,8 @@ import { OpenAI } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAIProvider, normalizeErrorBody, toOpenAIError } from '../../providers/openai.js';
 import { MAX_RETRY_AFTER_MS } from '../../providers/http-errors.js';
-import { AbortedError, ProviderError } from '../../src/errors.js';
-import type { ChatRequest, Message, ProviderEvent, ToolSpec } from '../../src/types.js';
+import { AbortedError, ProviderError } from '../../src/core/errors.js';
+import type { ChatRequest, Message, ProviderEvent, ToolSpec } from '../../src/core/types.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIReply } from '../fakes/openai-server.js';
 
 const hello: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'Say hello' }] }];

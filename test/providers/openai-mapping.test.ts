@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toOpenAIParameters, toOpenAIRequest } from '../../providers/openai.js';
-import type { ChatRequest, ToolSpec } from '../../src/types.js';
+import type { ChatRequest, ToolSpec } from '../../src/core/types.js';
 import { validateChatRequest } from '../fakes/openai-validation.js';
 import { CONVERSATION, SYSTEM_PROMPT, TINY_PNG_BASE64, TOOLS } from '../fixtures/conversation.js';
 

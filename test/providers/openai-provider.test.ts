@@ -2,8 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAIProvider } from '../../providers/openai.js';
 import type { ProviderOptions } from '../../providers/options.js';
-import { ConfigError, ProviderError } from '../../src/errors.js';
-import type { ChatRequest, Message, ProviderEvent } from '../../src/types.js';
+import { ConfigError, ProviderError } from '../../src/core/errors.js';
+import type { ChatRequest, Message, ProviderEvent } from '../../src/core/types.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIReply } from '../fakes/openai-server.js';
 import { unusedPort } from '../support/loopback.js';
 import { CONVERSATION, SYSTEM_PROMPT, TOOLS } from '../fixtures/conversation.js';

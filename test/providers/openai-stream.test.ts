@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OpenAIStreamAccumulator, parseToolArguments, toFinishReason } from '../../providers/openai.js';
-import { ProviderError } from '../../src/errors.js';
-import type { ProviderEvent } from '../../src/types.js';
+import { ProviderError } from '../../src/core/errors.js';
+import type { ProviderEvent } from '../../src/core/types.js';
 
 function chunk(delta: Record<string, unknown>, finishReason: string | null = null): unknown {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GEMINI_SCHEMA_RULES, cleanJsonSchema, cleanSchemaForGemini } from '../../providers/schema.js';
-import type { JsonSchema } from '../../src/types.js';
+import type { JsonSchema } from '../../src/core/types.js';
 import { validateJsonSchemaParameters } from '../fakes/gemini-schema-validation.js';
 import { TOOLS } from '../fixtures/conversation.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
+export const REPOSITORY = fileURLToPath(new URL('../..', import.meta.url));
 export const CLI = join(REPOSITORY, 'dist/bin/mcphost.js');
 
 /** Path of an installed MCP server's entry (run with `node`). */

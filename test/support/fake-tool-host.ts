@@ -1,5 +1,5 @@
 /** A tool host whose tools are plain functions, for Runner tests. */
-import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../../src/types.js';
+import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../../src/core/types.js';
 
 export type FakeTool = (
   input: Readonly<Record<string, unknown>>,

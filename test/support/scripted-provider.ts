@@ -1,5 +1,5 @@
 /** A keyless provider that plays a script: each model call takes the next reply. */
-import type { ChatRequest, Provider, ProviderEvent, ToolCallBlock } from '../../src/types.js';
+import type { ChatRequest, Provider, ProviderEvent, ToolCallBlock } from '../../src/core/types.js';
 
 /** One scripted model call: events to stream, an error to throw first, or a function of the request. */
 export type ScriptedReply =

@@ -15,9 +15,9 @@ import { fromOllamaChunk, parseOllamaChunk, toOllamaRequest } from '../../provid
 import { toOpenAIRequest } from '../../providers/openai-request.js';
 import { OpenAIStreamAccumulator } from '../../providers/openai-stream.js';
 import { describeToolCall, describeToolResult } from '../../src/cli/activity.js';
-import { McpHostError } from '../../src/errors.js';
-import { Runner } from '../../src/runner.js';
-import type { ChatRequest, Message, ProviderEvent } from '../../src/types.js';
+import { McpHostError } from '../../src/core/errors.js';
+import { Runner } from '../../src/core/runner.js';
+import type { ChatRequest, Message, ProviderEvent } from '../../src/core/types.js';
 import { validateMessagesBody } from '../fakes/anthropic-validation.js';
 import { validateGenerateContentBody } from '../fakes/gemini-validation.js';
 import { validateChatBody } from '../fakes/ollama-validation.js';

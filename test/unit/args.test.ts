@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArguments, type CliOptions } from '../../src/cli/args.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { readSystemPrompt } from '../../src/setup/system-prompt.js';
 
 function options(...argv: string[]): CliOptions {

@@ -10,9 +10,9 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PrompterSlot } from '../../src/cli/chat/prompter.js';
 import { runChat, type ChatOptions } from '../../src/cli/interactive.js';
-import { AbortedError, ProviderError } from '../../src/errors.js';
-import { Runner } from '../../src/runner.js';
-import type { ChatRequest, Provider, ToolResultBlock } from '../../src/types.js';
+import { AbortedError, ProviderError } from '../../src/core/errors.js';
+import { Runner } from '../../src/core/runner.js';
+import type { ChatRequest, Provider, ToolResultBlock } from '../../src/core/types.js';
 import { FakeToolHost, type FakeTool } from '../support/fake-tool-host.js';
 import { ScriptedProvider, textReply, toolReply, type ScriptedReply } from '../support/scripted-provider.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeError } from '../../src/cli/exit-codes.js';
-import { ConfigError, ProviderError } from '../../src/errors.js';
+import { ConfigError, ProviderError } from '../../src/core/errors.js';
 import { userPath } from '../../src/cli/io.js';
 import { inChatAdvice } from '../../src/cli/model-switch-advice.js';
 

@@ -13,14 +13,14 @@ import {
   SLASH_COMMANDS,
   type CommandContext,
   type CommandOutcome,
-} from '../../src/cli/commands.js';
-import { ConfigError } from '../../src/errors.js';
+} from '../../src/cli/chat/slash-commands.js';
+import { ConfigError } from '../../src/core/errors.js';
 import type { ToolDescription } from '../../src/mcp/pool.js';
 import type { ServerStatus } from '../../src/mcp/status.js';
-import { Runner } from '../../src/runner.js';
-import { ConversationRecorder } from '../../src/conversation-recorder.js';
-import { loadSavedConversation } from '../../src/saved-conversation.js';
-import type { Message } from '../../src/types.js';
+import { Runner } from '../../src/core/runner.js';
+import { ConversationRecorder } from '../../src/cli/sessions/conversation-recorder.js';
+import { loadSavedConversation } from '../../src/conversation/saved-conversation.js';
+import type { Message } from '../../src/core/types.js';
 import { ScriptedProvider } from '../support/scripted-provider.js';
 
 describe('parseCommand', () => {

@@ -10,10 +10,10 @@ import {
   SUMMARY_HEADING,
   SUMMARY_TEMPLATE,
 } from '../../src/context/compaction.js';
-import { ProviderError } from '../../src/errors.js';
-import type { RunnerEvent } from '../../src/events.js';
-import { Runner, type HistoryChange } from '../../src/runner.js';
-import type { ChatRequest, Message, ProviderEvent, ToolCallBlock } from '../../src/types.js';
+import { ProviderError } from '../../src/core/errors.js';
+import type { RunnerEvent } from '../../src/core/events.js';
+import { Runner, type HistoryChange } from '../../src/core/runner.js';
+import type { ChatRequest, Message, ProviderEvent, ToolCallBlock } from '../../src/core/types.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 import { ScriptedProvider, type ScriptedReply } from '../support/scripted-provider.js';
 

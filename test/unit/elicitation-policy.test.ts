@@ -6,7 +6,7 @@ import {
   type ElicitationOutcome,
   type ElicitationPolicy,
 } from '../../src/mcp/elicitation.js';
-import { QuestionQueue } from '../../src/questions.js';
+import { QuestionQueue } from '../../src/core/questions.js';
 
 const withDefaults: ElicitRequestParams = {
   message: 'Accept with defaults',

@@ -11,7 +11,7 @@ import {
   TEXT_ATTACHMENT_LIMIT,
   type AttachmentPlaces,
 } from '../../src/cli/file-attachments.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 

@@ -7,15 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { argumentsText } from '../../src/cli/activity.js';
 import { describeError } from '../../src/cli/exit-codes.js';
 import { retryNotice } from '../../src/cli/output/text.js';
-import { ProviderError } from '../../src/errors.js';
+import { ProviderError } from '../../src/core/errors.js';
 import {
   INVALID_TOOL_NAME,
   MAX_ARGUMENT_DEPTH,
   checkToolCalls,
   problemWithArguments,
-} from '../../src/model-output.js';
-import { Runner } from '../../src/runner.js';
-import type { ToolCallBlock } from '../../src/types.js';
+} from '../../src/core/model-output.js';
+import { Runner } from '../../src/core/runner.js';
+import type { ToolCallBlock } from '../../src/core/types.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
 

@@ -9,9 +9,9 @@ import {
   type RunContext,
 } from '../../src/cli/output/reporter.js';
 import type { JsonResult, OutputFormat, StreamEvent } from '../../src/cli/output/schema.js';
-import { ConfigError, MaxStepsError, ProviderError } from '../../src/errors.js';
-import type { Sleep } from '../../src/retry.js';
-import { Runner } from '../../src/runner.js';
+import { ConfigError, MaxStepsError, ProviderError } from '../../src/core/errors.js';
+import type { Sleep } from '../../src/core/retry.js';
+import { Runner } from '../../src/core/runner.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askUser, QuestionQueue, SAFE_ANSWERS, type UserQuestions } from '../../src/questions.js';
+import { askUser, QuestionQueue, SAFE_ANSWERS, type UserQuestions } from '../../src/core/questions.js';
 
 const signal = new AbortController().signal;
 const elicitation = { mode: 'form', server: 's', message: 'name?', requestedSchema: {}, signal } as const;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { randomHex, randomUuid } from '../../src/random-id.js';
-import { sha256Hex } from '../../src/sha256.js';
+import { randomHex, randomUuid } from '../../src/util/random-id.js';
+import { sha256Hex } from '../../src/util/sha256.js';
 
 describe('randomHex', () => {
   it('gives exactly the digits asked for, lowercase hex', () => {

@@ -6,9 +6,9 @@ import { createStatusIndicator, type StatusIndicator } from '../../src/cli/chat/
 import { createStyle } from '../../src/cli/chat/style.js';
 import { TurnView } from '../../src/cli/chat/turn-view.js';
 import { UsageTotals } from '../../src/cli/chat/usage.js';
-import { AbortedError, MaxStepsError, ProviderError } from '../../src/errors.js';
-import type { RunnerEvent, RunResult } from '../../src/events.js';
-import type { ToolCallBlock } from '../../src/types.js';
+import { AbortedError, MaxStepsError, ProviderError } from '../../src/core/errors.js';
+import type { RunnerEvent, RunResult } from '../../src/core/events.js';
+import type { ToolCallBlock } from '../../src/core/types.js';
 
 const ESC = '\u001B';
 

@@ -1,7 +1,7 @@
 /** Rendering the answer: block cuts, rows on screen, the streaming rewrite, markdown, sanitizing. */
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { helpText } from '../../src/cli/commands.js';
+import { helpText } from '../../src/cli/chat/slash-commands.js';
 import { fitColumns } from '../../src/cli/chat/markdown-table.js';
 import { AnswerStream } from '../../src/cli/chat/answer-stream.js';
 import { createMarkdownRenderer, type MarkdownRenderer } from '../../src/cli/chat/markdown.js';

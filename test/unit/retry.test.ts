@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AbortedError, ProviderError } from '../../src/errors.js';
-import { DEFAULT_RETRY_POLICY, retryDelayMs, withRetry, type Sleep } from '../../src/retry.js';
+import { AbortedError, ProviderError } from '../../src/core/errors.js';
+import { DEFAULT_RETRY_POLICY, retryDelayMs, withRetry, type Sleep } from '../../src/core/retry.js';
 import { parseRetryAfter, isRetryableStatus } from '../../providers/http-errors.js';
 
 const retryable = (retryAfterMs?: number) =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { AbortedError, MaxStepsError, ProviderError } from '../../src/errors.js';
-import type { RunnerEvent } from '../../src/events.js';
-import { DEFAULT_MAX_STEPS, Runner } from '../../src/runner.js';
-import type { Sleep } from '../../src/retry.js';
+import { AbortedError, MaxStepsError, ProviderError } from '../../src/core/errors.js';
+import type { RunnerEvent } from '../../src/core/events.js';
+import { DEFAULT_MAX_STEPS, Runner } from '../../src/core/runner.js';
+import type { Sleep } from '../../src/core/retry.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApprovalPolicy, toolHintsOf, type ApprovalRuleSet } from '../../src/safety/policy.js';
-import { describeApprovalRequest } from '../../src/cli/approval-prompt.js';
+import { describeApprovalRequest } from '../../src/cli/prompts/approval-prompt.js';
 
 const readOnly = toolHintsOf({ readOnlyHint: true });
 const silent = toolHintsOf(undefined);

@@ -6,7 +6,7 @@ import {
   createApprovalPrompt,
   parseApprovalAnswer,
   type PromptIO,
-} from '../../src/cli/approval-prompt.js';
+} from '../../src/cli/prompts/approval-prompt.js';
 import type { ApprovalRequest } from '../../src/safety/approval.js';
 
 function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildToolNameTable } from '../../src/mcp/naming.js';
-import { Runner } from '../../src/runner.js';
+import { Runner } from '../../src/core/runner.js';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/safety/approval.js';
 import type { AuditEntry, AuditSink } from '../../src/safety/audit-log.js';
 import {
@@ -13,7 +13,7 @@ import {
   type ToolLocation,
 } from '../../src/safety/guarded-tool-host.js';
 import type { ApprovalRule } from '../../src/safety/policy.js';
-import type { ToolCallBlock, ToolHost, ToolResultBlock } from '../../src/types.js';
+import type { ToolCallBlock, ToolHost, ToolResultBlock } from '../../src/core/types.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
 

@@ -12,7 +12,7 @@ import type { ApprovalDecision, ApprovalRequest } from '../../src/safety/approva
 import { GuardedToolHost } from '../../src/safety/guarded-tool-host.js';
 import { KeptPermissions } from '../../src/safety/kept-permissions.js';
 import type { ApprovalRuleSet } from '../../src/safety/policy.js';
-import type { ToolCallBlock } from '../../src/types.js';
+import type { ToolCallBlock } from '../../src/core/types.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 
 let folder: string;

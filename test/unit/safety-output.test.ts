@@ -8,7 +8,7 @@ import {
   stripControlCharacters,
 } from '../../src/safety/output-limits.js';
 import { sanitizeText } from '../../src/cli/chat/sanitize.js';
-import type { ToolResultBlock } from '../../src/types.js';
+import type { ToolResultBlock } from '../../src/core/types.js';
 
 function result(...content: ToolResultBlock['content']): ToolResultBlock {
   return { type: 'tool-result', toolCallId: 'c1', toolName: 'x__y', content, isError: false };

@@ -3,9 +3,9 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
-import { removeStaleTemporaryFiles, writeFileAtomic } from '../../src/atomic-file.js';
-import { ConversationJournal, openConversationFiles } from '../../src/conversation-journal.js';
+import { ConfigError } from '../../src/core/errors.js';
+import { removeStaleTemporaryFiles, writeFileAtomic } from '../../src/util/atomic-file.js';
+import { ConversationJournal, openConversationFiles } from '../../src/conversation/conversation-journal.js';
 import {
   closeOpenToolCalls,
   loadSavedConversation,
@@ -14,8 +14,8 @@ import {
   serializeSavedConversation,
   SAVED_CONVERSATION_FORMAT_VERSION,
   type SavedConversation,
-} from '../../src/saved-conversation.js';
-import type { Message } from '../../src/types.js';
+} from '../../src/conversation/saved-conversation.js';
+import type { Message } from '../../src/core/types.js';
 import { CONVERSATION, SYSTEM_PROMPT } from '../fixtures/conversation.js';
 
 let folder: string;

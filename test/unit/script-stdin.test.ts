@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { composePrompt, readInput, type StartTimer } from '../../src/cli/stdin.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 /** A timer the test fires by hand. */
 function manualTimer(): { start: StartTimer; fire: () => void; started: () => number } {

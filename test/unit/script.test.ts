@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliOptions } from '../../src/cli/args.js';
-import { splitScriptArguments } from '../../src/cli/script-arguments.js';
-import { splitScript } from '../../src/cli/script-front-matter.js';
-import { applyScript, loadScript } from '../../src/cli/script.js';
-import { ConfigError } from '../../src/errors.js';
+import { splitScriptArguments } from '../../src/cli/script/script-arguments.js';
+import { splitScript } from '../../src/cli/script/script-front-matter.js';
+import { applyScript, loadScript } from '../../src/cli/script/script.js';
+import { ConfigError } from '../../src/core/errors.js';
 
 let folder: string;
 beforeEach(async () => {

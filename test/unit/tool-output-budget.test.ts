@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyToolOutputBudget } from '../../src/context/tool-output-budget.js';
-import type { ToolResultBlock } from '../../src/types.js';
+import type { ToolResultBlock } from '../../src/core/types.js';
 
 let folder: string;
 beforeEach(async () => {

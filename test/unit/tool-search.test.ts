@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { SUMMARY_TEMPLATE } from '../../src/context/compaction.js';
 import { ToolCatalog, type ToolMode } from '../../src/context/tool-catalog.js';
 import { TOOL_SEARCH_NAME, ToolIndex } from '../../src/context/tool-search.js';
-import type { RunnerEvent } from '../../src/events.js';
-import { Runner } from '../../src/runner.js';
+import type { RunnerEvent } from '../../src/core/events.js';
+import { Runner } from '../../src/core/runner.js';
 import type {
   ChatRequest,
   Message,
@@ -17,7 +17,7 @@ import type {
   ToolHost,
   ToolResultBlock,
   ToolSpec,
-} from '../../src/types.js';
+} from '../../src/core/types.js';
 import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
 
 /** A host offering the given definitions; each call answers with the tool's name. */

@@ -5,8 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseArguments, type CliOptions } from '../../src/cli/args.js';
-import { describeFlaggedContent, parseFlaggedContentAnswer } from '../../src/cli/flagged-content-prompt.js';
-import { ConfigError } from '../../src/errors.js';
+import {
+  describeFlaggedContent,
+  parseFlaggedContentAnswer,
+} from '../../src/cli/prompts/flagged-content-prompt.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { mergeSafetyOptions } from '../../src/safety/options.js';
 
 function options(...argv: string[]): CliOptions {

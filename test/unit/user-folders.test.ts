@@ -1,6 +1,6 @@
-/** mcphost's state and cache folders (src/user-folders.ts), as the XDG base directory spec reads. */
+/** mcphost's state and cache folders (src/util/user-folders.ts), as the XDG base directory spec reads. */
 import { describe, expect, it } from 'vitest';
-import { mcphostFolder } from '../../src/user-folders.js';
+import { mcphostFolder } from '../../src/util/user-folders.js';
 
 describe('mcphostFolder', () => {
   it('is under HOME by default: ~/.local/state and ~/.cache', () => {

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { bindPromptArguments, splitWords, type PromptEntry } from '../../src/mcp/prompts.js';
 import { findResourceMentions, parsePromptInvocation } from '../../src/mcp/user-turn.js';
-import { fieldQuestion, readFieldAnswer } from '../../src/cli/chat/elicitation-prompt.js';
-import { ConfigError } from '../../src/errors.js';
+import { fieldQuestion, readFieldAnswer } from '../../src/cli/prompts/elicitation-prompt.js';
+import { ConfigError } from '../../src/core/errors.js';
 import type { FormField } from '../../src/mcp/elicitation-schema.js';
 
 const SERVERS = ['everything', 'files'];

@@ -18,7 +18,7 @@ import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import stringWidth from 'string-width';
-import { AbortedError } from '../../errors.js';
+import { AbortedError } from '../../core/errors.js';
 import type { Completion } from './completion.js';
 import { MuteableOutput } from './muteable-output.js';
 import type { AskOptions } from './prompter.js';

@@ -7,11 +7,11 @@
  * something (during a turn or a command). What Ctrl-C, a resize, a server's message or the end of
  * the input do depends on that mode and nothing else.
  */
-import { optional } from '../../optional.js';
-import { messageOf } from '../../errors.js';
-import { ConversationRecorder, modelNameOf } from '../../conversation-recorder.js';
-import { openConversationFiles } from '../../conversation-journal.js';
-import type { Prompt } from '../../runner.js';
+import { optional } from '../../util/optional.js';
+import { messageOf } from '../../core/errors.js';
+import { ConversationRecorder, modelNameOf } from '../sessions/conversation-recorder.js';
+import { openConversationFiles } from '../../conversation/conversation-journal.js';
+import type { Prompt } from '../../core/runner.js';
 import { parseModelString } from '../../../providers/index.js';
 import {
   parseCommand,
@@ -19,10 +19,10 @@ import {
   runCommand,
   type CommandContext,
   type CommandOutcome,
-} from '../commands.js';
+} from './slash-commands.js';
 import { describeError } from '../exit-codes.js';
 import { userPath, type CliIO } from '../io.js';
-import { conversationFolder, listConversations } from '../saved-conversations.js';
+import { conversationFolder, listConversations } from '../sessions/saved-conversations.js';
 import { ChatInput } from './chat-input.js';
 import { completeChatLine } from './completion.js';
 import type { Display } from './display.js';
@@ -33,9 +33,9 @@ import type { StatusIndicator } from './status-line.js';
 import type { ToolOrigin } from './tool-lines.js';
 import { TurnView } from './turn-view.js';
 import { UsageTotals } from './usage.js';
-import type { ChatHost, ChatOptions } from '../interactive.js';
+import type { ChatHost, ChatOptions } from './chat-host.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
-import { mcphostFolder } from '../../user-folders.js';
+import { mcphostFolder } from '../../util/user-folders.js';
 
 /** A turn in progress: what stops it and what shows it. */
 interface Turn {

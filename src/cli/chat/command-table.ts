@@ -1,16 +1,16 @@
 /**
  * What a slash command of the chat is, what it may use of the chat ({@link CommandContext}), and
  * how a line is matched to one. The commands themselves live in modules that each export a list of
- * {@link ChatCommand}s; `src/cli/commands.ts` registers every module with one line.
+ * {@link ChatCommand}s; `src/cli/chat/slash-commands.ts` registers every module with one line.
  */
 import type { ToolDescription } from '../../mcp/pool.js';
 import type { ServerLogRecord } from '../../mcp/server-logs.js';
 import type { ServerOfferings } from '../../mcp/server-offerings.js';
 import type { ServerStatus } from '../../mcp/status.js';
-import type { Runner } from '../../runner.js';
+import type { Runner } from '../../core/runner.js';
 import type { KeptPermissions } from '../../safety/kept-permissions.js';
-import type { Message } from '../../types.js';
-import type { ConversationSummary } from '../saved-conversations.js';
+import type { Message } from '../../core/types.js';
+import type { ConversationSummary } from '../sessions/saved-conversations.js';
 import type { Style } from './style.js';
 import type { UsageTotals } from './usage.js';
 

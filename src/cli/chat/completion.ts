@@ -4,11 +4,12 @@
  * Returns readline's `[candidates, the part of the line they complete]`.
  */
 import { KNOWN_PROVIDERS } from '../../../providers/index.js';
-import { SLASH_COMMANDS } from '../commands.js';
+import { SLASH_COMMANDS } from './slash-commands.js';
 import { completeOfferings, type CompletionSource } from './offerings-completion.js';
 import { completePathMention } from './path-completion.js';
+import type { Completion } from './completion-candidates.js';
 
-export type Completion = [string[], string];
+export type { Completion } from './completion-candidates.js';
 
 /** `models` are offered after `/model ` too (the model in use, say). */
 export function completeLine(line: string, models: readonly string[] = []): Completion {

@@ -2,14 +2,14 @@
  * The chat's commands about the conversation as a whole: `/model` (switch model, keeping it),
  * `/save FILE` (a copy) and `/resume [N|ID]` (take up another saved conversation of this folder).
  */
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { describeFailure } from '../exit-codes.js';
 import {
   continuingNotice,
   conversationList,
   findConversation,
   type ConversationSummary,
-} from '../saved-conversations.js';
+} from '../sessions/saved-conversations.js';
 import { failed, show, type ChatCommand, type CommandContext, type CommandOutcome } from './command-table.js';
 
 export const CONVERSATION_COMMANDS: readonly ChatCommand[] = [

@@ -9,8 +9,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as z from 'zod';
-import { writeFileAtomic } from '../../atomic-file.js';
-import { mcphostFolder } from '../../user-folders.js';
+import { writeFileAtomic } from '../../util/atomic-file.js';
+import { mcphostFolder } from '../../util/user-folders.js';
 
 /** Entries kept; the oldest go first. */
 export const MAX_HISTORY_ENTRIES = 1000;

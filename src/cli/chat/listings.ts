@@ -3,7 +3,7 @@ import type { ContextUsage } from '../../context/context-budget.js';
 import { formatTokens } from '../output/text.js';
 import type { ToolDescription } from '../../mcp/pool.js';
 import type { ServerState, ServerStatus } from '../../mcp/status.js';
-import type { Message } from '../../types.js';
+import type { Message } from '../../core/types.js';
 import { argumentsText, previewResult } from '../activity.js';
 import { oneLine, shorten } from './sanitize.js';
 import type { Style } from './style.js';

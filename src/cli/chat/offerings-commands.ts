@@ -12,7 +12,7 @@ import type { Style } from './style.js';
 import { describeFailure } from '../exit-codes.js';
 import { failed, show, type ChatCommand, type CommandContext, type CommandOutcome } from './command-table.js';
 
-/** These commands, registered in `src/cli/commands.ts`. */
+/** These commands, registered in `src/cli/chat/slash-commands.ts`. */
 export const OFFERINGS_COMMANDS: readonly ChatCommand[] = [
   {
     name: '/resources',

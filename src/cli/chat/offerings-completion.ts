@@ -11,7 +11,7 @@ import type { OfferingsCatalog } from '../../mcp/offerings-catalog.js';
 import { bindPromptArguments, splitWords, type PromptEntry } from '../../mcp/prompts.js';
 import type { ResourceTemplateEntry } from '../../mcp/resources.js';
 import { matchTemplate } from './template-match.js';
-import type { Completion } from './completion.js';
+import type { Completion } from './completion-candidates.js';
 
 /** The part of `runner.mcp` completion uses. */
 export interface CompletionSource {

@@ -6,7 +6,7 @@
 import { readdir } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { isPathMention, processPlaces, type AttachmentPlaces } from '../file-attachments.js';
-import type { Completion } from './completion.js';
+import type { Completion } from './completion-candidates.js';
 
 /** Completions for a `@path` at the end of `line`, or undefined when the last word is not one. */
 export async function completePathMention(

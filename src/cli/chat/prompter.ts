@@ -3,7 +3,7 @@
  * implements {@link Prompter} on its own readline: the spinner pauses, the question is shown as a
  * prompt, the answer is the next line typed, and the turn resumes.
  */
-import type { Completion } from './completion.js';
+import type { Completion } from './completion-candidates.js';
 
 export interface AskOptions {
   /** Cancels the question (the answer promise rejects with an AbortedError). */
@@ -18,7 +18,7 @@ export interface AskOptions {
 }
 
 /**
- * Structurally a `PromptIO` of src/cli/approval-prompt.ts, so the tool approval prompt can use the
+ * Structurally a `PromptIO` of src/cli/prompts/approval-prompt.ts, so the tool approval prompt can use the
  * chat's terminal as it is.
  */
 export interface Prompter {

@@ -1,6 +1,6 @@
 /** How the chat shows a tool call and its result (colors on a rich display, plain text otherwise). */
-import type { ToolCallRecord } from '../../events.js';
-import type { ToolCallBlock } from '../../types.js';
+import type { ToolCallRecord } from '../../core/events.js';
+import type { ToolCallBlock } from '../../core/types.js';
 import { argumentsText, formatSeconds, originNote, previewResult, type ToolOrigin } from '../activity.js';
 import { oneLine, shorten } from './sanitize.js';
 import type { Style } from './style.js';

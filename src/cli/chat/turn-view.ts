@@ -4,9 +4,9 @@
  * the end the turn's token counts or what went wrong.
  */
 import { oneLine } from './sanitize.js';
-import { AbortedError } from '../../errors.js';
-import type { RunnerEvent, RunResult } from '../../events.js';
-import type { ToolCallBlock } from '../../types.js';
+import { AbortedError } from '../../core/errors.js';
+import type { RunnerEvent, RunResult } from '../../core/events.js';
+import type { ToolCallBlock } from '../../core/types.js';
 import { formatSeconds } from '../activity.js';
 import { describeFailure } from '../exit-codes.js';
 import { AnswerStream } from './answer-stream.js';

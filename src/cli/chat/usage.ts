@@ -1,5 +1,5 @@
 /** Token counts, per turn and for the whole chat session (`/usage`). */
-import type { Usage } from '../../types.js';
+import type { Usage } from '../../core/types.js';
 
 export class UsageTotals {
   #inputTokens = 0;

@@ -1,6 +1,6 @@
 /**
  * `mcphost auth login|status|logout` in the yargs command tree: parsing only. The handlers live in
- * src/cli/auth-commands.ts, which `main` imports (with the sign-in code) only when one runs.
+ * src/cli/command-line/auth-commands.ts, which `main` imports (with the sign-in code) only when one runs.
  */
 import type { Argv, CommandModule } from 'yargs';
 

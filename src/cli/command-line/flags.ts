@@ -4,8 +4,8 @@
  * with every value checked and every mistake one line naming the flag.
  */
 import { parseBuiltinNames, type BuiltinServerName } from '../../builtin/names.js';
-import { ConfigError } from '../../errors.js';
-import { optional } from '../../optional.js';
+import { ConfigError } from '../../core/errors.js';
+import { optional } from '../../util/optional.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/schema.js';
 import { INJECTION_POLICIES } from '../../safety/injection-policy.js';
 import type { UntrustedContentOptions } from '../../safety/untrusted-content.js';

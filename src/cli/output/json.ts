@@ -5,7 +5,7 @@
  */
 import type { OfferingsChange } from '../../mcp/offerings-changes.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
-import type { RunResult, RunnerEvent } from '../../events.js';
+import type { RunResult, RunnerEvent } from '../../core/events.js';
 import { describeError, ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { notice, type CliIO } from '../io.js';
 import {
@@ -16,7 +16,7 @@ import {
   RunTracker,
   type ToolAddress,
 } from './records.js';
-import type { KnownDetails, Reporter, RunContext } from './reporter.js';
+import type { KnownDetails, Reporter, RunContext } from './reporter-contract.js';
 import { compactionNotice, retryNotice, toolModeNotice } from './text.js';
 import type { JsonResult, StreamEvent } from './schema.js';
 

@@ -2,11 +2,11 @@
  * From the Runner's events and errors to the JSON shapes of `schema.ts`, and a tracker that keeps
  * what a run did so far (a failed run has no RunResult, but its JSON still reports steps and calls).
  */
-import { MaxStepsError, McpHostError, ProviderError, AbortedError } from '../../errors.js';
-import type { RunResult, RunnerEvent, ToolCallRecord } from '../../events.js';
-import type { ToolCallBlock, Usage } from '../../types.js';
+import { MaxStepsError, McpHostError, ProviderError, AbortedError } from '../../core/errors.js';
+import type { RunResult, RunnerEvent, ToolCallRecord } from '../../core/events.js';
+import type { ToolCallBlock, Usage } from '../../core/types.js';
 import type { JsonError, JsonStopReason, JsonToolCall, JsonUsage } from './schema.js';
-import { blocksAsText } from '../../content-text.js';
+import { blocksAsText } from '../../util/content-text.js';
 import { oneLineMessage } from '../exit-codes.js';
 
 /** Where an exposed tool name comes from: its MCP server and the tool's own name there. */

@@ -4,7 +4,7 @@
  * {@link StreamEvent} per line, the last of which is the same {@link JsonResult}.
  */
 import type { ServerState } from '../../mcp/status.js';
-import type { StopReason } from '../../events.js';
+import type { StopReason } from '../../core/events.js';
 
 /** The output formats of one-shot runs. */
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;

@@ -4,13 +4,13 @@
  * stderr gets errors only.
  */
 import { oneLine } from '../chat/sanitize.js';
-import type { RunResult, RunnerEvent } from '../../events.js';
+import type { RunResult, RunnerEvent } from '../../core/events.js';
 import type { ToolMode } from '../../context/tool-catalog.js';
 import { TOOL_SEARCH_NAME } from '../../context/tool-search.js';
 import { describeToolCall, describeToolResult, type ToolOrigin } from '../activity.js';
 import { describeError, type ExitCodeValue } from '../exit-codes.js';
 import { notice, type CliIO } from '../io.js';
-import type { KnownDetails, Reporter, RunContext } from './reporter.js';
+import type { KnownDetails, Reporter, RunContext } from './reporter-contract.js';
 
 /** Streams text to stdout and keeps lines tidy between steps and at the end. */
 export class AnswerWriter {

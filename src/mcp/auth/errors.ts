@@ -2,7 +2,7 @@
  * Sign-in failures. None of them carries a token, a code or a client secret in its message: error
  * text ends up in logs, `-p` output and sessions.
  */
-import { McpHostError } from '../../errors.js';
+import { McpHostError } from '../../core/errors.js';
 
 /** The one line a user sees for a server that needs them to sign in. */
 export function signInHint(server: string): string {

@@ -5,7 +5,7 @@
  * only when there are servers (as it does the connection class).
  */
 import type { FetchLike, OAuthClientProvider } from '@modelcontextprotocol/client';
-import type { QuestionQueue, UserQuestions } from '../../questions.js';
+import type { QuestionQueue, UserQuestions } from '../../core/questions.js';
 import { isRemoteServer, type ServerDefinition } from '../definition.js';
 import { McpOAuthProvider } from './provider.js';
 import { signIn as runSignIn } from './sign-in.js';

@@ -6,7 +6,7 @@
  * Used by `mcphost auth login` and by the chat when a server asks for sign-in.
  */
 import { auth, type FetchLike } from '@modelcontextprotocol/client';
-import { askUser, QuestionQueue, type UserQuestions } from '../../questions.js';
+import { askUser, QuestionQueue, type UserQuestions } from '../../core/questions.js';
 import { SignInFailedError, SignInRequiredError } from './errors.js';
 import { CallbackRefusedError, startCallbackListener, type AuthorizationCallback } from './loopback.js';
 import type { McpOAuthProvider } from './provider.js';

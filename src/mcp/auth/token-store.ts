@@ -10,8 +10,8 @@
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as z from 'zod';
-import { writeFileAtomic } from '../../atomic-file.js';
-import { mcphostFolder } from '../../user-folders.js';
+import { writeFileAtomic } from '../../util/atomic-file.js';
+import { mcphostFolder } from '../../util/user-folders.js';
 
 /** Tokens as the authorization server sent them; unknown fields are kept as they were. */
 const tokensSchema = z.looseObject({

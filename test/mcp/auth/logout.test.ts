@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { refreshAuthorization, discoverOAuthServerInfo, type FetchLike } from '@modelcontextprotocol/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authLogout, type AuthCommandContext } from '../../../src/cli/auth-commands.js';
+import { authLogout, type AuthCommandContext } from '../../../src/cli/command-line/auth-commands.js';
 import type { CliIO } from '../../../src/cli/io.js';
 import { McpOAuthProvider } from '../../../src/mcp/auth/provider.js';
 import { signIn } from '../../../src/mcp/auth/sign-in.js';

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpOAuthProvider } from '../../../src/mcp/auth/provider.js';
 import { signIn } from '../../../src/mcp/auth/sign-in.js';
 import { SignInStore } from '../../../src/mcp/auth/token-store.js';
-import type { UserQuestions } from '../../../src/questions.js';
+import type { UserQuestions } from '../../../src/core/questions.js';
 import {
   browse,
   startAuthorizationServer,

@@ -13,7 +13,7 @@ import { SignInFailedError, SignInRequiredError } from '../../../src/mcp/auth/er
 import { McpOAuthProvider } from '../../../src/mcp/auth/provider.js';
 import { signIn } from '../../../src/mcp/auth/sign-in.js';
 import { SignInStore } from '../../../src/mcp/auth/token-store.js';
-import type { SignInRequest, UserQuestions } from '../../../src/questions.js';
+import type { SignInRequest, UserQuestions } from '../../../src/core/questions.js';
 import {
   browse,
   startAuthorizationServer,

@@ -14,14 +14,14 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parseConfig, parseConfigText } from '../../config/index.js';
-import { settingAliases, settingsShape } from '../../config/schema.js';
-import { expandVariables, type ExpansionResult, type VariableLookup } from '../../config/variables.js';
-import { ConfigError } from '../errors.js';
-import type { ServerDefinition } from '../mcp/definition.js';
-import type { GenerationSettings } from '../types.js';
-import type { CliOptions } from './args.js';
-import { nearest } from './command-line/suggest.js';
+import { parseConfig, parseConfigText } from '../../../config/index.js';
+import { settingAliases, settingsShape } from '../../../config/schema.js';
+import { expandVariables, type ExpansionResult, type VariableLookup } from '../../../config/variables.js';
+import { ConfigError } from '../../core/errors.js';
+import type { ServerDefinition } from '../../mcp/definition.js';
+import type { GenerationSettings } from '../../core/types.js';
+import type { CliOptions } from '../args.js';
+import { nearest } from '../command-line/suggest.js';
 import { splitScript, type ScriptParts } from './script-front-matter.js';
 
 /** A script file, read and checked. */

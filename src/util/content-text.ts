@@ -1,4 +1,4 @@
-import type { ImageBlock, TextBlock } from './types.js';
+import type { ImageBlock, TextBlock } from '../core/types.js';
 
 /** Blocks as readable text, one per line, images as `[image image/png]` (for logs, hooks, JSON). */
 export function blocksAsText(blocks: ReadonlyArray<TextBlock | ImageBlock>): string {

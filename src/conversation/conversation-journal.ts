@@ -8,8 +8,8 @@
 import { constants } from 'node:fs';
 import { access, appendFile, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ConfigError } from './errors.js';
-import { removeStaleTemporaryFiles } from './atomic-file.js';
+import { ConfigError } from '../core/errors.js';
+import { removeStaleTemporaryFiles } from '../util/atomic-file.js';
 import type { JournalEntry } from './saved-conversation-schema.js';
 import {
   assertConversationWritable,
@@ -22,7 +22,7 @@ import {
   writeConversationFile,
   type LoadedConversation,
 } from './saved-conversation.js';
-import type { Message } from './types.js';
+import type { Message } from '../core/types.js';
 
 /** What is saved besides the timestamps. */
 export interface ConversationState {

@@ -6,17 +6,22 @@
  * streams only, and never a token: `status` says whether and until when, never what.
  */
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { loadConfig, type LoadedConfig } from '../../config/index.js';
-import { isRemoteServer, type RemoteServerDefinition, type ServerDefinition } from '../mcp/definition.js';
-import { McpOAuthProvider } from '../mcp/auth/provider.js';
-import { revokeStoredTokens } from '../mcp/auth/revoke.js';
-import { signIn } from '../mcp/auth/sign-in.js';
-import { defaultSignInStorePath, SignInStore, serverKey, type SignInEntry } from '../mcp/auth/token-store.js';
-import { ConfigError, messageOf } from '../errors.js';
-import type { UserQuestions } from '../questions.js';
-import type { AuthCommand } from './command-line/auth-tree.js';
-import { ExitCode, type ExitCodeValue } from './exit-codes.js';
-import { notice, pathIn, type CliIO } from './io.js';
+import { loadConfig, type LoadedConfig } from '../../../config/index.js';
+import { isRemoteServer, type RemoteServerDefinition, type ServerDefinition } from '../../mcp/definition.js';
+import { McpOAuthProvider } from '../../mcp/auth/provider.js';
+import { revokeStoredTokens } from '../../mcp/auth/revoke.js';
+import { signIn } from '../../mcp/auth/sign-in.js';
+import {
+  defaultSignInStorePath,
+  SignInStore,
+  serverKey,
+  type SignInEntry,
+} from '../../mcp/auth/token-store.js';
+import { ConfigError, messageOf } from '../../core/errors.js';
+import type { UserQuestions } from '../../core/questions.js';
+import type { AuthCommand } from './auth-tree.js';
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { notice, pathIn, type CliIO } from '../io.js';
 
 /** What every auth command needs. */
 export interface AuthCommandContext {
@@ -71,7 +76,7 @@ export async function authLogin(
     ...(context.now ? { now: context.now } : {}),
   });
   const questions = options.questions ?? {
-    signIn: (await import('./sign-in-prompt.js')).browserSignIn(context.io),
+    signIn: (await import('../prompts/sign-in-prompt.js')).browserSignIn(context.io),
   };
   await signIn({
     provider,

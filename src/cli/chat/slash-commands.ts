@@ -3,12 +3,12 @@
  * with one line; parsing is pure ({@link parseCommand}); running one ({@link runCommand}) goes
  * through a {@link CommandContext}, so tests drive it without a terminal.
  */
-import { describeFailure } from './exit-codes.js';
-import { listHistory, listServers, listTools, showUsage } from './chat/listings.js';
-import { OFFERINGS_COMMANDS, promptsHelp } from './chat/offerings-commands.js';
-import { CONVERSATION_COMMANDS } from './chat/conversation-commands.js';
-import { PERMISSIONS_COMMANDS } from './chat/permissions-command.js';
-import { ROOTS_COMMANDS } from './chat/roots-command.js';
+import { describeFailure } from '../exit-codes.js';
+import { listHistory, listServers, listTools, showUsage } from './listings.js';
+import { OFFERINGS_COMMANDS, promptsHelp } from './offerings-commands.js';
+import { CONVERSATION_COMMANDS } from './conversation-commands.js';
+import { PERMISSIONS_COMMANDS } from './permissions-command.js';
+import { ROOTS_COMMANDS } from './roots-command.js';
 import {
   failed,
   parseCommandLine,
@@ -18,10 +18,10 @@ import {
   type CommandHelp,
   type CommandOutcome,
   type ParsedCommand,
-} from './chat/command-table.js';
-import type { Style } from './chat/style.js';
+} from './command-table.js';
+import type { Style } from './style.js';
 import wrapAnsi from 'wrap-ansi';
-import { compactionNotice } from './output/text.js';
+import { compactionNotice } from '../output/text.js';
 
 export type {
   ChatCommand,
@@ -29,7 +29,7 @@ export type {
   CommandHelp,
   CommandOutcome,
   ParsedCommand,
-} from './chat/command-table.js';
+} from './command-table.js';
 
 const CORE_COMMANDS: readonly ChatCommand[] = [
   {

@@ -15,7 +15,7 @@
  * A refused call never reaches a server: the Runner answers it with the error text given here.
  */
 import type { AssistantContent, ToolCallBlock } from './types.js';
-import { randomHex } from './random-id.js';
+import { randomHex } from '../util/random-id.js';
 
 /** What every vendor accepts as a tool-call id (Anthropic's rule is the strictest; 64 for OpenAI). */
 export const VALID_TOOL_CALL_ID = /^[a-zA-Z0-9_-]{1,64}$/;

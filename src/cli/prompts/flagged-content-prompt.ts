@@ -4,10 +4,10 @@
  * the content with the flagged passages removed, or a note that it was withheld. Asked through the
  * same terminal as tool approvals (`PromptIO`), one question at a time (the core's QuestionQueue).
  */
-import type { FlaggedContentDecision, FlaggedContentReview } from '../questions.js';
-import { stripControlCharacters } from '../safety/output-limits.js';
-import { revealHiddenCharacters } from '../safety/injection.js';
-import { CANCELLED, untilAborted } from '../abort.js';
+import type { FlaggedContentDecision, FlaggedContentReview } from '../../core/questions.js';
+import { stripControlCharacters } from '../../safety/output-limits.js';
+import { revealHiddenCharacters } from '../../safety/injection.js';
+import { CANCELLED, untilAborted } from '../../util/abort.js';
 import type { PromptIO } from './approval-prompt.js';
 
 /** Lines of the excerpt shown; the rest is summarised. */

@@ -5,10 +5,10 @@
  * the user agrees, the page opens in the system browser (or, where there is none, the URL stays on
  * screen to open by hand); nothing is sent back but the user's yes or no.
  */
-import type { PromptIO } from '../approval-prompt.js';
-import { CANCELLED, untilAborted } from '../../abort.js';
+import type { PromptIO } from './approval-prompt.js';
+import { CANCELLED, untilAborted } from '../../util/abort.js';
 import { checkAnswer, readForm, type FieldOption, type FormField } from '../../mcp/elicitation-schema.js';
-import type { ElicitationAnswer, ElicitationRequest } from '../../questions.js';
+import type { ElicitationAnswer, ElicitationRequest } from '../../core/questions.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
 
 /** Answers to one field not understood before the form is declined. */

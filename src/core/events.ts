@@ -1,8 +1,16 @@
 /** What a run reports while it happens, for the CLI, `runner.stream()` and `onEvent` callbacks. */
-import type { CompactionReason } from './context/context-budget.js';
-import type { ToolMode } from './context/tool-catalog.js';
+import type { ToolMode } from '../context/tool-catalog.js';
 import type { ProviderError } from './errors.js';
 import type { FinishReason, Message, ToolCallBlock, ToolResultBlock, Usage } from './types.js';
+
+/** Why a compaction happened. */
+export type CompactionReason =
+  /** The next request would have passed `compactAt` of the window. */
+  | 'threshold'
+  /** The vendor refused a request as too long; the Runner compacted and tried once more. */
+  | 'context-length'
+  /** `runner.compact()` or `/compact`. */
+  | 'manual';
 
 /** Why a run ended. */
 export type StopReason =

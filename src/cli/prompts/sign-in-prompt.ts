@@ -4,10 +4,10 @@
  * loopback listener), so no keypress is needed and the question can be asked before the chat's
  * own prompt exists (servers start first).
  */
-import type { SignInDecision, SignInRequest } from '../questions.js';
-import type { CliIO } from './io.js';
-import { notice } from './io.js';
-import { openInBrowser } from './browser.js';
+import type { SignInDecision, SignInRequest } from '../../core/questions.js';
+import type { CliIO } from '../io.js';
+import { notice } from '../io.js';
+import { openInBrowser } from '../browser.js';
 
 /** `UserQuestions.signIn` for the chat. */
 export function browserSignIn(io: CliIO): (request: SignInRequest) => Promise<SignInDecision> {

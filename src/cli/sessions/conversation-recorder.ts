@@ -9,9 +9,9 @@ import {
   ConversationJournal,
   type CompactionRecord,
   type ConversationState,
-} from './conversation-journal.js';
-import type { HistoryChange } from './runner.js';
-import type { Message, Provider } from './types.js';
+} from '../../conversation/conversation-journal.js';
+import type { HistoryChange } from '../../core/runner.js';
+import type { Message, Provider } from '../../core/types.js';
 
 /** `provider:model`, as a saved conversation records it and `-m` takes it back. */
 export function modelNameOf(provider: Provider): string {

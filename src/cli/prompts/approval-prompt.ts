@@ -6,10 +6,10 @@
  * The terminal is injected (`ask` one question, `write` text), so the chat can plug in its own
  * line editor and tests can answer with a script.
  */
-import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../safety/approval.js';
-import type { ToolHints } from '../safety/tool-hints.js';
-import { CANCELLED, untilAborted } from '../abort.js';
-import { stripControlCharacters } from '../safety/output-limits.js';
+import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../../safety/approval.js';
+import type { ToolHints } from '../../safety/tool-hints.js';
+import { CANCELLED, untilAborted } from '../../util/abort.js';
+import { stripControlCharacters } from '../../safety/output-limits.js';
 
 /** A way to talk to the user. */
 export interface PromptIO {

@@ -3,7 +3,7 @@
  * model must see an answer to each of its calls (vendors reject a history where one is missing).
  */
 import { setMaxListeners } from 'node:events';
-import { CANCELLED, untilAborted } from './abort.js';
+import { CANCELLED, untilAborted } from '../util/abort.js';
 import type { RunnerEvent, ToolCallRecord } from './events.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock } from './types.js';
 import { messageOf } from './errors.js';

@@ -3,10 +3,10 @@
  * prompt, messages and token limit; before the answer goes back, the answer. Either may be refused,
  * with a reason the server is told.
  */
-import { CANCELLED, untilAborted } from '../../abort.js';
-import type { SamplingDecision, SamplingReview } from '../../questions.js';
+import { CANCELLED, untilAborted } from '../../util/abort.js';
+import type { SamplingDecision, SamplingReview } from '../../core/questions.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
-import type { PromptIO } from '../approval-prompt.js';
+import type { PromptIO } from './approval-prompt.js';
 
 /** Characters of one message shown; the rest is summarised (the model gets all of it). */
 const MAX_SHOWN_CHARACTERS = 2000;

@@ -15,8 +15,8 @@
  * Questions are asked one at a time ({@link QuestionQueue}): tool calls of a step and server
  * requests run in parallel, and two prompts at once would interleave on a terminal.
  */
-import { CANCELLED, untilAborted } from './abort.js';
-import type { ApprovalDecision, ApprovalRequest } from './safety/approval.js';
+import { CANCELLED, untilAborted } from '../util/abort.js';
+import type { ApprovalDecision, ApprovalRequest } from '../safety/approval.js';
 
 /** A JSON object as a server sent it (validated by the caller that uses its fields). */
 export type JsonObject = Readonly<Record<string, unknown>>;

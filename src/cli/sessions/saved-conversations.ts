@@ -4,16 +4,16 @@
  * (`$XDG_STATE_HOME/mcphost/sessions/<folder>/`, else `~/.local/state/…`), as Claude Code keeps
  * one per project: `-c` in a folder continues what was said there.
  *
- * The file format is the journal's (src/saved-conversation.ts); this module only needs a path per
+ * The file format is the journal's (src/conversation/saved-conversation.ts); this module only needs a path per
  * conversation and a way to read one (`loadSavedConversation`), so it keeps working when that
  * format changes.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
-import { loadSavedConversation } from '../saved-conversation.js';
-import type { Message } from '../types.js';
-import { randomHex } from '../random-id.js';
+import { ConfigError } from '../../core/errors.js';
+import { loadSavedConversation } from '../../conversation/saved-conversation.js';
+import type { Message } from '../../core/types.js';
+import { randomHex } from '../../util/random-id.js';
 
 /** The folder of the conversations held in `projectDir`: its absolute path as one file name. */
 export function conversationFolder(state: string, projectDir: string): string {
@@ -24,7 +24,7 @@ export function conversationFolder(state: string, projectDir: string): string {
 /** A fresh file name for a conversation starting now: sortable by time, unique. */
 export function newConversationPath(folder: string, now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
-  // JSON Lines: the append-only journal (src/conversation-journal.ts).
+  // JSON Lines: the append-only journal (src/conversation/conversation-journal.ts).
   return join(folder, `${stamp}-${randomHex(6)}.jsonl`);
 }
 

@@ -3,16 +3,16 @@
  * them. Changes edit the file in place (see config/edit-servers.ts); `list` starts every server
  * once, briefly, to show whether it works.
  */
-import { loadConfig, type LoadedConfig } from '../../config/index.js';
-import { addServerToFile, removeServerFromFile, serverFilePath } from '../../config/edit-servers.js';
-import { McpPool } from '../mcp/pool.js';
-import type { ServerDefinition } from '../mcp/definition.js';
-import { redactText } from '../safety/redact.js';
-import { stripControlCharacters } from '../safety/output-limits.js';
-import { ConfigError } from '../errors.js';
-import type { McpCommand } from './args.js';
-import { ExitCode, type ExitCodeValue } from './exit-codes.js';
-import type { CliIO } from './io.js';
+import { loadConfig, type LoadedConfig } from '../../../config/index.js';
+import { addServerToFile, removeServerFromFile, serverFilePath } from '../../../config/edit-servers.js';
+import { McpPool } from '../../mcp/pool.js';
+import type { ServerDefinition } from '../../mcp/definition.js';
+import { redactText } from '../../safety/redact.js';
+import { stripControlCharacters } from '../../safety/output-limits.js';
+import { ConfigError } from '../../core/errors.js';
+import type { McpCommand } from '../args.js';
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import type { CliIO } from '../io.js';
 
 /** How long `mcp list` lets each server start: it is a health check, not a session. */
 const LIST_START_TIMEOUT_MS = 10_000;

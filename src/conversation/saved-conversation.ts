@@ -20,10 +20,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ConfigError, messageOf } from './errors.js';
+import { ConfigError, messageOf } from '../core/errors.js';
 import { describeFirstIssue, conversationSchemas, type JournalEntry } from './saved-conversation-schema.js';
-import { writeFileAtomic } from './atomic-file.js';
-import type { Message, ToolCallBlock, ToolResultBlock } from './types.js';
+import { writeFileAtomic } from '../util/atomic-file.js';
+import type { Message, ToolCallBlock, ToolResultBlock } from '../core/types.js';
 
 /** The format this mcphost writes (a journal), and the newest it reads. Version 1 still loads. */
 export const SAVED_CONVERSATION_FORMAT_VERSION = 2;

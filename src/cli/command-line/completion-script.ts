@@ -4,8 +4,8 @@
  * script, and only server names (after `mcp get|remove`, `auth login|logout`) ask mcphost, which reads the config and
  * starts nothing.
  */
-import { AUTH_SUBCOMMANDS } from './command-line/auth-tree.js';
-import { CHAT_FLAGS } from './command-line/flags.js';
+import { AUTH_SUBCOMMANDS } from './auth-tree.js';
+import { CHAT_FLAGS } from './flags.js';
 
 const PROVIDERS = ['ollama:', 'anthropic:', 'google:', 'openai:'];
 

@@ -5,7 +5,7 @@
  * Runner keeps, so a loaded one can be handed to a Runner as its history.
  */
 import * as z from 'zod';
-import type { Message } from './types.js';
+import type { Message } from '../core/types.js';
 
 /**
  * Built on first use, not when the module loads: every run saves its conversation, but only a run

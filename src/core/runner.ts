@@ -8,13 +8,13 @@ import {
   type CompactionReason,
   type ContextOptions,
   type ContextUsage,
-} from './context/context-budget.js';
-import { ToolCatalog, type StepTools, type ToolMode } from './context/tool-catalog.js';
+} from '../context/context-budget.js';
+import { ToolCatalog, type StepTools, type ToolMode } from '../context/tool-catalog.js';
 import { AbortedError, MaxStepsError, ProviderError } from './errors.js';
 import type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
 import { callModel } from './model-call.js';
 import { checkToolCalls, toolCallIdsIn } from './model-output.js';
-import { markToolMessages } from './safety/untrusted-content.js';
+import { markToolMessages } from '../safety/untrusted-content.js';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryOptions, type RetryPolicy, type Sleep } from './retry.js';
 import { runToolCalls } from './tool-execution.js';
 import type {
@@ -28,7 +28,7 @@ import type {
   Usage,
   UserContent,
 } from './types.js';
-import { EventQueue } from './event-queue.js';
+import { EventQueue } from '../util/event-queue.js';
 
 /** Model calls per run before the Runner gives up with {@link MaxStepsError}. */
 export const DEFAULT_MAX_STEPS = 20;

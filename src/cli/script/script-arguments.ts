@@ -3,7 +3,7 @@
  * taken out of argv before the flags are parsed, since their names are the script's, not ours; values
  * stay strings exactly as given (`007` stays `007`).
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../core/errors.js';
 
 const PREFIX = '--args:';
 /** The names `${name}` may use (the same as the config's `${VAR}`). */

@@ -5,11 +5,11 @@
  * reads that key before calling here, since the rest of the config is loaded later).
  */
 import { mkdir } from 'node:fs/promises';
-import { ConfigError } from '../errors.js';
-import { optional } from '../optional.js';
-import type { ConversationFileChoice } from '../conversation-journal.js';
-import type { CliOptions } from './args.js';
-import { pathIn, type CliIO } from './io.js';
+import { ConfigError } from '../../core/errors.js';
+import { optional } from '../../util/optional.js';
+import type { ConversationFileChoice } from '../../conversation/conversation-journal.js';
+import type { CliOptions } from '../args.js';
+import { pathIn, type CliIO } from '../io.js';
 import {
   conversationFolder,
   conversationList,
@@ -18,7 +18,7 @@ import {
   newConversationPath,
   type ConversationSummary,
 } from './saved-conversations.js';
-import { mcphostFolder } from '../user-folders.js';
+import { mcphostFolder } from '../../util/user-folders.js';
 
 /** The choice, and the id of the saved conversation picked by `--continue` / `--resume`, if any. */
 export interface ResolvedSessionChoice {

@@ -10,7 +10,7 @@
  * Summarize ${file:-README.md}.
  * ```
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../core/errors.js';
 
 /** A script file, split. */
 export interface ScriptParts {

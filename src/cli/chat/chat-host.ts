@@ -1,0 +1,71 @@
+/**
+ * What the chat is given: the host it talks to (the runner, tool and server listings) and its
+ * options. Apart from interactive.ts, which starts the chat, so that the session and its parts can
+ * use these types without importing the module that creates them.
+ */
+import type { Runner } from '../../core/runner.js';
+import type { Provider } from '../../core/types.js';
+import type { ToolDescription } from '../../mcp/pool.js';
+import type { ServerLogRecord } from '../../mcp/server-logs.js';
+import type { ServerOfferings } from '../../mcp/server-offerings.js';
+import type { ToolProgress } from '../../mcp/server-connection.js';
+import type { ServerStatus } from '../../mcp/status.js';
+import type { KeptPermissions } from '../../safety/kept-permissions.js';
+import type { ConversationRecorder } from '../sessions/conversation-recorder.js';
+import type { RootsControl } from './command-table.js';
+import type { MarkdownRenderer } from './markdown.js';
+import type { PrompterSlot } from './prompter.js';
+
+export interface ChatOptions {
+  /**
+   * Saves the conversation: `/save` writes a copy through it, and `/resume` (offered only with
+   * one) switches it to the conversation taken up. The model shown is the runner's provider's.
+   */
+  readonly recorder?: ConversationRecorder;
+  /** The "always allow" answers kept for this folder: `/permissions` lists and removes them. */
+  readonly permissions?: KeptPermissions;
+  readonly debug: boolean;
+  /** Aborted on SIGTERM/SIGHUP: the chat ends (and so do the servers). */
+  readonly signal: AbortSignal;
+  /** False with --no-color: plain text, as with NO_COLOR. Default true. */
+  readonly color?: boolean;
+  /**
+   * Creates a provider for `/model`; without it, `/model` only shows the model in use.
+   * `sameProvider` is true when the model belongs to the provider the chat started with: the
+   * provider URL and key given for that one (flags, config) are meant for it, not for another.
+   */
+  readonly createProvider?: (modelString: string, sameProvider: boolean) => Promise<Provider>;
+  /** Bound to the chat while it runs, to ask the user something during a turn. */
+  readonly prompter?: PrompterSlot;
+  /** The input history file; default `$XDG_STATE_HOME/mcphost/history`; null keeps none. */
+  readonly historyPath?: string | null;
+  /** A markdown renderer to use at once (tests); by default marked-terminal, loaded in the background. */
+  readonly renderMarkdown?: MarkdownRenderer;
+  /**
+   * Sent as the first turn, right after the banner, as if typed at the prompt (`-p … --no-exit`):
+   * the answer shows as every chat answer does, with its token line, the prompt following.
+   */
+  readonly firstPrompt?: string;
+  /** Running tools' progress reports, shown in the status line of the turn that runs them. */
+  readonly progress?: ProgressSource;
+}
+
+/** Where progress reports come from: `listen` returns the function that stops listening. */
+export interface ProgressSource {
+  listen(listener: (report: ToolProgress) => void): () => void;
+}
+
+/** What the chat needs besides the runner: tool and server listings. */
+export interface ChatHost {
+  readonly runner: Runner;
+  /** Saved with the conversation by `/save`. */
+  readonly systemPrompt?: string;
+  describeTools(): Promise<readonly ToolDescription[]>;
+  servers(): readonly ServerStatus[];
+  /** Resources and prompts: `@server:uri` and `/server:prompt` in a message, `/resources`, `/prompts`. */
+  readonly offerings?: ServerOfferings;
+  /** The servers' kept log messages, for `/logs`. */
+  serverLogs?(server?: string): readonly ServerLogRecord[];
+  /** The MCP roots, for `/roots`. */
+  readonly roots?: RootsControl;
+}
