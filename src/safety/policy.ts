@@ -166,7 +166,7 @@ export class ApprovalPolicy {
     }));
   }
 
-  /** True when no set has a rule or a default: every call is allowed. */
+  /** True when no set has a rule or a default: the fallback decides every call. */
   get isEmpty(): boolean {
     return this.#sets.every((set) => set.rules.length === 0 && set.default === undefined);
   }
