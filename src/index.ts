@@ -120,6 +120,7 @@ export {
   type HookEvent,
   type HooksConfig,
   type ToolDecision,
+  type ApprovalFallback,
   type ToolLocation,
 } from './safety/index.js';
 export {

@@ -43,6 +43,9 @@ export function registerTodoTools(server: McpServer): void {
       description:
         'Replace the todo list with this one (send every item, in order). Use it to plan multi-step work and mark progress: at most one item in_progress.',
       inputSchema: z.object({ todos: z.array(todoItemSchema) }),
+      // It changes the model's own list in this process and nothing of the user's: read-only as
+      // the chat's approval default reads it (a tool that is not is asked about at every step).
+      annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ todos }) => {
       items = todos;

@@ -22,7 +22,10 @@ export const ExitCode = {
   provider: 3,
   /** The model kept calling tools until --max-steps. */
   maxSteps: 4,
-  /** Every configured server failed to start and servers were required. */
+  /**
+   * Servers failed: every configured one, when they were required (the library's
+   * `requireServers`); any one, for `mcp list`. A chat or `-p` run goes on without a failed server.
+   */
   servers: 5,
   /** A UserPromptSubmit hook blocked the prompt. */
   blocked: 6,

@@ -121,9 +121,22 @@ const PROBE_TIMEOUT_MS = 10_000;
 /** How long a failed start waits for the server's exit status before describing the failure. */
 const EXIT_GRACE_MS = 300;
 
-/** The process's exit, or nothing after {@link EXIT_GRACE_MS}. */
+/**
+ * The process's exit, or nothing after {@link EXIT_GRACE_MS}. A process that never started (no
+ * such command, not executable) has no exit to wait for. The grace timer is referenced on purpose:
+ * the start awaits it, and an unreferenced one let Node run out of work mid-await when the failed
+ * server was the only thing running — the run then ended silently with exit code 0 (issue 26).
+ */
 async function exitOrTimeout(serverProcess: StdioProcessTransport): Promise<void> {
-  await Promise.race([serverProcess.exited, sleep(EXIT_GRACE_MS, undefined, { ref: false })]);
+  if (serverProcess.pid === undefined) return;
+  const settled = new AbortController();
+  const grace = sleep(EXIT_GRACE_MS, undefined, { signal: settled.signal }).catch(() => undefined);
+  try {
+    await Promise.race([serverProcess.exited, grace]);
+  } finally {
+    // Once the exit came, the timer must not hold the process open for the rest of the grace.
+    settled.abort();
+  }
 }
 
 /** Starts (or reaches) the server, runs the handshake and lists its tools. */

@@ -28,6 +28,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { LineSplitter, TailBuffer, type OversizeLine } from './lines.js';
 import { ProbeWatch } from './probe-watch.js';
+import { spawnFailureError } from './spawn-failure.js';
 import { ServerProcess, type ProcessExit } from './server-process.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -179,7 +180,6 @@ export class StdioProcessTransport implements Transport {
    */
   async start(): Promise<void> {
     if (this.child !== undefined) throw new Error('transport already started');
-    const { command } = this.options;
     const serverProcess = this.options.process ?? new ServerProcess(this.options);
     const child = serverProcess.child;
     this.child = child;
@@ -212,7 +212,7 @@ export class StdioProcessTransport implements Transport {
     const outcome = await serverProcess.started;
     if (outcome.kind === 'failed') {
       this.groupFinished = true;
-      throw new Error(`cannot start "${command}": ${spawnFailure(outcome.error)}`, { cause: outcome.error });
+      throw spawnFailureError(this.options, outcome.error);
     }
   }
 
@@ -386,15 +386,4 @@ export class StdioProcessTransport implements Transport {
 
 function truncate(line: string, max = 200): string {
   return line.length > max ? `${line.slice(0, max)}…` : line;
-}
-
-/** Why a command could not be started, in words (the raw `spawn X ENOENT` repeats the command). */
-const SPAWN_FAILURES: Readonly<Record<string, string>> = {
-  ENOENT: 'no such command (is it installed and on PATH?)',
-  EACCES: 'permission denied (is it executable?)',
-};
-
-function spawnFailure(error: Error): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  return (code === undefined ? undefined : SPAWN_FAILURES[code]) ?? error.message;
 }

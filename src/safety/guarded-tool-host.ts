@@ -123,7 +123,7 @@ export class GuardedToolHost implements ToolHost {
     this.#options = options;
     this.#questions = options.questionQueue ?? new QuestionQueue();
     this.#maxResultBytes = maxResultBytes;
-    this.#policy = new ApprovalPolicy(options.safety?.approval ?? []);
+    this.#policy = new ApprovalPolicy(options.safety?.approval ?? [], options.safety?.approvalFallback);
     this.#budgets = new ToolBudgets(options.safety?.budgets, options.now);
   }
 

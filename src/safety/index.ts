@@ -5,6 +5,7 @@
 export { GuardedToolHost, type GuardedToolHostOptions, type ToolLocation } from './guarded-tool-host.js';
 export {
   ApprovalPolicy,
+  type ApprovalFallback,
   type ApprovalRule,
   type ApprovalRuleSet,
   toolHintsOf,

@@ -6,12 +6,18 @@
 import type { BudgetOptions } from './budgets.js';
 import type { HooksConfig } from './hooks.js';
 import type { KeptPermissions } from './kept-permissions.js';
-import type { ApprovalRuleSet } from './policy.js';
+import type { ApprovalFallback, ApprovalRuleSet } from './policy.js';
 import type { UntrustedContentOptions } from './untrusted-content.js';
 
 export interface SafetyOptions {
   /** Approval rules, one set per config file (first match wins within a set; see policy.ts). */
   readonly approval?: readonly ApprovalRuleSet[];
+  /**
+   * What decides a call no approval rule and no `default` speaks to (see policy.ts). Default in
+   * the guard: `allow`. createRunner chooses `ask-unless-read-only` when someone can be asked (an
+   * approval callback is given: the chat), else `allow` (`-p`, a library without a callback).
+   */
+  readonly approvalFallback?: ApprovalFallback;
   /** Hook commands by event. */
   readonly hooks?: HooksConfig;
   /** Run `ask` calls without asking (`--approve-all`). Deny rules, hooks and the detector still apply. */

@@ -9,8 +9,10 @@
  *   no rule matches, the set's `default` applies, if it has one.
  * - Across rule sets (the home config and a trusted project config), the **strictest** answer wins:
  *   deny over ask over allow. Neither file can loosen what the other one restricts.
- * - With no rule and no default anywhere, a call is allowed (the behaviour of every MCP host without
- *   a policy; configure `"default": "ask"` to be asked about everything).
+ * - With no rule and no default anywhere, the {@link ApprovalFallback} decides: `allow` runs every
+ *   call (where no one can be asked: `-p`, a library without an approval callback);
+ *   `ask-unless-read-only` runs a tool whose annotations say `readOnlyHint: true` and asks about
+ *   any other (the chat, as Claude Code and gemini-cli do). A default in any set replaces it.
  */
 import { compileGlob, type Glob } from './glob.js';
 import type { ToolHints } from './tool-hints.js';
@@ -19,6 +21,12 @@ export { toolHintsOf, type ToolHints } from './tool-hints.js';
 
 /** What the policy says about a call. */
 export type ToolDecision = 'allow' | 'ask' | 'deny';
+
+/**
+ * What decides a call no rule and no default speaks to: `allow` runs it; `ask-unless-read-only`
+ * runs it when its server says it is read-only (`readOnlyHint: true`) and asks otherwise.
+ */
+export type ApprovalFallback = 'allow' | 'ask-unless-read-only';
 
 /** From the most to the least permissive: a higher index is stricter. */
 const STRICTNESS: readonly ToolDecision[] = ['allow', 'ask', 'deny'];
@@ -125,14 +133,26 @@ const SAMPLING_WITHOUT_RULE: SamplingVerdict = {
   because: 'no sampling rule allows it for this server',
 };
 
-/** The verdict when nothing is configured. */
+/** The verdict when nothing is configured and the fallback is `allow`. */
 const ALLOWED_BY_DEFAULT: PolicyVerdict = { decision: 'allow', because: 'no approval rule applies' };
+/** The verdicts of the `ask-unless-read-only` fallback. */
+const ALLOWED_AS_READ_ONLY: PolicyVerdict = {
+  decision: 'allow',
+  because: 'no approval rule applies, and the tool says it is read-only',
+};
+const ASKED_AS_NOT_READ_ONLY: PolicyVerdict = {
+  decision: 'ask',
+  because: 'no approval rule applies, and the tool does not say it is read-only',
+};
 
 /** The rule sets of a session, compiled once. */
 export class ApprovalPolicy {
   readonly #sets: readonly CompiledSet[];
+  readonly #fallback: ApprovalFallback;
 
-  constructor(ruleSets: readonly ApprovalRuleSet[] = []) {
+  /** `fallback` decides what no rule and no default speaks to (default `allow`). */
+  constructor(ruleSets: readonly ApprovalRuleSet[] = [], fallback: ApprovalFallback = 'allow') {
+    this.#fallback = fallback;
     this.#sets = ruleSets.map((set) => ({
       source: set.source,
       default: set.default,
@@ -146,7 +166,7 @@ export class ApprovalPolicy {
     }));
   }
 
-  /** True when no set has a rule or a default: every call is allowed. */
+  /** True when no set has a rule or a default: the fallback decides every call. */
   get isEmpty(): boolean {
     return this.#sets.every((set) => set.rules.length === 0 && set.default === undefined);
   }
@@ -165,7 +185,21 @@ export class ApprovalPolicy {
         verdict = { ...verdict, alwaysAsk: true };
       }
     }
-    return verdict ?? ALLOWED_BY_DEFAULT;
+    return verdict ?? this.#fallbackVerdict(tool);
+  }
+
+  #fallbackVerdict(tool: ToolIdentity): PolicyVerdict {
+    switch (this.#fallback) {
+      case 'allow':
+        return ALLOWED_BY_DEFAULT;
+      case 'ask-unless-read-only':
+        // A tool whose hints are unknown (its server unknown) is not known to be read-only.
+        return tool.hints?.readOnly === true ? ALLOWED_AS_READ_ONLY : ASKED_AS_NOT_READ_ONLY;
+      default: {
+        const unexpected: never = this.#fallback;
+        throw new TypeError(`unknown approval fallback ${String(unexpected)}`);
+      }
+    }
   }
 
   /** The decision for a server's sampling request: first match within each set, the strictest across. */

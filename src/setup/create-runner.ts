@@ -108,7 +108,9 @@ export interface CreateRunnerOptions {
   readonly onHistoryChange?: RunnerOptions['onHistoryChange'];
   /**
    * Asks the user about a tool call an approval rule (or a PreToolUse hook) marks `ask`. Default:
-   * none, and such calls are denied (unless `approveAll`).
+   * none, and such calls are denied (unless `approveAll`). Given (here or as
+   * `questions.approveToolCall`), a call no rule speaks to is asked about too unless the tool says
+   * it is read-only (`safety.approvalFallback` chooses otherwise).
    */
   readonly onApproval?: ApprovalHandler;
   /**
@@ -396,18 +398,23 @@ function assembleAroundPool(
   }
   const maxSteps = options.maxSteps ?? config.maxSteps;
   const sessionId = randomUuid();
+  const onApproval = options.onApproval ?? options.questions?.approveToolCall;
   const safety = assembleSafety({
     host: pool,
     // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
     safety: {
       ...settings,
       approval: [...builtinApprovalRules(config.servers), ...(settings.approval ?? [])],
+      // Where someone can be asked (the chat, a library with a callback), a tool that does not say
+      // it is read-only is asked about; where no one can (-p, workers), calls run as before.
+      approvalFallback:
+        settings.approvalFallback ?? (onApproval === undefined ? 'allow' : 'ask-unless-read-only'),
     },
     locate: (name) => pool.locate(name),
     identify: (server) => serverIdentity(pool, config.servers[server], server),
     ...optional('audit', audit),
     ...optional('toolOutputFolder', toolOutputFolderFor(options, env)),
-    ...optional('onApproval', options.onApproval ?? options.questions?.approveToolCall),
+    ...optional('onApproval', onApproval),
     ...optional('questions', options.questions),
     ...optional('onFlagged', options.onContentFlagged),
     hookContext: {

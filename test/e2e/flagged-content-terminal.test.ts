@@ -24,6 +24,9 @@ const fixture = useChatTerminal({
         args: [join(REPOSITORY, 'test/fixtures/servers/injection-corpus-server.mjs')],
       },
     },
+    // Not a test of approval: the user allows every tool (the chat asks before any that does not
+    // say it is read-only).
+    approval: { default: 'allow' },
   },
 });
 

@@ -37,7 +37,9 @@ interface ChatRun {
 
 /** A chat on `run.servers`; the fake model is started with `run.script` unless it runs already. */
 async function startChat(run: ChatRun = {}): Promise<TmuxTerminal> {
-  await fixture.home.writeConfig({ mcpServers: run.servers ?? {} });
+  // Not a test of approval: the user allows every tool (the chat asks before any that does not
+  // say it is read-only).
+  await fixture.home.writeConfig({ mcpServers: run.servers ?? {}, approval: { default: 'allow' } });
   if (!fixture.hasModel) await fixture.startModel(run.script ?? []);
   return fixture.startChat({ args: run.args, env: run.env });
 }

@@ -18,7 +18,11 @@ const LISTS = {
   args: [join(REPOSITORY, 'test/fixtures/servers/changing-lists.mjs')],
 };
 
-const fixture = useChatTerminal({ config: { mcpServers: { everything: EVERYTHING_SERVER, lists: LISTS } } });
+// Not a test of approval: the user allows every tool (the chat asks before any that does not say
+// it is read-only).
+const fixture = useChatTerminal({
+  config: { mcpServers: { everything: EVERYTHING_SERVER, lists: LISTS }, approval: { default: 'allow' } },
+});
 
 /** Waits until `last` is on screen with a fresh prompt after it (Tab is for what is typed at a prompt). */
 const promptAfter = (chat: TmuxTerminal, last: string) =>

@@ -18,7 +18,12 @@ const OFFERINGS = {
 };
 
 const fixture = useChatTerminal({
-  config: { mcpServers: { everything: EVERYTHING_SERVER, offerings: OFFERINGS } },
+  // Not a test of approval: the user allows every tool (the chat asks before any that does not
+  // say it is read-only, as the elicitation triggers do).
+  config: {
+    mcpServers: { everything: EVERYTHING_SERVER, offerings: OFFERINGS },
+    approval: { default: 'allow' },
+  },
 });
 
 /** Types a line and presses Enter. */

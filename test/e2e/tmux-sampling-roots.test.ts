@@ -32,8 +32,10 @@ afterAll(async () => {
 });
 
 /** A chat on `config`, in a terminal whose environment has no DISPLAY (so no browser). */
-async function startChat(config: unknown, ...flags: string[]): Promise<TmuxTerminal> {
-  await fixture.home.writeConfig(config);
+async function startChat(config: object, ...flags: string[]): Promise<TmuxTerminal> {
+  // Not a test of approval: the user allows every tool (the chat asks before any that does not
+  // say it is read-only, as the sampling and elicitation triggers do).
+  await fixture.home.writeConfig({ ...config, approval: { default: 'allow' } });
   return fixture.startChat({ args: flags });
 }
 

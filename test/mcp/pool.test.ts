@@ -203,9 +203,22 @@ describe('McpPool startup failures', () => {
     });
     expect(pool.status()[0]).toMatchObject({ name: 'missing', state: 'failed' });
     expect(collector.warnings()[0]).toMatch(
-      /server "missing" failed to start: cannot start "\/definitely\/not\/a\/command": no such command/,
+      /server "missing" failed to start: no such command "\/definitely\/not\/a\/command"/,
     );
     expect(await pool.tools()).toEqual([]);
+  });
+
+  it('says a missing working folder is the cause, not the command (Node reports both as ENOENT)', async () => {
+    const collector = logCollector();
+    const pool = await startPool({
+      servers: { misplaced: stdio('sh', [], { cwd: '/definitely/not/a/folder' }) },
+      env: testEnvironment(),
+      log: collector.log,
+    });
+    expect(collector.warnings()).toEqual([
+      'server "misplaced" failed to start: its working folder "/definitely/not/a/folder" does not exist',
+    ]);
+    await pool.close();
   });
 
   it('answers a call to a server that failed as an error result', async () => {

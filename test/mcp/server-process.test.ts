@@ -55,7 +55,7 @@ describe('a server process adopted after it was spawned', () => {
     const early = new ServerProcess({ command: missing, args: [], env: PARENT_ENV });
     expect(await early.started).toMatchObject({ kind: 'failed' });
     await expect(adopt(early, missing).start()).rejects.toThrow(
-      'cannot start "/nonexistent/mcp-server": no such command (is it installed and on PATH?)',
+      'no such command "/nonexistent/mcp-server" (is it installed and on PATH?)',
     );
   });
 

@@ -180,6 +180,11 @@ describe('json output', () => {
       model: 'scripted:test',
       durationMs: 250,
       sessionFile: '/tmp/chat.json',
+      // A server that could not start is in the one object a script reads, with why.
+      servers: [
+        { name: 'files', state: 'ready', tools: 1 },
+        { name: 'broken', state: 'failed', tools: 0, error: 'exited with code 3' },
+      ],
     });
     expect(captured.stderr()).toBe('mcphost: a note goes to stderr\n');
   });

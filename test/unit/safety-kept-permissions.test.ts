@@ -11,7 +11,7 @@ import { buildToolNameTable } from '../../src/mcp/naming.js';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/safety/approval.js';
 import { GuardedToolHost } from '../../src/safety/guarded-tool-host.js';
 import { KeptPermissions } from '../../src/safety/kept-permissions.js';
-import type { ApprovalRuleSet } from '../../src/safety/policy.js';
+import type { ApprovalFallback, ApprovalRuleSet } from '../../src/safety/policy.js';
 import type { ToolCallBlock } from '../../src/core/types.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 
@@ -90,7 +90,12 @@ function call(name: string): ToolCallBlock {
   return { type: 'tool-call', id: `call-${nextId}`, name, input: {} };
 }
 
-function guarded(approval: ApprovalRuleSet[], kept: KeptPermissions, answers: ApprovalDecision[]) {
+function guarded(
+  approval: ApprovalRuleSet[],
+  kept: KeptPermissions,
+  answers: ApprovalDecision[],
+  approvalFallback: ApprovalFallback = 'allow',
+) {
   const host = new FakeToolHost({
     files__write: () => 'wrote',
     files__delete: () => 'deleted',
@@ -102,7 +107,7 @@ function guarded(approval: ApprovalRuleSet[], kept: KeptPermissions, answers: Ap
   const guard = new GuardedToolHost({
     host,
     locate: (name) => table.lookup.get(name),
-    safety: { approval, keptPermissions: kept },
+    safety: { approval, keptPermissions: kept, approvalFallback },
     onApproval: async (request: ApprovalRequest) => {
       asked.push(request.call.name);
       const answer = answers.shift();
@@ -142,6 +147,25 @@ describe('kept answers in the guard', () => {
     expect(result.isError).toBe(false);
     expect(next.asked).toEqual([]);
     expect(next.host.calls.map((made) => made.name)).toEqual(['files__write']);
+  });
+
+  it("lifts the chat's question about a tool no rule speaks to (the fallback's ask)", async () => {
+    const first = guarded(
+      [],
+      await KeptPermissions.open({ file, projectDir: project }),
+      [{ kind: 'allow-tool', keep: true }],
+      'ask-unless-read-only',
+    );
+    expect((await first.guard.call(call('files__write'))).isError).toBe(false);
+    expect(first.asked).toEqual(['files__write']);
+    const next = guarded(
+      [],
+      await KeptPermissions.open({ file, projectDir: project }),
+      [],
+      'ask-unless-read-only',
+    );
+    expect((await next.guard.call(call('files__write'))).isError).toBe(false);
+    expect(next.asked).toEqual([]);
   });
 
   it('never lifts a deny rule, nor the bash server that always asks; such a keep is for the session only', async () => {

@@ -42,6 +42,45 @@ describe('ApprovalPolicy', () => {
     expect(policy.decide({ exposedName: 'files__delete_all', server: 'files' }).decision).toBe('allow');
   });
 
+  it('with the ask-unless-read-only fallback, runs what says read-only and asks about the rest', () => {
+    const policy = new ApprovalPolicy([], 'ask-unless-read-only');
+    const readOnly = { readOnly: true, destructive: false, openWorld: false };
+    const writes = { readOnly: false, destructive: true, openWorld: false };
+    expect(policy.decide({ exposedName: 'fs__read', server: 'fs', hints: readOnly })).toEqual({
+      decision: 'allow',
+      because: 'no approval rule applies, and the tool says it is read-only',
+    });
+    expect(policy.decide({ exposedName: 'fs__write', server: 'fs', hints: writes })).toEqual({
+      decision: 'ask',
+      because: 'no approval rule applies, and the tool does not say it is read-only',
+    });
+    // Unknown hints (an unknown server) are not read-only.
+    expect(policy.decide({ exposedName: 'fs__read' }).decision).toBe('ask');
+  });
+
+  it('lets a rule or a default of any set speak before the fallback', () => {
+    const writes = { readOnly: false, destructive: true, openWorld: false };
+    const allowAll = new ApprovalPolicy(
+      [{ source: 'home', rules: [], default: 'allow' }],
+      'ask-unless-read-only',
+    );
+    expect(allowAll.decide({ exposedName: 'fs__write', server: 'fs', hints: writes }).decision).toBe('allow');
+    const byRule = new ApprovalPolicy(
+      [{ source: 'home', rules: [{ tool: 'fs__write', decision: 'allow' }] }],
+      'ask-unless-read-only',
+    );
+    expect(byRule.decide({ exposedName: 'fs__write', server: 'fs', hints: writes }).decision).toBe('allow');
+    expect(byRule.decide({ exposedName: 'fs__edit', server: 'fs', hints: writes }).decision).toBe('ask');
+    const denyReadOnly = new ApprovalPolicy(
+      [{ source: 'home', rules: [{ readOnly: true, decision: 'deny' }] }],
+      'ask-unless-read-only',
+    );
+    const readOnly = { readOnly: true, destructive: false, openWorld: false };
+    expect(denyReadOnly.decide({ exposedName: 'fs__read', server: 'fs', hints: readOnly }).decision).toBe(
+      'deny',
+    );
+  });
+
   it('takes the first matching rule, in the order written', () => {
     const policy = new ApprovalPolicy([home]);
     expect(policy.decide({ exposedName: 'filesystem__read_file', server: 'filesystem' }).decision).toBe(

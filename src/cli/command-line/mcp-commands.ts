@@ -96,12 +96,14 @@ async function listServers(config: LoadedConfig, io: CliIO, namesOnly: boolean):
     env: io.env,
     initTimeoutMs: LIST_START_TIMEOUT_MS,
   });
+  let anyFailed = false;
   try {
     const width = Math.max(
       ...names.map((name) => name.length),
       ...config.disabledServers.map((name) => name.length),
     );
     for (const status of pool.status()) {
+      if (status.state !== 'ready') anyFailed = true;
       const definition = config.servers[status.name];
       const state =
         status.state === 'ready'
@@ -115,7 +117,8 @@ async function listServers(config: LoadedConfig, io: CliIO, namesOnly: boolean):
   } finally {
     await pool.close();
   }
-  return ExitCode.ok;
+  // A health check a script can test: a server that did not start is the `servers` exit code.
+  return anyFailed ? ExitCode.servers : ExitCode.ok;
 }
 
 function clean(text: string): string {

@@ -18,7 +18,7 @@ import {
 } from './records.js';
 import type { KnownDetails, Reporter, RunContext } from './reporter-contract.js';
 import { compactionNotice, retryNotice, toolModeNotice } from './text.js';
-import type { JsonResult, StreamEvent } from './schema.js';
+import type { JsonResult, JsonServer, StreamEvent } from './schema.js';
 
 interface JsonReporterOptions {
   readonly quiet: boolean;
@@ -31,6 +31,8 @@ class JsonOutcome {
   readonly tracker = new RunTracker();
   directory: ReadonlyMap<string, ToolAddress> = new Map();
   known: KnownDetails = {};
+  /** The servers as the run started with them, once started. */
+  servers: readonly JsonServer[] | undefined;
   readonly #startedAt: number;
   readonly #now: () => number;
 
@@ -54,9 +56,20 @@ class JsonOutcome {
       ...(this.known.model === undefined ? {} : { model: this.known.model }),
       durationMs: Math.max(0, Math.round(this.#now() - this.#startedAt)),
       ...(this.known.sessionFile === undefined ? {} : { sessionFile: this.known.sessionFile }),
+      ...(this.servers === undefined ? {} : { servers: this.servers }),
       ...('error' in outcome ? { error: jsonError(failure) } : {}),
     };
   }
+}
+
+function jsonServers(servers: RunContext['servers']): readonly JsonServer[] {
+  return servers.map((server) => ({
+    name: server.name,
+    state: server.state,
+    tools: server.toolCount,
+    ...(server.lastError === undefined ? {} : { error: server.lastError }),
+    ...(server.state === 'failed' && server.stderrTail.length > 0 ? { stderr: server.stderrTail } : {}),
+  }));
 }
 
 function directoryOf(context: RunContext): ReadonlyMap<string, ToolAddress> {
@@ -87,6 +100,7 @@ export class JsonReporter implements Reporter {
   start(context: RunContext): void {
     this.identify({ model: context.model });
     this.outcome.directory = directoryOf(context);
+    this.outcome.servers = jsonServers(context.servers);
   }
 
   event(event: RunnerEvent): void {
@@ -124,12 +138,7 @@ export class StreamJsonReporter extends JsonReporter {
     writeJson(this.io, {
       type: 'start',
       model: context.model,
-      servers: context.servers.map((server) => ({
-        name: server.name,
-        state: server.state,
-        tools: server.toolCount,
-        ...(server.lastError === undefined ? {} : { error: server.lastError }),
-      })),
+      servers: this.outcome.servers ?? [],
       tools: context.tools.length,
       ...(sessionFile === undefined ? {} : { sessionFile }),
     });

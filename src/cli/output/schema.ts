@@ -73,6 +73,12 @@ export interface JsonResult {
   readonly durationMs: number;
   /** The session file the conversation was saved to, if any. */
   readonly sessionFile?: string;
+  /**
+   * Every configured server as it was when the prompt went out (as in the `start` event): a server
+   * that could not start is here with its `error`, so a script reading only this object sees it.
+   * Absent when the run failed before the servers were started.
+   */
+  readonly servers?: readonly JsonServer[];
   /** Present exactly when `ok` is false. */
   readonly error?: JsonError;
 }
@@ -85,6 +91,8 @@ export interface JsonServer {
   readonly tools: number;
   /** Why it failed, when it did. */
   readonly error?: string;
+  /** The server's stderr lines that say why, when it failed and wrote any (stdio servers). */
+  readonly stderr?: readonly string[];
 }
 
 /** One line of `stream-json`. A tagged union: switch on `type`. */
