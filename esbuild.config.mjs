@@ -59,6 +59,12 @@ function hasCommonJsEntry(name) {
 /** hasCommonJsEntry's answers: esbuild asks once per import, the manifest is read once. */
 const commonJsEntries = new Map();
 
+/**
+ * ES-only packages that stay external all the same, loaded with import() when used: node-llama-cpp
+ * (native binaries, top-level await in its platform packages; the `local:` provider).
+ */
+const EXTERNAL_ES_MODULES = new Set(['node-llama-cpp']);
+
 /** A bare import from our own code is external unless its package is in BUNDLED or ES-only. */
 const keepDependenciesExternal = {
   name: 'keep-dependencies-external',
@@ -67,6 +73,7 @@ const keepDependenciesExternal = {
       if (args.path.startsWith('node:')) return { external: true };
       const fromOurCode = !args.importer.includes('/node_modules/');
       const name = packageName(args.path);
+      if (EXTERNAL_ES_MODULES.has(name)) return { external: true };
       if (fromOurCode && !BUNDLED.has(name) && hasCommonJsEntry(name)) return { external: true };
       return undefined;
     });

@@ -101,6 +101,8 @@ export interface ParseLocalModelOptions {
   readonly source: string;
   /** The folder relative paths are resolved against. */
   readonly cwd: string;
+  /** The home folder, for `~/models/x.gguf` (the shell does not expand `-m local:~/…`). */
+  readonly homeDir?: string;
 }
 
 const HUGGING_FACE_PREFIXES = ['hf://', 'huggingface://', 'hf:', 'huggingface:'] as const;
@@ -120,6 +122,10 @@ export function parseLocalModelName(text: string, options: ParseLocalModelOption
   if (prefix !== undefined) return parseHuggingFace(name.slice(prefix.length), bad);
   if (looksLikePath(name)) {
     if (!name.toLowerCase().endsWith('.gguf')) throw bad('is a path but not a .gguf file');
+    if (name.startsWith('~/')) {
+      if (options.homeDir === undefined) throw bad('starts with ~/ but the home folder is unknown');
+      return { kind: 'file', path: resolve(options.homeDir, name.slice(2)) };
+    }
     return { kind: 'file', path: isAbsolute(name) ? resolve(name) : resolve(options.cwd, name) };
   }
   const short = SHORT_MODEL_NAMES.find((entry) => entry.name === name.toLowerCase());
