@@ -35,6 +35,22 @@ const BUNDLED = new Set([
   '@modelcontextprotocol/client',
 ]);
 
+/**
+ * providers/local/binding.ts holds the one `import('node-llama-cpp')`, which must stay a real
+ * `import()`: the bundle requires tsc's ES module of it (Node ≥ 20.19 requires ES modules without
+ * top-level await) instead of bundling it, where `import()` would become `require()`.
+ */
+const localBinding = {
+  name: 'local-binding-outside',
+  setup(bundler) {
+    bundler.onResolve({ filter: /^\.\/binding\.js$/ }, (args) =>
+      /providers\/local\/(runtime|model-files)\.ts$/.test(args.importer)
+        ? { external: true, path: '../providers/local/binding.js' }
+        : undefined,
+    );
+  },
+};
+
 /** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
 function packageName(specifier) {
   const parts = specifier.split('/');
@@ -59,12 +75,6 @@ function hasCommonJsEntry(name) {
 /** hasCommonJsEntry's answers: esbuild asks once per import, the manifest is read once. */
 const commonJsEntries = new Map();
 
-/**
- * ES-only packages that stay external all the same, loaded with import() when used: node-llama-cpp
- * (native binaries, top-level await in its platform packages; the `local:` provider).
- */
-const EXTERNAL_ES_MODULES = new Set(['node-llama-cpp']);
-
 /** A bare import from our own code is external unless its package is in BUNDLED or ES-only. */
 const keepDependenciesExternal = {
   name: 'keep-dependencies-external',
@@ -73,7 +83,6 @@ const keepDependenciesExternal = {
       if (args.path.startsWith('node:')) return { external: true };
       const fromOurCode = !args.importer.includes('/node_modules/');
       const name = packageName(args.path);
-      if (EXTERNAL_ES_MODULES.has(name)) return { external: true };
       if (fromOurCode && !BUNDLED.has(name) && hasCommonJsEntry(name)) return { external: true };
       return undefined;
     });
@@ -144,7 +153,7 @@ const result = await build({
   minify: true,
   // Maps back to the TypeScript (through tsc's maps), as the unbundled modules have.
   sourcemap: 'linked',
-  plugins: [replaceImports, keepDependenciesExternal],
+  plugins: [replaceImports, localBinding, keepDependenciesExternal],
 });
 // The bundle must be ASCII: V8 keeps a source holding any character above U+00FF as two bytes a
 // character (2.2 MB of memory instead of 1.1 MB, and slower to read and hash). esbuild escapes

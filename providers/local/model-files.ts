@@ -27,6 +27,7 @@ import {
   type Environment,
   type HubRequestOptions,
 } from './hugging-face.js';
+import { importNodeLlamaCpp } from './binding.js';
 import { localModelLabel, type LocalModelReference } from './model-names.js';
 
 /** How far a download is. Drawn by src/cli: a bar in a terminal, lines otherwise. */
@@ -152,7 +153,7 @@ interface FetchOptions extends EnsureLocalModelOptions {
  * decided here, not from its result.
  */
 async function fetchInto(staged: string, uri: string, options: FetchOptions): Promise<void> {
-  const { createModelDownloader } = await import('node-llama-cpp');
+  const { createModelDownloader } = await importNodeLlamaCpp();
   const fileName = staged.slice(staged.lastIndexOf('/') + 1);
   let lastProgressAt = Date.now();
   const report = (status: {
