@@ -80,7 +80,7 @@ export const SHORT_MODEL_NAMES: readonly ShortModelName[] = [
     name: 'qwen3-0.6b',
     uri: 'hf:Qwen/Qwen3-0.6B-GGUF:Q8_0',
     approximateSize: '0.6 GB',
-    description: 'Qwen 3 0.6B: the smallest; tool calls are hit and miss',
+    description: 'Qwen 3 0.6B: the smallest; weaker at choosing tools',
   },
 ];
 
