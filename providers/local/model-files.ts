@@ -5,7 +5,7 @@
  */
 import { mkdir, open, rm, stat, truncate } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { AbortedError, ConfigError, ProviderError } from '../../src/errors.js';
 import {
   admitModelFile,
@@ -110,15 +110,43 @@ async function downloadModel(reference: HubReference, options: EnsureLocalModelO
   const partialFolder = join(options.cacheFolder, PARTIAL_FOLDER);
   await mkdir(partialFolder, { recursive: true });
   const staged = join(partialFolder, fileName);
+  // Two runs pulling the same model would write one `.ipull` file at once: the second waits for
+  // the first (proper-lockfile, as the sign-in store uses) and then finds the file in the cache.
+  const { lock } = await import('proper-lockfile');
+  const release = await lock(staged, { realpath: false, retries: DOWNLOAD_LOCK_RETRIES, stale: 30_000 });
+  try {
+    const meanwhile = await findCachedModel(options.cacheFolder, reference.uri);
+    if (meanwhile !== undefined) return meanwhile;
+    return await fetchCheckAndAdmit(
+      reference,
+      staged,
+      remote,
+      { ...options, endpoint, token, label },
+      branch,
+      filePath,
+    );
+  } finally {
+    await release();
+  }
+}
+
+/** Waiting for another run's download of the same file: up to an hour, polled every 2 s. */
+const DOWNLOAD_LOCK_RETRIES = { retries: 1800, minTimeout: 2000, maxTimeout: 2000, factor: 1 };
+
+async function fetchCheckAndAdmit(
+  reference: HubReference,
+  staged: string,
+  remote: Awaited<ReturnType<typeof remoteFile>>,
+  options: FetchOptions,
+  branch: string,
+  filePath: string,
+): Promise<string> {
+  const { label } = options;
+  const fileName = basename(staged);
   await fetchInto(
     staged,
     `hf:${reference.owner}/${reference.repository}/${filePath}${branch === 'main' ? '' : `#${branch}`}`,
-    {
-      ...options,
-      endpoint,
-      token,
-      label,
-    },
+    options,
   );
   const sha256 = await checkDownload(staged, remote, label, options.signal);
   const target = join(options.cacheFolder, fileName);

@@ -151,6 +151,22 @@ describe('ensureLocalModelFile', () => {
     expect((await listLocalModels(cacheFolder())).partial).toEqual([]);
   });
 
+  it('downloads once when two runs ask for the same model at the same time', async () => {
+    const server = await hubWith({ files: { 'tiny-Q4_K_M.gguf': { content: MODEL, chunkDelayMs: 5 } } });
+    const [first, second] = await Promise.all([
+      ensureLocalModelFile(name('hf:tiny/Tiny-GGUF:Q4_K_M'), options()),
+      ensureLocalModelFile(name('hf:tiny/Tiny-GGUF:q4_k_m'), options()),
+    ]);
+    expect(second).toBe(first);
+    expect(
+      createHash('sha256')
+        .update(await readFile(first))
+        .digest('hex'),
+    ).toBe(SHA256);
+    // ipull's first GET of the file (for its size) is made by the one run that downloads.
+    expect(server.requests.filter((request) => request.path.includes('?download=true'))).toHaveLength(1);
+  });
+
   it('names the model and the endpoint on a 404', async () => {
     await hubWith();
     const failure = ensureLocalModelFile(name('hf:tiny/Tiny-GGUF:Q8_0'), options());
