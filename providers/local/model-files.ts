@@ -229,44 +229,57 @@ async function fetchInto(staged: string, uri: string, options: FetchOptions): Pr
       error,
     );
   }
-  const stop = new AbortController();
-  const watch = { stalled: false };
+  // Stopped by cancel() here, awaited and caught: given a signal, node-llama-cpp cancels without
+  // awaiting, and a failure of that cancel (ipull renaming its file as it closes) would be an
+  // unhandled rejection, which ends a Node process.
+  const stop = { reason: undefined as 'aborted' | 'stalled' | undefined, cancelled: Promise.resolve() };
+  const cancel = (reason: 'aborted' | 'stalled'): void => {
+    if (stop.reason !== undefined) return;
+    stop.reason = reason;
+    stop.cancelled = downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
+  };
   const stallTimeoutMs = options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
   const watchdog = setInterval(
     () => {
-      if (Date.now() - lastProgressAt < stallTimeoutMs) return;
-      watch.stalled = true;
-      stop.abort();
+      if (Date.now() - lastProgressAt >= stallTimeoutMs) cancel('stalled');
     },
     Math.min(1000, stallTimeoutMs / 4),
   );
-  const onAbort = (): void => stop.abort();
+  const onAbort = (): void => cancel('aborted');
+  if (options.signal?.aborted === true) onAbort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  let failure: unknown;
   try {
-    await downloader.download({ signal: stop.signal });
+    await downloader.download();
   } catch (error) {
-    if (!stop.signal.aborted)
-      throw downloadError(
-        options,
-        `${options.endpoint}: ${error instanceof Error ? error.message : String(error)}`,
-        undefined,
-        error,
-      );
+    failure = error;
   } finally {
     clearInterval(watchdog);
     options.signal?.removeEventListener('abort', onAbort);
+    await stop.cancelled;
   }
-  if (options.signal?.aborted === true) {
-    await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
-    throw new AbortedError('download stopped; the next run resumes it');
+  switch (stop.reason) {
+    case 'aborted':
+      throw new AbortedError('download stopped; the next run resumes it');
+    case 'stalled':
+      throw downloadError(
+        options,
+        `${options.endpoint} sent nothing for ${stallTimeoutMs / 1000} s (the partial file is kept and resumed next time)`,
+      );
+    case undefined:
+      break;
+    default: {
+      const unexpected: never = stop.reason;
+      throw new TypeError(`unknown stop ${String(unexpected)}`);
+    }
   }
-  if (watch.stalled) {
-    await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
+  if (failure !== undefined)
     throw downloadError(
       options,
-      `${options.endpoint} sent nothing for ${stallTimeoutMs / 1000} s (the partial file is kept and resumed next time)`,
+      `${options.endpoint}: ${failure instanceof Error ? failure.message : JSON.stringify(failure)}`,
+      undefined,
+      failure,
     );
-  }
   if ((await stat(staged).catch(() => undefined))?.isFile() !== true)
     throw downloadError(options, `the download of ${fileName} from ${options.endpoint} ended without a file`);
 }
