@@ -4,12 +4,12 @@
  * progress bar is checked in a real terminal (tmux).
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeHub, type FakeHub, type FakeHubFile } from '../fakes/hugging-face-server.js';
 import { ggufShapedFile } from '../support/gguf-shaped-file.js';
-import { CLI, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { CLI, runCli, startCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { unusedPort } from '../support/loopback.js';
 import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
 
@@ -76,6 +76,34 @@ describe('mcphost models', () => {
       'mcphost: models rm: qwen3-1.7b is not downloaded (mcphost models list shows what is)\n',
     );
     expect(twice.code).toBe(2);
+  });
+
+  it('stops on Ctrl-C with exit code 130, keeping the partial download out of the cache for the next pull', async () => {
+    const big = ggufShapedFile(12 * 1024 * 1024, 'ctrl-c');
+    const server = await defaultModelHub({
+      content: big,
+      stallAfterBytes: 11 * 1024 * 1024,
+      chunkBytes: 256 * 1024,
+    });
+    const running = startCli(['models', 'pull'], home.path, { env: { HF_ENDPOINT: server.url } });
+    running.child.stdin.end();
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (!running.stderr().includes('mcphost: downloading')) return;
+        clearInterval(poll);
+        resolve();
+      }, 50);
+    });
+    running.child.kill('SIGINT');
+    const run = await running.done;
+    expect(run.code).toBe(130);
+    expect(run.stdout).toBe('');
+    const models = join(home.path, '.cache', 'mcphost', 'models');
+    expect(await readdir(models)).toEqual(['.partial']);
+    const listed = await runCli(['models', 'list'], home.path);
+    expect(listed.stdout).toMatch(
+      /^partial download: .*\.partial\/unsloth_Qwen3-1\.7B-GGUF_Qwen3-1\.7B-Q4_K_M\.gguf\.ipull/m,
+    );
   });
 
   it('fails at once with exit code 3 naming the endpoint when nothing answers', async () => {
