@@ -118,7 +118,10 @@ export async function sha256OfFile(path: string, signal?: AbortSignal): Promise<
   return hash.digest('hex');
 }
 
-/** GGUF files start with the magic `GGUF` and a little-endian version, 2 or 3 today. */
+/**
+ * GGUF files start with the magic `GGUF` and a little-endian version (3 today). Any version is
+ * taken: whether it can be loaded is the binding's to say, not the download's.
+ */
 export async function hasGgufHeader(path: string): Promise<boolean> {
   const handle = await open(path, 'r');
   try {
@@ -126,7 +129,7 @@ export async function hasGgufHeader(path: string): Promise<boolean> {
     const { bytesRead } = await handle.read(header, 0, 8, 0);
     if (bytesRead < 8 || header.toString('latin1', 0, 4) !== 'GGUF') return false;
     const version = header.readUInt32LE(4);
-    return version >= 1 && version <= 3;
+    return version >= 1;
   } finally {
     await handle.close();
   }
