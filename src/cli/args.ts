@@ -1,6 +1,6 @@
 /**
  * The command tree, on yargs: the chat and `-p` (the default command), `script FILE`,
- * `mcp add|add-json|list|get|remove`, `auth login|status|logout`, and `completion`. Parsing only decides what to run; nothing
+ * `mcp add|add-json|list|get|remove`, `auth login|status|logout`, `models list|pull|rm`, and `completion`. Parsing only decides what to run; nothing
  * heavy is imported here, and `main` imports the one module the command needs afterwards.
  */
 import yargs, { type Argv, type CommandModule } from 'yargs';
@@ -9,10 +9,12 @@ import { optional } from '../util/optional.js';
 import { CHAT_FLAGS, toCliOptions, type CliOptions, type ParsedValues } from './command-line/flags.js';
 import { nearest } from './command-line/suggest.js';
 import { AUTH_SUBCOMMANDS, authCommands, type AuthCommand } from './command-line/auth-tree.js';
+import { MODELS_SUBCOMMANDS, modelsCommands, type ModelsCommand } from './command-line/models-tree.js';
 import { splitScriptArguments } from './script/script-arguments.js';
 
 export type { CliOptions, ScriptCommand } from './command-line/flags.js';
 export type { AuthCommand } from './command-line/auth-tree.js';
+export type { ModelsCommand } from './command-line/models-tree.js';
 
 /** `mcphost mcp …`: a change to the servers of a config file, or a look at them. */
 export type McpCommand =
@@ -34,6 +36,7 @@ export type ParsedArguments =
   | { readonly kind: 'print'; readonly text: string }
   | { readonly kind: 'mcp'; readonly command: McpCommand; readonly configPath?: string }
   | { readonly kind: 'auth'; readonly command: AuthCommand; readonly configPath?: string }
+  | { readonly kind: 'models'; readonly command: ModelsCommand }
   | { readonly kind: 'completion'; readonly shell: 'bash' | 'zsh' };
 
 /** Commands and sub-commands, for typo suggestions. */
@@ -48,6 +51,8 @@ const COMMANDS = [
   'get',
   'remove',
   ...AUTH_SUBCOMMANDS,
+  'models',
+  ...MODELS_SUBCOMMANDS,
 ];
 
 const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
@@ -105,6 +110,7 @@ type Chosen =
   | { readonly kind: 'script'; readonly path: string }
   | { readonly kind: 'mcp'; readonly command: McpCommand }
   | { readonly kind: 'auth'; readonly command: AuthCommand }
+  | { readonly kind: 'models'; readonly command: ModelsCommand }
   | { readonly kind: 'completion'; readonly shell: string };
 
 function mcpCommands(parser: Argv, choose: (command: McpCommand) => void): Argv {
@@ -207,6 +213,14 @@ export function parseArguments(argv: readonly string[], version: string, columns
   );
   parser = command(
     parser,
+    'models',
+    'list, download and delete local models',
+    (models) =>
+      modelsCommands(models, (modelsCommand) => (chosen = { kind: 'models', command: modelsCommand })),
+    () => undefined,
+  );
+  parser = command(
+    parser,
     'completion [shell]',
     'print a bash or zsh completion script',
     noOptions,
@@ -255,6 +269,8 @@ export function parseArguments(argv: readonly string[], version: string, columns
       return { kind: 'mcp', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
     case 'auth':
       return { kind: 'auth', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
+    case 'models':
+      return { kind: 'models', command: chosen.command };
     case 'completion':
       if (chosen.shell !== 'bash' && chosen.shell !== 'zsh') {
         throw new ConfigError('completion', `"${chosen.shell}" is not bash or zsh`);

@@ -39,6 +39,10 @@ export async function main(
       }
       case 'auth':
         return await runAuth(parsed.command, parsed.configPath, io, signals);
+      case 'models': {
+        const { runModelsCommand } = await import('./command-line/models-commands.js');
+        return await withStopSignal(signals, (signal) => runModelsCommand(parsed.command, { io, signal }));
+      }
       case 'run': {
         const { options } = parsed;
         debug = options.debug;
@@ -59,6 +63,23 @@ export async function main(
 }
 
 const AUTH_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** Runs `work` with a signal that Ctrl-C (or SIGTERM, SIGHUP) aborts. */
+async function withStopSignal<T>(
+  signals: SignalSource,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const stop = (): void => {
+    controller.abort();
+  };
+  for (const name of AUTH_SIGNALS) signals.on(name, stop);
+  try {
+    return await work(controller.signal);
+  } finally {
+    for (const name of AUTH_SIGNALS) signals.off(name, stop);
+  }
+}
 
 /** `mcphost auth …`, with Ctrl-C stopping a sign-in that waits for the browser. */
 async function runAuth(

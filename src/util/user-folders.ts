@@ -20,3 +20,11 @@ export function mcphostFolder(
   const base = env[variable]?.trim();
   return join(base !== undefined && isAbsolute(base) ? base : join(homeDir, ...underHome), 'mcphost');
 }
+
+/** Where `local:` models are downloaded: `<cache>/models` (see providers/local/model-cache.ts). */
+export function localModelsFolder(
+  homeDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  return join(mcphostFolder('cache', homeDir, env), 'models');
+}

@@ -6,6 +6,8 @@
  */
 import { AUTH_SUBCOMMANDS } from './auth-tree.js';
 import { CHAT_FLAGS } from './flags.js';
+import { MODELS_SUBCOMMANDS } from './models-tree.js';
+import { SHORT_MODEL_NAMES } from '../../../providers/local/model-names.js';
 
 const PROVIDERS = ['ollama:', 'anthropic:', 'google:', 'openai:'];
 
@@ -30,13 +32,18 @@ _mcphost() {
     if [[ $COMP_CWORD == 2 ]]; then COMPREPLY=($(compgen -W "${AUTH_SUBCOMMANDS.join(' ')}" -- "$current")); fi
     return
   fi
+  if [[ \${COMP_WORDS[1]} == models ]]; then
+    if [[ $COMP_CWORD == 2 ]]; then COMPREPLY=($(compgen -W "${MODELS_SUBCOMMANDS.join(' ')}" -- "$current"));
+    elif [[ $COMP_CWORD == 3 && ( $previous == pull || $previous == rm ) ]]; then COMPREPLY=($(compgen -W "${SHORT_MODEL_NAMES.map((entry) => entry.name).join(' ')}" -- "$current")); fi
+    return
+  fi
   if [[ \${COMP_WORDS[1]} == mcp ]]; then
     if [[ $COMP_CWORD == 2 ]]; then COMPREPLY=($(compgen -W "add add-json list get remove" -- "$current")); fi
     return
   fi
   if [[ \${COMP_WORDS[1]} == completion ]]; then COMPREPLY=($(compgen -W "bash zsh" -- "$current")); return; fi
   if [[ $COMP_CWORD == 1 && $current != -* ]]; then
-    COMPREPLY=($(compgen -W "script mcp auth completion" -- "$current"))
+    COMPREPLY=($(compgen -W "script mcp auth models completion" -- "$current"))
     return
   fi
   COMPREPLY=($(compgen -W "${flags.join(' ')} --help --version" -- "$current"))
