@@ -45,8 +45,13 @@ const CORE_COMMANDS: readonly ChatCommand[] = [
   {
     name: '/tools',
     summary: 'list the tools, grouped by server',
-    run: async (_, context) =>
-      show(listTools(await context.describeTools(), context.style, context.columns())),
+    run: async (_, context) => {
+      const [tools, mode] = await Promise.all([
+        context.describeTools(),
+        context.runner.toolMode().catch(() => undefined),
+      ]);
+      return show(listTools(tools, context.style, context.columns(), mode));
+    },
   },
   {
     name: '/servers',

@@ -35,6 +35,8 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { attachFiles, processPlaces } from './file-attachments.js';
 import type { CliIO } from './io.js';
 import type { RootsControl } from './chat/command-table.js';
+import type { ShownLine } from './chat/turn-view.js';
+import { toolSearchNotice } from './output/text.js';
 
 export interface ChatOptions {
   /**
@@ -121,6 +123,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
       : new HistoryFile(options.historyPath ?? historyFilePath(io.env, io.homeDir));
   const earlierEntries = historyFile === undefined ? [] : await loadHistory(historyFile.path).catch(() => []);
   const status = createStatusIndicator(io.stdout, display);
+  const toolSearchShown: ShownLine = { text: undefined };
   const session = new ChatSession({
     host,
     io,
@@ -132,6 +135,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     earlierEntries,
     toolOrigins: () => toolOrigins(host),
     expandTurn: (text, signal, note) => expandTurn(host, text, options.prompter, signal, note),
+    toolSearchShown,
   });
   const unbind = options.prompter?.bind(session);
   const stopProgress = options.progress?.listen((report) => session.progress(report));
@@ -149,7 +153,10 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
   const onResize = () => session.terminalResized();
   io.stdout.on('resize', onResize);
   try {
-    await session.run(await banner(host, session.modelString, display.style), options.firstPrompt);
+    await session.run(
+      await banner(host, session.modelString, display.style, toolSearchShown),
+      options.firstPrompt,
+    );
   } finally {
     status.hide();
     unbind?.();
@@ -210,20 +217,34 @@ async function expandTurn(
   return [...turn.content, ...files.blocks];
 }
 
-async function banner(host: ChatHost, modelString: string, style: Display['style']): Promise<string> {
+async function banner(
+  host: ChatHost,
+  modelString: string,
+  style: Display['style'],
+  toolSearchShown: ShownLine,
+): Promise<string> {
   const servers = host.servers();
   const ready = servers.filter((server) => server.state === 'ready').length;
   const failed = servers.filter((server) => server.state === 'failed').length;
-  const tools = (await host.describeTools().catch(() => [])).length;
+  const [described, mode] = await Promise.all([
+    host.describeTools().catch(() => []),
+    // The tools the model will get: all of them, or the search (said here, with how to turn it off).
+    host.runner.toolMode().catch(() => undefined),
+  ]);
+  const tools = described.length;
   const parts = [
     `${style.bold('mcphost')} · ${modelString}`,
     `${tools} ${tools === 1 ? 'tool' : 'tools'} from ${ready} ${ready === 1 ? 'server' : 'servers'}`,
   ];
   if (failed > 0) parts.push(style.red(`${failed} failed (see /servers)`));
   const help = style.dim('/help for commands · Ctrl-C stops a turn · Ctrl-D quits');
-  return servers.length === 0
-    ? `${parts.join(' · ')}\n${style.yellow(NO_SERVERS_HINT)}\n${help}`
-    : `${parts.join(' · ')}\n${help}`;
+  const lines = [parts.join(' · ')];
+  if (servers.length === 0) lines.push(style.yellow(NO_SERVERS_HINT));
+  if (mode?.kind === 'search') {
+    toolSearchShown.text = toolSearchNotice(mode);
+    lines.push(style.yellow(toolSearchShown.text));
+  }
+  return [...lines, help].join('\n');
 }
 
 async function toolOrigins(host: ChatHost): Promise<ReadonlyMap<string, ToolOrigin>> {

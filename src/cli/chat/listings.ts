@@ -1,6 +1,7 @@
 /** The text of `/tools`, `/servers`, `/history` and `/usage`. Pure functions of what they list. */
 import type { ContextUsage } from '../../context/context-budget.js';
-import { formatTokens } from '../output/text.js';
+import { formatTokens, toolModeNotice } from '../output/text.js';
+import type { ToolMode } from '../../context/tool-catalog.js';
 import type { ToolDescription } from '../../mcp/pool.js';
 import type { ServerState, ServerStatus } from '../../mcp/status.js';
 import type { Message } from '../../types.js';
@@ -9,9 +10,18 @@ import { oneLine, shorten } from './sanitize.js';
 import type { Style } from './style.js';
 import { formatCount, type UsageTotals } from './usage.js';
 
-/** Tools grouped by server, each with the first line of its description. */
-export function listTools(tools: readonly ToolDescription[], style: Style, columns: number): string {
+/**
+ * Tools grouped by server, each with the first line of its description; first, when the model gets
+ * the tool search instead of these definitions, the line that says so (`mode`).
+ */
+export function listTools(
+  tools: readonly ToolDescription[],
+  style: Style,
+  columns: number,
+  mode?: ToolMode,
+): string {
   if (tools.length === 0) return 'No tools: no MCP server is running (see /servers).';
+  const searchLine = mode?.kind === 'search' ? `${style.yellow(toolModeNotice(mode))}\n\n` : '';
   // Map.groupBy needs Node 21; we run on 20.
   const byServer = new Map<string, ToolDescription[]>();
   for (const tool of tools) byServer.set(tool.server, [...(byServer.get(tool.server) ?? []), tool]);
@@ -28,7 +38,7 @@ export function listTools(tools: readonly ToolDescription[], style: Style, colum
     });
     return [`${style.bold(oneLine(server))} ${style.dim(`(${count})`)}`, ...lines].join('\n');
   });
-  return sections.join('\n\n');
+  return searchLine + sections.join('\n\n');
 }
 
 /** Each configured server: state, tool count, process, last error. */
