@@ -55,8 +55,13 @@ const CORE_COMMANDS: readonly ChatCommand[] = [
   },
   {
     name: '/servers',
-    summary: 'show each server: state, tool count, last error',
-    run: (_, context) => show(listServers(context.servers(), context.style, context.columns())),
+    summary: 'show each server: state, tool count, roots, last error',
+    run: (_, context) =>
+      show(
+        listServers(context.servers(), context.style, context.columns(), (server) =>
+          context.roots?.describe(server),
+        ),
+      ),
   },
   {
     name: '/history',

@@ -101,7 +101,12 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
       servers: () => runner.servers,
       offerings: runner.mcp,
       serverLogs: (server) => runner.serverLogs.list(server),
-      roots: { list: () => runner.roots, set: (folders) => runner.setRoots(folders, '/roots') },
+      roots: {
+        list: () => runner.roots,
+        describe: (server) => runner.rootsOf(server).description,
+        followsShared: (server) => runner.rootsOf(server).shared,
+        set: (folders) => runner.setRoots(folders, '/roots'),
+      },
     },
     io,
     options,

@@ -63,7 +63,7 @@ describe('mcphost mcp', () => {
 
     const get = await runCli(['mcp', 'get', 'memory'], home.path);
     expect(get.stdout).toBe(
-      `memory:\n  transport: stdio\n  command: ${process.execPath}\n  args: ${npmServer('memory')}\n  env: MEMORY_FILE_PATH\n`,
+      `memory:\n  transport: stdio\n  command: ${process.execPath}\n  args: ${npmServer('memory')}\n  env: MEMORY_FILE_PATH\n  roots: ${home.path} (the working folder)\n`,
     );
     const names = await runCli(['mcp', 'list', '--names'], home.path);
     expect(names.stdout).toBe('old\nmemory\nweb\n');

@@ -41,8 +41,13 @@ export function listTools(
   return searchLine + sections.join('\n\n');
 }
 
-/** Each configured server: state, tool count, process, last error. */
-export function listServers(servers: readonly ServerStatus[], style: Style, columns: number): string {
+/** Each configured server: state, tool count, process, roots (when `rootsOf` says), last error. */
+export function listServers(
+  servers: readonly ServerStatus[],
+  style: Style,
+  columns: number,
+  rootsOf: (server: string) => string | undefined = () => undefined,
+): string {
   if (servers.length === 0) {
     return 'No MCP servers are configured (~/.mcp.json, or --config FILE). `--builtin fs,todo,bash,fetch` turns on the built-in ones.';
   }
@@ -53,9 +58,14 @@ export function listServers(servers: readonly ServerStatus[], style: Style, colu
       const details = [server.transport, server.pid === undefined ? '' : `pid ${server.pid}`];
       if (server.restarts > 0) details.push(`restarted ${server.restarts}×`);
       const head = `  ${oneLine(server.name).padEnd(width)}  ${paintState(server.state, style)}  ${tools.padEnd(9)} ${style.dim(details.filter(Boolean).join(', '))}`;
-      if (server.lastError === undefined) return head;
-      const error = shorten(oneLine(server.lastError), Math.max(20, columns - 6));
-      return `${head}\n    ${style.red(`last error: ${error}`)}`;
+      const roots = rootsOf(server.name);
+      const lines = [head];
+      if (roots !== undefined) lines.push(`    ${style.dim(`roots: ${shorten(oneLine(roots), Math.max(20, columns - 11))}`)}`);
+      if (server.lastError !== undefined) {
+        const error = shorten(oneLine(server.lastError), Math.max(20, columns - 6));
+        lines.push(`    ${style.red(`last error: ${error}`)}`);
+      }
+      return lines.join('\n');
     })
     .join('\n');
 }
