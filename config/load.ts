@@ -124,7 +124,10 @@ function withServerRootsResolved(config: ParsedConfig, folder: string, homeDir: 
   const servers = Object.entries(config.servers).map(([name, definition]) => {
     const { roots } = definition;
     if (typeof roots === 'boolean' || roots === undefined) return [name, definition] as const;
-    return [name, { ...definition, roots: roots.map((root) => resolveUserPath(root, folder, homeDir)) }] as const;
+    return [
+      name,
+      { ...definition, roots: roots.map((root) => resolveUserPath(root, folder, homeDir)) },
+    ] as const;
   });
   // fromEntries: a server named "__proto__" stays a server.
   return { ...config, servers: Object.fromEntries(servers) };

@@ -161,7 +161,8 @@ async function sourceFor(
   if (context.sharedGiven) return { kind: 'shared' };
   switch (definition.transport) {
     case 'stdio': {
-      const base = definition.cwd === undefined ? context.serverCwd : resolve(context.serverCwd, definition.cwd);
+      const base =
+        definition.cwd === undefined ? context.serverCwd : resolve(context.serverCwd, definition.cwd);
       const directories = await directoriesInArguments(definition.args, base, context.homeDir);
       return directories.length === 0
         ? { kind: 'shared' }

@@ -60,7 +60,8 @@ export function listServers(
       const head = `  ${oneLine(server.name).padEnd(width)}  ${paintState(server.state, style)}  ${tools.padEnd(9)} ${style.dim(details.filter(Boolean).join(', '))}`;
       const roots = rootsOf(server.name);
       const lines = [head];
-      if (roots !== undefined) lines.push(`    ${style.dim(`roots: ${shorten(oneLine(roots), Math.max(20, columns - 11))}`)}`);
+      if (roots !== undefined)
+        lines.push(`    ${style.dim(`roots: ${shorten(oneLine(roots), Math.max(20, columns - 11))}`)}`);
       if (server.lastError !== undefined) {
         const error = shorten(oneLine(server.lastError), Math.max(20, columns - 6));
         lines.push(`    ${style.red(`last error: ${error}`)}`);

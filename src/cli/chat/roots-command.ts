@@ -62,10 +62,7 @@ async function roots(argument: string, context: CommandContext): Promise<Command
   const shared =
     listed.length === 0
       ? ['No shared roots: servers with no folders of their own have none to work in.']
-      : [
-          'Roots (the folders servers may work in; /roots add|remove changes these):',
-          ...listed.map((folder) => `  ${folder}`),
-        ];
+      : ['Roots (the folders servers may work in):', ...listed.map((folder) => `  ${folder}`)];
   // Servers that keep folders of their own (server-filesystem's arguments, their "roots").
   const others = context
     .servers()

@@ -93,8 +93,10 @@ export class JsonReporter implements Reporter {
     this.outcome.tracker.observe(event);
     if (event.type === 'retry') this.note(retryNotice(event));
     if (event.type === 'compaction') this.note(compactionNotice(event));
-    if (event.type === 'tool-mode' && (this.options.debug || event.mode.kind === 'search'))
-      this.note(toolModeNotice(event.mode));
+    if (event.type === 'tool-mode') {
+      if (this.options.debug) this.note(toolModeNotice(event.mode));
+      else if (event.mode.kind === 'search') this.note(toolSearchNotice(event.mode));
+    }
   }
 
   note(message: string | readonly string[]): void {

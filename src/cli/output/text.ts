@@ -136,7 +136,8 @@ export function reportEvent(
       output.breakLine();
       return;
     case 'tool-mode':
-      if (debug || event.mode.kind === 'search') notice(io, toolModeNotice(event.mode));
+      if (debug) notice(io, toolModeNotice(event.mode));
+      else if (event.mode.kind === 'search') notice(io, toolSearchNotice(event.mode));
       return;
     case 'step-start':
     case 'done':
