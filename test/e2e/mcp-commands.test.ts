@@ -158,6 +158,7 @@ describe('mcphost completion', () => {
     expect(await complete(['mcphost', 'auth', 'logout', ''])).toBe('alpha beta');
     expect(await complete(['mcphost', '--max-s'])).toBe('--max-steps');
     expect(await complete(['mcphost', '-m', 'ol'])).toBe('ollama:');
+    expect(await complete(['mcphost', '--tool-search', ''])).toBe('auto always never');
     expect((await runCli(['completion', 'fish'], home.path)).stderr).toBe(
       'mcphost: completion: "fish" is not bash or zsh\n',
     );
