@@ -119,9 +119,24 @@ function resolveUserPath(value: string, base: string, homeDir: string): string {
   return resolve(base, value);
 }
 
-/** A parsed file as a LoadedConfig: its audit log path resolved, its folder noted. */
-function fromFile(config: ParsedConfig, path: string, homeDir: string): LoadedConfig {
+/** The servers' own `roots` lists resolved against the file's folder (and `~`). */
+function withServerRootsResolved(config: ParsedConfig, folder: string, homeDir: string): ParsedConfig {
+  const servers = Object.entries(config.servers).map(([name, definition]) => {
+    const { roots } = definition;
+    if (typeof roots === 'boolean' || roots === undefined) return [name, definition] as const;
+    return [
+      name,
+      { ...definition, roots: roots.map((root) => resolveUserPath(root, folder, homeDir)) },
+    ] as const;
+  });
+  // fromEntries: a server named "__proto__" stays a server.
+  return { ...config, servers: Object.fromEntries(servers) };
+}
+
+/** A parsed file as a LoadedConfig: its audit log path and roots resolved, its folder noted. */
+function fromFile(parsed: ParsedConfig, path: string, homeDir: string): LoadedConfig {
   const folder = dirname(path);
+  const config = withServerRootsResolved(parsed, folder, homeDir);
   return {
     ...config,
     path,
@@ -193,7 +208,7 @@ async function withProjectConfig(home: LoadedConfig, options: LoadConfigOptions)
   let trusted = await store.isTrusted(path, sha256);
   let project: ParsedConfig;
   try {
-    project = parseFile(path, text, env);
+    project = withServerRootsResolved(parseFile(path, text, env), dirname(path), homeDir);
   } catch (error) {
     // A broken file the user trusted is their error to see; a stranger's broken file is just skipped.
     if (trusted || !(error instanceof ConfigError)) throw error;

@@ -113,8 +113,12 @@ const commonServerShape = {
   excludedTools: toolNames.optional(),
   initTimeout: positiveInteger.optional(),
   toolTimeout: positiveInteger.optional(),
-  /** `false`: the server is not offered the roots (it keeps its own folders). */
-  roots: z.boolean().optional(),
+  /**
+   * The server's roots: a list of folders (`~/` and paths relative to the config file's folder),
+   * `false` for none (it keeps its own folders), `true` for the shared ones even when its arguments
+   * name folders (docs/mcp-features.md#roots).
+   */
+  roots: z.union([z.boolean(), z.array(z.string().min(1)).min(1)]).optional(),
 };
 
 /** Claude Desktop / Claude Code: a program started with `command` and `args`, over stdio. */

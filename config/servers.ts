@@ -79,7 +79,7 @@ function commonSettings(
     ...(entry.excludedTools === undefined ? {} : { excludedTools: entry.excludedTools }),
     ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
     ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
-    ...(entry.roots === false ? { roots: false as const } : {}),
+    ...(entry.roots === undefined ? {} : { roots: entry.roots }),
   };
 }
 

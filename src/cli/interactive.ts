@@ -26,6 +26,8 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { attachFiles, processPlaces } from './file-attachments.js';
 import type { CliIO } from './io.js';
 import type { ChatHost, ChatOptions } from './chat/chat-host.js';
+import type { ShownLine } from './chat/turn-view.js';
+import { toolSearchNotice } from './output/text.js';
 
 export type { ChatHost, ChatOptions, ProgressSource } from './chat/chat-host.js';
 
@@ -38,7 +40,12 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
       servers: () => runner.servers,
       offerings: runner.mcp,
       serverLogs: (server) => runner.serverLogs.list(server),
-      roots: { list: () => runner.roots, set: (folders) => runner.setRoots(folders, '/roots') },
+      roots: {
+        list: () => runner.roots,
+        describe: (server) => runner.rootsOf(server).description,
+        followsShared: (server) => runner.rootsOf(server).shared,
+        set: (folders) => runner.setRoots(folders, '/roots'),
+      },
     },
     io,
     options,
@@ -60,6 +67,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
       : new HistoryFile(options.historyPath ?? historyFilePath(io.env, io.homeDir));
   const earlierEntries = historyFile === undefined ? [] : await loadHistory(historyFile.path).catch(() => []);
   const status = createStatusIndicator(io.stdout, display);
+  const toolSearchShown: ShownLine = { text: undefined };
   const session = new ChatSession({
     host,
     io,
@@ -71,6 +79,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     earlierEntries,
     toolOrigins: () => toolOrigins(host),
     expandTurn: (text, signal, note) => expandTurn(host, text, options.prompter, signal, note),
+    toolSearchShown,
   });
   const unbind = options.prompter?.bind(session);
   const stopProgress = options.progress?.listen((report) => session.progress(report));
@@ -88,7 +97,10 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
   const onResize = () => session.terminalResized();
   io.stdout.on('resize', onResize);
   try {
-    await session.run(await banner(host, session.modelString, display.style), options.firstPrompt);
+    await session.run(
+      await banner(host, session.modelString, display.style, toolSearchShown),
+      options.firstPrompt,
+    );
   } finally {
     status.hide();
     unbind?.();
@@ -149,20 +161,34 @@ async function expandTurn(
   return [...turn.content, ...files.blocks];
 }
 
-async function banner(host: ChatHost, modelString: string, style: Display['style']): Promise<string> {
+async function banner(
+  host: ChatHost,
+  modelString: string,
+  style: Display['style'],
+  toolSearchShown: ShownLine,
+): Promise<string> {
   const servers = host.servers();
   const ready = servers.filter((server) => server.state === 'ready').length;
   const failed = servers.filter((server) => server.state === 'failed').length;
-  const tools = (await host.describeTools().catch(() => [])).length;
+  const [described, mode] = await Promise.all([
+    host.describeTools().catch(() => []),
+    // The tools the model will get: all of them, or the search (said here, with how to turn it off).
+    host.runner.toolMode().catch(() => undefined),
+  ]);
+  const tools = described.length;
   const parts = [
     `${style.bold('mcphost')} · ${modelString}`,
     `${tools} ${tools === 1 ? 'tool' : 'tools'} from ${ready} ${ready === 1 ? 'server' : 'servers'}`,
   ];
   if (failed > 0) parts.push(style.red(`${failed} failed (see /servers)`));
   const help = style.dim('/help for commands · Ctrl-C stops a turn · Ctrl-D quits');
-  return servers.length === 0
-    ? `${parts.join(' · ')}\n${style.yellow(NO_SERVERS_HINT)}\n${help}`
-    : `${parts.join(' · ')}\n${help}`;
+  const lines = [parts.join(' · ')];
+  if (servers.length === 0) lines.push(style.yellow(NO_SERVERS_HINT));
+  if (mode?.kind === 'search') {
+    toolSearchShown.text = toolSearchNotice(mode);
+    lines.push(style.yellow(toolSearchShown.text));
+  }
+  return [...lines, help].join('\n');
 }
 
 async function toolOrigins(host: ChatHost): Promise<ReadonlyMap<string, ToolOrigin>> {

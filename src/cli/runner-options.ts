@@ -41,8 +41,8 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
     ...optional('maxSteps', options.maxSteps),
     ...optional('providerUrl', options.providerUrl),
     ...optional('providerApiKey', options.providerApiKey),
-    // The flag wins over the config's `contextWindow` (createRunner lays these over the config's).
-    ...(options.contextWindow === undefined ? {} : { context: { contextWindow: options.contextWindow } }),
+    // The flags win over the config's `contextWindow` and `toolSearch` (createRunner lays these over the config's).
+    ...contextFlags(options),
     settings: {
       ...optional('maxTokens', options.maxTokens),
       ...optional('temperature', options.temperature),
@@ -51,6 +51,15 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
       ...optional('stopSequences', options.stopSequences),
     },
   };
+}
+
+/** `--context-window` and `--tool-search`, when given. */
+function contextFlags(options: CliOptions): Pick<CreateRunnerOptions, 'context'> {
+  const context = {
+    ...optional('contextWindow', options.contextWindow),
+    ...optional('toolSearch', options.toolSearch),
+  };
+  return Object.keys(context).length === 0 ? {} : { context };
 }
 
 /** `--root DIR`s as absolute paths, each checked to be a directory (a mistake names the flag). */

@@ -38,10 +38,11 @@ export interface ContextOptions {
   readonly keepRecentTokens?: number;
   /**
    * When to send the tool-search tool instead of every tool definition: `auto` (past the vendor's
-   * cap on tools, or past `toolSearchAt` of the window), `always` or `never`. Default `auto`.
+   * cap on tools, or past `toolSearchAt` of a window that is known, never of the fallback guess),
+   * `always` or `never`. Default `auto`.
    */
   readonly toolSearch?: ToolSearchSetting;
-  /** The share of the window tool definitions may take before `auto` turns to the search, in (0, 1]. Default 0.1. */
+  /** The share of the window tool definitions may take before `auto` turns to the search, in (0, 1]. Default 0.25. */
   readonly toolSearchAt?: number;
 }
 

@@ -1,10 +1,15 @@
 /**
  * Which tool definitions one step sends. Below a vendor's cap on the number of tools and below a
- * share of the window, all of them, as they come from the host. Past either, the tool-search tool
- * (see `tool-search.ts`) and the tools the conversation has loaded so far.
+ * share of a window that is known, all of them, as they come from the host. Past either, the
+ * tool-search tool (see `tool-search.ts`) and the tools the conversation has loaded so far.
+ *
+ * The share is judged only against a window someone stated (the override, the provider, the
+ * vendors' table, a refusal), never against the fallback guess: small local models rarely manage
+ * the two-step search, so a guess must not take their tools away (issue 26).
  */
 import type { Message, ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
 import { estimateToolsTokens } from './tokens.js';
+import type { ContextWindow } from './windows.js';
 import {
   TOOL_SEARCH_NAME,
   ToolIndex,
@@ -13,8 +18,14 @@ import {
   toolSearchSpec,
 } from './tool-search.js';
 
-/** Send the tool-search tool instead of every definition when these pass this share of the window. */
-export const DEFAULT_TOOL_SEARCH_AT = 0.1;
+/**
+ * Send the tool-search tool instead of every definition when these pass this share of the window.
+ * A quarter: with the answer's reserve (a quarter of the window at most) and compaction at 80%, a
+ * third of the window is left for the conversation. filesystem + memory + everything (40 tools,
+ * about 6k tokens) fit a 32k local window whole; 10%, Claude Code's figure for 200k windows, would
+ * leave such a model with the search alone.
+ */
+export const DEFAULT_TOOL_SEARCH_AT = 0.25;
 
 /**
  * The most tools each vendor takes in one request, where the vendor refuses more (with a 400).
@@ -26,7 +37,7 @@ export const VENDOR_TOOL_LIMITS: Readonly<Record<string, number>> = { openai: 12
 
 /** `toolSearch`: when to send the tool-search tool instead of every definition. */
 export type ToolSearchSetting =
-  /** Past the vendor's cap or `toolSearchAt` of the window (the default). */
+  /** Past the vendor's cap, or past `toolSearchAt` of a window that is known (the default). */
   | 'auto'
   /** Whenever there are tools. */
   | 'always'
@@ -48,6 +59,9 @@ export type ToolMode =
       /** Estimated tokens of every definition, against `budgetTokens` of the window. */
       readonly toolTokens: number;
       readonly budgetTokens: number;
+      /** The window and the share of it (`toolSearchAt`) that makes `budgetTokens`. */
+      readonly window: ContextWindow;
+      readonly share: number;
       /** The vendor's cap on tools per request, when it has one. */
       readonly vendorLimit?: number;
     };
@@ -55,7 +69,7 @@ export type ToolMode =
 export type ToolSearchReason =
   /** More tools than the vendor takes in one request. */
   | 'vendor-limit'
-  /** The definitions would take more than `toolSearchAt` of the window. */
+  /** The definitions would take more than `toolSearchAt` of a known window (not the fallback guess). */
   | 'window-share'
   /** `toolSearch: 'always'`. */
   | 'always';
@@ -112,12 +126,14 @@ export class ToolCatalog {
   select(
     host: ToolHost,
     tools: readonly ToolSpec[],
-    context: { readonly provider: string; readonly windowTokens: number },
+    context: { readonly provider: string; readonly window: ContextWindow },
   ): StepTools {
     const vendorLimit = VENDOR_TOOL_LIMITS[context.provider];
     const toolTokens = estimateToolsTokens(tools);
-    const budgetTokens = Math.floor(context.windowTokens * this.#searchAt);
-    const reason = this.#searchReason(tools.length, vendorLimit, toolTokens, budgetTokens);
+    const budgetTokens = Math.floor(context.window.tokens * this.#searchAt);
+    // A guessed window says nothing about what fits: only a stated one may turn the search on.
+    const windowKnown = context.window.source !== 'fallback';
+    const reason = this.#searchReason(tools.length, vendorLimit, windowKnown && toolTokens > budgetTokens);
     if (reason === undefined) {
       return {
         mode: { kind: 'all', tools: tools.length },
@@ -142,6 +158,8 @@ export class ToolCatalog {
         loaded: kept.length,
         toolTokens,
         budgetTokens,
+        window: context.window,
+        share: this.#searchAt,
         ...(vendorLimit === undefined ? {} : { vendorLimit }),
       },
       offered,
@@ -153,8 +171,7 @@ export class ToolCatalog {
   #searchReason(
     count: number,
     vendorLimit: number | undefined,
-    toolTokens: number,
-    budgetTokens: number,
+    passesWindowShare: boolean,
   ): ToolSearchReason | undefined {
     if (count === 0) return undefined;
     switch (this.#setting) {
@@ -164,7 +181,7 @@ export class ToolCatalog {
         return 'always';
       case 'auto':
         if (vendorLimit !== undefined && count > vendorLimit) return 'vendor-limit';
-        return toolTokens > budgetTokens ? 'window-share' : undefined;
+        return passesWindowShare ? 'window-share' : undefined;
       default: {
         const unexpected: never = this.#setting;
         throw new TypeError(`unknown toolSearch setting ${String(unexpected)}`);

@@ -175,6 +175,14 @@ export class Runner {
   }
 
   /**
+   * How the next step would send the tools: every definition, or the tool search and why.
+   * `undefined` without a tool host. The first call asks the provider for its window (once).
+   */
+  async toolMode(): Promise<ToolMode | undefined> {
+    return (await this.#stepTools())?.mode;
+  }
+
+  /**
    * Starts a new conversation, empty or from `history` (a saved one, say); the system prompt and
    * tools stay. Not reported to `onHistoryChange`: the next change is, against this history.
    */
@@ -329,10 +337,7 @@ export class Runner {
     if (host === undefined) return undefined;
     const tools = await host.tools();
     const window = await this.#context.window(this.#provider);
-    return this.#toolCatalog.select(host, tools, {
-      provider: this.#provider.name,
-      windowTokens: window.tokens,
-    });
+    return this.#toolCatalog.select(host, tools, { provider: this.#provider.name, window });
   }
 
   /**

@@ -42,8 +42,8 @@ export interface ServerFeatures {
     signal: AbortSignal,
     // eslint-disable-next-line @typescript-eslint/no-deprecated
   ) => Promise<CreateMessageResult>;
-  /** The folders servers may work in (`roots/list`); servers are told when they change. */
-  readonly roots?: () => readonly Root[];
+  /** The folders a server may work in (`roots/list`); servers are told when they change. */
+  readonly roots?: (server: string) => readonly Root[];
   /** A server finished a URL-mode elicitation (`notifications/elicitation/complete`). */
   readonly onElicitationComplete?: (server: string, elicitationId: string) => void;
   /** A server's `notifications/message`. */
@@ -86,7 +86,7 @@ export function configureClientFor(features: ServerFeatures): ConfigureClient {
     }
     if (roots !== undefined && definition.roots !== false) {
       client.registerCapabilities({ roots: { listChanged: true } });
-      client.setRequestHandler('roots/list', () => ({ roots: [...roots()] }));
+      client.setRequestHandler('roots/list', () => ({ roots: [...roots(server)] }));
     }
     if (onElicitationComplete !== undefined) {
       client.setNotificationHandler('notifications/elicitation/complete', (notification) => {

@@ -15,10 +15,11 @@ export interface ServerCommon {
   /** How long one tool call may take, in ms (progress notifications extend it up to a maximum). */
   readonly toolTimeoutMs?: number;
   /**
-   * `false`: the server is not offered the roots (no `roots` capability, no `roots/list_changed`),
-   * so a server such as server-filesystem keeps the folders its own arguments give it.
+   * Which roots the server is offered (see `server-roots.ts` for the rule when absent). `false`:
+   * none (no `roots` capability, no `roots/list_changed`); a list: those folders (absolute, or
+   * relative to the project folder); `true`: the shared roots even when its arguments name folders.
    */
-  readonly roots?: false;
+  readonly roots?: boolean | readonly string[];
 }
 
 /** A server we start as a child process and talk to over its stdin/stdout. */

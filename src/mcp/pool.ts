@@ -342,9 +342,13 @@ export class McpPool implements ToolHost {
     return this.reconnections.listen(listener);
   }
 
-  /** Tells every running server that the roots changed. */
-  async notifyRootsChanged(): Promise<void> {
-    await Promise.all([...this.connections.values()].map((connection) => connection.notifyRootsChanged()));
+  /** Tells every running server (or those `which` names) that the roots changed. */
+  async notifyRootsChanged(which: (server: string) => boolean = () => true): Promise<void> {
+    await Promise.all(
+      [...this.connections]
+        .filter(([server]) => which(server))
+        .map(([, connection]) => connection.notifyRootsChanged()),
+    );
   }
 
   /** Each server's state, tool count, last error and stderr tail, in configuration order. */

@@ -15,7 +15,8 @@ import { ServerError } from '../core/errors.js';
 import { McpPool, type PoolLogEntry, type ServerStatus, type ToolProgress } from '../mcp/pool.js';
 import { ServerLogBook, type ServerLogLevel, type ServerLogMessage } from '../mcp/server-logs.js';
 import type { ElicitationOutcome, ElicitationPolicy } from '../mcp/elicitation.js';
-import { checkRootDirectories, RootList } from '../mcp/roots.js';
+import { checkRootDirectories } from '../mcp/roots.js';
+import { planServerRoots, type ServerRoots } from '../mcp/server-roots.js';
 import type { SamplingOutcome } from '../mcp/sampling.js';
 import { QuestionQueue } from '../core/questions.js';
 import { optional } from '../util/optional.js';
@@ -229,13 +230,19 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
   const safety = mergeSafetyOptions(configSafety(config), options.safety ?? {});
-  const roots = new RootList(
-    options.roots !== undefined
-      ? await checkRootDirectories(options.roots, projectDir, 'roots')
-      : config.roots !== undefined
-        ? await checkRootDirectories(config.roots, projectDir, `${config.path ?? 'config'}: roots`)
-        : [projectDir],
-  );
+  // Each server's roots: its own folders kept, the working folder to the rest (server-roots.ts).
+  const roots = await planServerRoots({
+    servers: config.servers,
+    shared:
+      options.roots !== undefined
+        ? await checkRootDirectories(options.roots, projectDir, 'roots')
+        : config.roots !== undefined
+          ? await checkRootDirectories(config.roots, projectDir, `${config.path ?? 'config'}: roots`)
+          : undefined,
+    projectDir,
+    homeDir,
+    configLabel: config.path ?? 'mcpServers',
+  });
   // Sampling runs on the runner's provider, under the guard's rules and budgets: none exists yet
   // while the servers start, so the handler reads them from here once the runner is built.
   const late: LateParts = {};
@@ -373,7 +380,7 @@ function assembleAroundPool(
     readonly serverLogs: ServerLogBook;
     readonly offeringsChanges: OfferingsChanges;
     readonly safety: SafetyOptions;
-    readonly roots: RootList;
+    readonly roots: ServerRoots;
     readonly late: LateParts;
   },
 ): Assembly {

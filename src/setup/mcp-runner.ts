@@ -1,6 +1,7 @@
 /** The Runner createRunner makes: its tools are the MCP servers of a config. */
 import type { McpPool, ServerStatus } from '../mcp/pool.js';
 import { checkRootDirectories, RootList } from '../mcp/roots.js';
+import { ServerRoots } from '../mcp/server-roots.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
 import type { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { ServerOfferings, type OfferingsOptions } from '../mcp/server-offerings.js';
@@ -34,7 +35,7 @@ export class McpRunner extends Runner {
        */
       readonly userSystemPrompt?: string | undefined;
       /** The folders servers may work in (the pool answers `roots/list` from it). */
-      readonly roots?: RootList;
+      readonly roots?: ServerRoots;
       /** Where the pool's handlers announce list changes and resource updates. */
       readonly offeringsChanges?: OfferingsChanges;
     },
@@ -49,24 +50,47 @@ export class McpRunner extends Runner {
     this.#systemPrompt = 'userSystemPrompt' in options ? options.userSystemPrompt : options.systemPrompt;
     this.mcp = new ServerOfferings(options.pool, options.offerings, options.offeringsChanges);
     this.serverLogs = options.serverLogs ?? new ServerLogBook();
-    this.#roots = options.roots ?? new RootList([]);
+    this.#roots = options.roots ?? new ServerRoots({ shared: new RootList([]), sharedGiven: true });
   }
 
-  readonly #roots: RootList;
+  readonly #roots: ServerRoots;
 
-  /** The folders servers may work in (MCP roots), absolute paths. */
+  /**
+   * The shared roots (MCP roots), absolute paths: what servers without folders of their own are
+   * offered (see {@link rootsOf} for one server's).
+   */
   get roots(): readonly string[] {
-    return this.#roots.directories;
+    return this.#roots.shared.directories;
   }
 
   /**
-   * Replaces the roots and tells every running server (`notifications/roots/list_changed`).
-   * Relative folders are taken from the working directory. Rejects with a ConfigError naming
-   * `source` when one is not a directory (nothing changes then).
+   * One server's roots and where they come from (its own folders, its `roots`, the shared ones):
+   * `folders` is `undefined` when it is offered none; `shared` is true when they are the shared
+   * roots (and follow {@link setRoots}); `description` is one line for a person.
+   */
+  rootsOf(server: string): {
+    readonly folders: readonly string[] | undefined;
+    readonly shared: boolean;
+    readonly description: string;
+  } {
+    return {
+      folders: this.#roots.directoriesOf(server),
+      shared: this.#roots.followsShared(server),
+      description: this.#roots.describe(server),
+    };
+  }
+
+  /**
+   * Replaces the shared roots and tells the running servers that follow them
+   * (`notifications/roots/list_changed`); a server with folders of its own keeps them. Relative
+   * folders are taken from the working directory. Rejects with a ConfigError naming `source` when
+   * one is not a directory (nothing changes then).
    */
   async setRoots(directories: readonly string[], source = 'setRoots'): Promise<void> {
     const checked = await checkRootDirectories(directories, process.cwd(), source);
-    if (this.#roots.set(checked)) await this.#pool.notifyRootsChanged();
+    if (this.#roots.setShared(checked)) {
+      await this.#pool.notifyRootsChanged((server) => this.#roots.followsShared(server));
+    }
   }
 
   /** The user's system prompt (a saved session records it); the clause, when on, is sent after it. */

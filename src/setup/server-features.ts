@@ -7,7 +7,7 @@
 import type { ServerFeatures } from '../mcp/client-features.js';
 import type { ElicitationPolicy } from '../mcp/elicitation.js';
 import type { OfferingsChanges } from '../mcp/offerings-changes.js';
-import type { RootList } from '../mcp/roots.js';
+import type { ServerRoots } from '../mcp/server-roots.js';
 import type { SamplingHost } from '../mcp/sampling.js';
 import { describeLogData, type ServerLogBook } from '../mcp/server-logs.js';
 import { optional } from '../util/optional.js';
@@ -31,7 +31,7 @@ export function serverFeatures(parts: {
   readonly serverLogs: ServerLogBook;
   readonly elicitationPolicy: ElicitationPolicy | undefined;
   readonly safety: SafetyOptions;
-  readonly roots: RootList;
+  readonly roots: ServerRoots;
   readonly late: LateParts;
   readonly changes: OfferingsChanges;
 }): ServerFeatures {
@@ -71,7 +71,7 @@ export function serverFeatures(parts: {
       );
       return (await sampler)(server, params, signal);
     },
-    roots: () => roots.toRoots(),
+    roots: (server) => roots.toRoots(server),
     onLogMessage: (server, message) => {
       serverLogs.add({ ...message, server, at: Date.now() });
       const logger = message.logger === undefined ? '' : ` ${message.logger}`;

@@ -64,7 +64,7 @@ describe('mcphost mcp', () => {
 
     const get = await runCli(['mcp', 'get', 'memory'], home.path);
     expect(get.stdout).toBe(
-      `memory:\n  transport: stdio\n  command: ${process.execPath}\n  args: ${npmServer('memory')}\n  env: MEMORY_FILE_PATH\n`,
+      `memory:\n  transport: stdio\n  command: ${process.execPath}\n  args: ${npmServer('memory')}\n  env: MEMORY_FILE_PATH\n  roots: ${home.path} (the working folder)\n`,
     );
     const names = await runCli(['mcp', 'list', '--names'], home.path);
     expect(names.stdout).toBe('old\nmemory\nweb\n');
@@ -159,6 +159,7 @@ describe('mcphost completion', () => {
     expect(await complete(['mcphost', 'auth', 'logout', ''])).toBe('alpha beta');
     expect(await complete(['mcphost', '--max-s'])).toBe('--max-steps');
     expect(await complete(['mcphost', '-m', 'ol'])).toBe('ollama:');
+    expect(await complete(['mcphost', '--tool-search', ''])).toBe('auto always never');
     expect((await runCli(['completion', 'fish'], home.path)).stderr).toBe(
       'mcphost: completion: "fish" is not bash or zsh\n',
     );

@@ -117,3 +117,58 @@ describe('roots', () => {
     expect(runner.roots).toEqual([first]);
   });
 });
+
+describe('roots of a server that names its own folders (issue 26)', () => {
+  it('server-filesystem keeps the folder of its arguments; the others get the working folder', async () => {
+    const runner = await start({
+      mcpServers: { files: { ...FILESYSTEM, args: [...FILESYSTEM.args, second] }, sampler: SAMPLER },
+      projectDir: first,
+    });
+    expect(runner.rootsOf('files')).toEqual({
+      folders: [second],
+      shared: false,
+      description: `${second} (named in its arguments)`,
+    });
+    expect(runner.rootsOf('sampler').description).toBe(`${first} (the working folder)`);
+    const listed = await callText(runner, 'files__list_allowed_directories');
+    expect(listed).toContain(second);
+    expect(listed).not.toContain(first);
+    expect(await callText(runner, 'sampler__list-roots')).toBe(
+      `result: ${JSON.stringify({ roots: [{ uri: `file://${first}`, name: 'first' }] })}`,
+    );
+    // Changing the shared roots tells the servers that follow them, and leaves the others alone.
+    await runner.setRoots([folder]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await callText(runner, 'files__list_allowed_directories')).toContain(second);
+    expect(await callText(runner, 'sampler__list-roots')).toContain(`file://${folder}"`);
+  });
+
+  it('--root (the roots option) and the entry\'s own "roots" still decide', async () => {
+    const runner = await start({
+      mcpServers: {
+        files: { ...FILESYSTEM, args: [...FILESYSTEM.args, second] },
+        listed: { ...SAMPLER, roots: [second] },
+        follows: { ...SAMPLER, roots: true },
+      },
+      roots: [first],
+    });
+    const listed = await eventually(
+      () => callText(runner, 'files__list_allowed_directories'),
+      (text) => text.includes(first),
+    );
+    expect(listed).toContain(first);
+    expect(listed).not.toContain(second);
+    expect(await callText(runner, 'listed__list-roots')).toContain(`file://${second}"`);
+    expect(await callText(runner, 'follows__list-roots')).toContain(`file://${first}"`);
+    expect(runner.rootsOf('listed').description).toBe(`${second} (its "roots")`);
+    expect(runner.rootsOf('files').description).toBe(
+      `${first} (the shared roots: --root, "roots" or /roots)`,
+    );
+  });
+
+  it('refuses an entry\'s "roots" folder that does not exist, naming the server', async () => {
+    await expect(
+      start({ mcpServers: { sampler: { ...SAMPLER, roots: [join(folder, 'nope')] } } }),
+    ).rejects.toThrow(`mcpServers: mcpServers.sampler.roots: "${join(folder, 'nope')}" is not a directory`);
+  });
+});

@@ -103,7 +103,8 @@ describe('--output-format json', () => {
 describe('--output-format stream-json', () => {
   it('prints one JSON event per line: start, text, tool call and result, a retry, the result', async () => {
     await fixture.home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
-    const ollama = await fixture.startModel([errorReply(503, 'busy'), ...echoScript()]);
+    // A window the definitions fit in: at Ollama's 4,096 a `tool-search` event would come second.
+    const ollama = await fixture.startModel([errorReply(503, 'busy'), ...echoScript()], { numCtx: 32_768 });
     const run = await runCli(
       ['-p', 'go', '--output-format', 'stream-json', '--provider-url', ollama.url],
       fixture.home.path,

@@ -201,7 +201,9 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
       await chat.waitFor(/everything \(\d+ tools\)\n {2}echo +Echoes back the input/);
       chat.type('/servers');
       chat.keys('Enter');
-      await chat.waitFor(/ {2}everything +ready +\d+ tools +stdio, pid \d+\n {2}broken +failed +0 tools/);
+      await chat.waitFor(
+        / {2}everything +ready +\d+ tools +stdio, pid \d+\n {4}roots: \S+ \(the working folder\)\n {2}broken +failed +0 tools/,
+      );
       chat.type('/wat');
       chat.keys('Enter');
       await chat.waitFor('Unknown command /wat');
@@ -330,11 +332,15 @@ describe.skipIf(!hasTmux)('the chat in a real terminal', () => {
 describe('the chat through pipes', () => {
   it('reads entries from stdin and writes plain text: no escape sequence at all', async () => {
     await fixture.home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
-    const ollama = await fixture.startModel([
-      toolCallReply(['everything__echo', { message: 'piped' }]),
-      textReply('# Title\n\n**bold** answer'),
-      textReply('Second.'),
-    ]);
+    const ollama = await fixture.startModel(
+      [
+        toolCallReply(['everything__echo', { message: 'piped' }]),
+        textReply('# Title\n\n**bold** answer'),
+        textReply('Second.'),
+        // A window the definitions fit in: at Ollama's 4,096 the search is on, and /tools says so first.
+      ],
+      { numCtx: 32_768 },
+    );
     const run = await runCli(['--provider-url', ollama.url], fixture.home.path, {
       stdin: 'first question\n/tools\nsecond question\n',
     });

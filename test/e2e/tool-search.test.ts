@@ -74,10 +74,19 @@ describe('200 tools with OpenAI (which takes at most 128)', () => {
     );
   });
 
-  it('succeeds with the tool search: search, load, call, answer; --debug names the mode', async () => {
-    const result = await run({}, '--debug');
+  it('fails the same way with the flag --tool-search never over the config', async () => {
+    const result = await run({ toolSearch: 'always' }, '--tool-search', 'never');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('array too long');
+    const wrong = await run({}, '--tool-search', 'sometimes');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--tool-search: "sometimes" is not one of auto, always, never');
+  });
+
+  it('succeeds with the tool search: search, load, call, answer; stderr says so in one line', async () => {
+    const result = await run({});
     expect(result.stderr).toContain(
-      "tools: 200 tools pass the vendor's limit of 128 a request; the model gets tool_search and the 0 tools it loaded",
+      "mcphost: tool search on: 200 tools pass the vendor's limit of 128 a request; --tool-search never turns it off (the vendor then refuses the request)\n",
     );
     expect(result.code).toBe(0);
     expect(offered[0]).toEqual(['tool_search']);
@@ -89,7 +98,7 @@ describe('200 tools with OpenAI (which takes at most 128)', () => {
 });
 
 describe('--context-window', () => {
-  it('overrides the config and the table: 20 small tools pass 10% of a 2,000-token window', async () => {
+  it('overrides the config and the table: 20 small tools pass 25% of a 2,000-token window', async () => {
     offered = [];
     await home.writeConfig({
       mcpServers: { many: { ...MANY_TOOLS, args: [MANY_TOOLS.args[0] ?? '', '20'] } },
@@ -101,9 +110,35 @@ describe('--context-window', () => {
       { env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url }, timeoutMs: 60_000 },
     );
     expect(result.stderr).toMatch(
-      /tools: the 20 definitions \(about [\d.k]+ tokens\) pass 200, their share of the window/,
+      /tool search on: 20 tool definitions \(about [\d.k]+ tokens\) pass 25% of the 2.0k window; --tool-search never turns it off \(the model gets tool_search and the 0 tools it loaded\)/,
     );
     expect(result.code).toBe(0);
     expect(offered[0]).toEqual(['tool_search']);
+  });
+
+  it('stream-json reports the search as a tool-search event', async () => {
+    offered = [];
+    await home.writeConfig({
+      mcpServers: { many: { ...MANY_TOOLS, args: [MANY_TOOLS.args[0] ?? '', '20'] } },
+    });
+    const result = await runCli(
+      ['-m', 'openai:gpt-4.1-mini', '-p', 'hi', '--context-window', '2000', '--output-format', 'stream-json'],
+      home.path,
+      { env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: fake.url }, timeoutMs: 60_000 },
+    );
+    expect(result.code).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; [key: string]: unknown });
+    expect(events.find((event) => event.type === 'tool-search')).toMatchObject({
+      type: 'tool-search',
+      step: 1,
+      reason: 'window-share',
+      tools: 20,
+      budgetTokens: 500,
+      windowTokens: 2000,
+      message: expect.stringMatching(/^tool search on: 20 tool definitions/) as string,
+    });
   });
 });

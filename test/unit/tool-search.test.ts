@@ -122,18 +122,20 @@ describe('the tools of a step', () => {
         total: 200,
         loaded: 0,
         toolTokens: expect.any(Number) as number,
-        budgetTokens: 100_000,
+        budgetTokens: 250_000,
+        window: { tokens: 1_000_000, source: 'override' },
+        share: 0.25,
         vendorLimit: 128,
       },
     ]);
     expect(runner.loadedTools).toEqual(['weather__get_forecast']);
   });
 
-  it('past a share of a small window (Ollama at 4,096): the search tool, with no vendor cap', async () => {
+  it('past a quarter of a small window (Ollama at 4,096): the search tool, with no vendor cap', async () => {
     const scripted = new ScriptedProvider([textReply('ok')]);
     const runner = new Runner({
       provider: asVendor('ollama', scripted),
-      tools: new CatalogHost(manyTools(20)),
+      tools: new CatalogHost(manyTools(40)),
       context: { contextWindow: 4_096 },
     });
     const events: RunnerEvent[] = [];
@@ -141,8 +143,8 @@ describe('the tools of a step', () => {
     expect(names(scripted.requests[0])).toEqual([TOOL_SEARCH_NAME]);
     const [mode] = modes(events);
     expect(mode?.kind === 'search' && mode.reason).toBe('window-share');
-    expect(mode?.kind === 'search' && mode.budgetTokens).toBe(409);
-    expect(mode?.kind === 'search' && mode.toolTokens).toBeGreaterThan(409);
+    expect(mode?.kind === 'search' && mode.budgetTokens).toBe(1_024);
+    expect(mode?.kind === 'search' && mode.toolTokens).toBeGreaterThan(1_024);
   });
 
   it('runs and loads a tool called without a search; an unknown name is still an error', async () => {
@@ -229,13 +231,13 @@ describe('the tools of a step', () => {
     const host = new CatalogHost(tools);
     const never = new ToolCatalog({ setting: 'never' }).select(host, tools, {
       provider: 'openai',
-      windowTokens: 1_000,
+      window: { tokens: 1_000, source: 'override' },
     });
     expect(never.mode).toEqual({ kind: 'all', tools: 200 });
     expect(never.offered).toBe(tools);
     const always = new ToolCatalog({ setting: 'always' }).select(host, tools.slice(0, 2), {
       provider: 'anthropic',
-      windowTokens: 200_000,
+      window: { tokens: 200_000, source: 'table' },
     });
     expect(always.offered.map((tool) => tool.name)).toEqual([TOOL_SEARCH_NAME]);
     expect(always.mode.kind === 'search' && always.mode.reason).toBe('always');
@@ -247,7 +249,7 @@ describe('the tools of a step', () => {
     const catalog = new ToolCatalog();
     const first = catalog.select(new CatalogHost(tools), tools, {
       provider: 'openai',
-      windowTokens: 10_000_000,
+      window: { tokens: 10_000_000, source: 'override' },
     });
     const loadAll = tools
       .slice(0, 300)
@@ -267,7 +269,7 @@ describe('the tools of a step', () => {
     }
     const next = catalog.select(new CatalogHost(tools), tools, {
       provider: 'openai',
-      windowTokens: 10_000_000,
+      window: { tokens: 10_000_000, source: 'override' },
     });
     expect(next.offered).toHaveLength(128);
     expect(next.offered[1]?.name).toBe(tools[300 - 127]?.name);

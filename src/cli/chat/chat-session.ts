@@ -31,7 +31,7 @@ import type { MarkdownRenderer } from './markdown.js';
 import type { AskOptions, Prompter } from './prompter.js';
 import type { StatusIndicator } from './status-line.js';
 import type { ToolOrigin } from './tool-lines.js';
-import { TurnView } from './turn-view.js';
+import { TurnView, type ShownLine } from './turn-view.js';
 import { UsageTotals } from './usage.js';
 import type { ChatHost, ChatOptions } from './chat-host.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
@@ -64,6 +64,8 @@ export interface ChatSessionParts {
   readonly toolOrigins: () => Promise<ReadonlyMap<string, ToolOrigin>>;
   /** `/server:prompt` and `@server:uri` filled in. */
   readonly expandTurn: (text: string, signal: AbortSignal, note: (line: string) => void) => Promise<Prompt>;
+  /** The tool-search line last shown (by the banner or a turn): a turn shows it again only if it changed. */
+  readonly toolSearchShown?: ShownLine;
 }
 
 export class ChatSession implements Prompter {
@@ -236,6 +238,7 @@ export class ChatSession implements Prompter {
       usage: this.#usage,
       contextUsage: () => host.runner.contextUsage,
       debug: options.debug,
+      ...(this.#parts.toolSearchShown === undefined ? {} : { toolSearchShown: this.#parts.toolSearchShown }),
     });
     this.#mode = { kind: 'in-turn', turn: { controller, view } };
     view.start();

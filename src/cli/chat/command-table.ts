@@ -60,7 +60,12 @@ export interface CommandContext {
 
 /** The folders servers may work in, as `/roots` reads and changes them. */
 export interface RootsControl {
+  /** The shared roots (offered to servers with no folders of their own). */
   list(): readonly string[];
+  /** One server's roots and where they come from, in one line (`/servers`, `/roots`). */
+  describe(server: string): string;
+  /** True when the server is offered the shared roots (and follows `/roots add|remove`). */
+  followsShared(server: string): boolean;
   /** Replaces them (relative folders from the working directory); rejects naming a bad folder. */
   set(folders: readonly string[]): Promise<void>;
 }

@@ -1,6 +1,7 @@
 /** The text of `/tools`, `/servers`, `/history` and `/usage`. Pure functions of what they list. */
 import type { ContextUsage } from '../../context/context-budget.js';
-import { formatTokens } from '../output/text.js';
+import { formatTokens, toolModeNotice } from '../output/text.js';
+import type { ToolMode } from '../../context/tool-catalog.js';
 import type { ToolDescription } from '../../mcp/pool.js';
 import type { ServerState, ServerStatus } from '../../mcp/status.js';
 import type { Message } from '../../core/types.js';
@@ -9,9 +10,18 @@ import { oneLine, shorten } from './sanitize.js';
 import type { Style } from './style.js';
 import { formatCount, type UsageTotals } from './usage.js';
 
-/** Tools grouped by server, each with the first line of its description. */
-export function listTools(tools: readonly ToolDescription[], style: Style, columns: number): string {
+/**
+ * Tools grouped by server, each with the first line of its description; first, when the model gets
+ * the tool search instead of these definitions, the line that says so (`mode`).
+ */
+export function listTools(
+  tools: readonly ToolDescription[],
+  style: Style,
+  columns: number,
+  mode?: ToolMode,
+): string {
   if (tools.length === 0) return 'No tools: no MCP server is running (see /servers).';
+  const searchLine = mode?.kind === 'search' ? `${style.yellow(toolModeNotice(mode))}\n\n` : '';
   // Map.groupBy needs Node 21; we run on 20.
   const byServer = new Map<string, ToolDescription[]>();
   for (const tool of tools) byServer.set(tool.server, [...(byServer.get(tool.server) ?? []), tool]);
@@ -28,11 +38,16 @@ export function listTools(tools: readonly ToolDescription[], style: Style, colum
     });
     return [`${style.bold(oneLine(server))} ${style.dim(`(${count})`)}`, ...lines].join('\n');
   });
-  return sections.join('\n\n');
+  return searchLine + sections.join('\n\n');
 }
 
-/** Each configured server: state, tool count, process, last error. */
-export function listServers(servers: readonly ServerStatus[], style: Style, columns: number): string {
+/** Each configured server: state, tool count, process, roots (when `rootsOf` says), last error. */
+export function listServers(
+  servers: readonly ServerStatus[],
+  style: Style,
+  columns: number,
+  rootsOf: (server: string) => string | undefined = () => undefined,
+): string {
   if (servers.length === 0) {
     return 'No MCP servers are configured (~/.mcp.json, or --config FILE). `--builtin fs,todo,bash,fetch` turns on the built-in ones.';
   }
@@ -43,9 +58,15 @@ export function listServers(servers: readonly ServerStatus[], style: Style, colu
       const details = [server.transport, server.pid === undefined ? '' : `pid ${server.pid}`];
       if (server.restarts > 0) details.push(`restarted ${server.restarts}×`);
       const head = `  ${oneLine(server.name).padEnd(width)}  ${paintState(server.state, style)}  ${tools.padEnd(9)} ${style.dim(details.filter(Boolean).join(', '))}`;
-      if (server.lastError === undefined) return head;
-      const error = shorten(oneLine(server.lastError), Math.max(20, columns - 6));
-      return `${head}\n    ${style.red(`last error: ${error}`)}`;
+      const roots = rootsOf(server.name);
+      const lines = [head];
+      if (roots !== undefined)
+        lines.push(`    ${style.dim(`roots: ${shorten(oneLine(roots), Math.max(20, columns - 11))}`)}`);
+      if (server.lastError !== undefined) {
+        const error = shorten(oneLine(server.lastError), Math.max(20, columns - 6));
+        lines.push(`    ${style.red(`last error: ${error}`)}`);
+      }
+      return lines.join('\n');
     })
     .join('\n');
 }

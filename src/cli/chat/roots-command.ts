@@ -59,8 +59,16 @@ async function roots(argument: string, context: CommandContext): Promise<Command
     }
   }
   const listed = control.list();
-  if (listed.length === 0) return show('No roots: servers that use them have no folder to work in.');
+  const shared =
+    listed.length === 0
+      ? ['No shared roots: servers with no folders of their own have none to work in.']
+      : ['Roots (the folders servers may work in):', ...listed.map((folder) => `  ${folder}`)];
+  // Servers that keep folders of their own (server-filesystem's arguments, their "roots").
+  const others = context
+    .servers()
+    .filter((server) => !control.followsShared(server.name))
+    .map((server) => `  ${server.name}: ${control.describe(server.name)}`);
   return show(
-    ['Roots (the folders servers may work in):', ...listed.map((folder) => `  ${folder}`)].join('\n'),
+    (others.length === 0 ? shared : [...shared, 'Servers with roots of their own:', ...others]).join('\n'),
   );
 }

@@ -45,13 +45,23 @@ const CORE_COMMANDS: readonly ChatCommand[] = [
   {
     name: '/tools',
     summary: 'list the tools, grouped by server',
-    run: async (_, context) =>
-      show(listTools(await context.describeTools(), context.style, context.columns())),
+    run: async (_, context) => {
+      const [tools, mode] = await Promise.all([
+        context.describeTools(),
+        context.runner.toolMode().catch(() => undefined),
+      ]);
+      return show(listTools(tools, context.style, context.columns(), mode));
+    },
   },
   {
     name: '/servers',
-    summary: 'show each server: state, tool count, last error',
-    run: (_, context) => show(listServers(context.servers(), context.style, context.columns())),
+    summary: 'show each server: state, tool count, roots, last error',
+    run: (_, context) =>
+      show(
+        listServers(context.servers(), context.style, context.columns(), (server) =>
+          context.roots?.describe(server),
+        ),
+      ),
   },
   {
     name: '/history',

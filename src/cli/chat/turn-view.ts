@@ -22,11 +22,17 @@ import {
 } from './tool-lines.js';
 import { formatCount, UsageTotals } from './usage.js';
 import type { ContextUsage } from '../../context/context-budget.js';
-import { compactionNotice, toolModeNotice } from '../output/text.js';
+import { compactionNotice, toolModeNotice, toolSearchNotice } from '../output/text.js';
+import type { ToolMode } from '../../context/tool-catalog.js';
 import { contextLine } from './listings.js';
 
 export interface TextSink {
   write(text: string): void;
+}
+
+/** A line shown once and again only when it changes (the tool-search line), shared by the turns. */
+export interface ShownLine {
+  text: string | undefined;
 }
 
 export interface TurnViewOptions {
@@ -45,6 +51,8 @@ export interface TurnViewOptions {
   /** Context use after the turn (the runner's), shown dimmed with the token line. */
   readonly contextUsage?: () => ContextUsage | undefined;
   readonly debug: boolean;
+  /** The tool-search line last shown; a turn whose mode says otherwise shows its own. */
+  readonly toolSearchShown?: ShownLine;
   /** The clock, for leaving question time out of a tool's duration. Default `Date.now`. */
   readonly now?: () => number;
 }
@@ -132,7 +140,7 @@ export class TurnView {
         this.#showStatus('thinking');
         return;
       case 'tool-mode':
-        if (this.#options.debug) this.#print(`${this.#style.dim(toolModeNotice(event.mode))}\n`, 'stderr');
+        this.#showToolMode(event.mode);
         return;
       case 'done':
         return;
@@ -218,6 +226,23 @@ export class TurnView {
 
   get #columns(): number {
     return this.#options.display.columns();
+  }
+
+  /**
+   * The tool-search line, when the search is on and the line differs from the one last shown (the
+   * banner's, usually): every turn starts with a tool-mode event, and repeating it would be noise.
+   * `--debug` also shows the line for every definition sent, each turn.
+   */
+  #showToolMode(mode: ToolMode): void {
+    const shown = this.#options.toolSearchShown ?? { text: undefined };
+    const line = mode.kind === 'search' ? toolSearchNotice(mode) : undefined;
+    const changed = line !== shown.text;
+    shown.text = line;
+    if (this.#options.debug) {
+      this.#print(`${this.#style.dim(toolModeNotice(mode))}\n`, 'stderr');
+    } else if (line !== undefined && changed) {
+      this.#print(`${this.#style.yellow(line)}\n`, 'stderr');
+    }
   }
 
   #close(end: 'render' | 'raw'): void {

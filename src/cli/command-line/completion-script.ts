@@ -23,6 +23,7 @@ _mcphost() {
   case "$previous" in
     -m|--model) COMPREPLY=($(compgen -W "${PROVIDERS.join(' ')}" -- "$current")); compopt -o nospace 2>/dev/null; return ;;
     --output-format) COMPREPLY=($(compgen -W "text json stream-json" -- "$current")); return ;;
+    --tool-search) COMPREPLY=($(compgen -W "auto always never" -- "$current")); return ;;
     -s|--scope) if [[ \${COMP_WORDS[1]} == mcp ]]; then COMPREPLY=($(compgen -W "user project" -- "$current")); return; fi ;;
     -t|--transport) COMPREPLY=($(compgen -W "stdio http sse" -- "$current")); return ;;
     get|remove) if [[ \${COMP_WORDS[1]} == mcp ]]; then COMPREPLY=($(compgen -W "$(mcphost mcp list --names 2>/dev/null)" -- "$current")); return; fi ;;

@@ -4,6 +4,7 @@
  * with every value checked and every mistake one line naming the flag.
  */
 import { parseBuiltinNames, type BuiltinServerName } from '../../builtin/names.js';
+import type { ToolSearchSetting } from '../../context/tool-catalog.js';
 import { ConfigError } from '../../core/errors.js';
 import { optional } from '../../util/optional.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/schema.js';
@@ -23,6 +24,8 @@ export interface CliOptions {
   readonly maxTokens?: number;
   /** `--context-window N`: the model's window in tokens, over the config and what mcphost knows. */
   readonly contextWindow?: number;
+  /** `--tool-search auto|always|never`: when the model gets the tool search instead of every definition. */
+  readonly toolSearch?: ToolSearchSetting;
   readonly temperature?: number;
   readonly topP?: number;
   readonly topK?: number;
@@ -194,6 +197,13 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     value: 'N',
     describe: "the model's context window in tokens (over the config and the known figure)",
   },
+  {
+    name: 'tool-search',
+    kind: 'string',
+    value: 'WHEN',
+    describe:
+      "send a tool-search tool instead of every tool definition: auto (default: only past the vendor's limit or a share of a known window), always or never",
+  },
   { name: 'temperature', kind: 'number', value: 'X', describe: 'sampling temperature' },
   { name: 'top-p', kind: 'number', value: 'X', describe: 'nucleus sampling' },
   { name: 'top-k', kind: 'number', value: 'N', describe: 'top-k sampling' },
@@ -303,6 +313,7 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     ...optional('providerApiKey', text('provider-api-key')),
     ...optional('maxTokens', positiveInteger('--max-tokens', number('max-tokens'))),
     ...optional('contextWindow', positiveInteger('--context-window', number('context-window'))),
+    ...optional('toolSearch', toolSearchSetting(text('tool-search'))),
     ...optional('temperature', numberInRange('--temperature', number('temperature'), 0, Infinity)),
     ...optional('topP', numberInRange('--top-p', number('top-p'), 0, 1)),
     ...optional('topK', positiveInteger('--top-k', number('top-k'))),
@@ -350,6 +361,17 @@ function untrustedContent(
 
 function builtinNames(values: readonly string[] | undefined): BuiltinServerName[] | undefined {
   return values === undefined ? undefined : parseBuiltinNames(values);
+}
+
+const TOOL_SEARCH_SETTINGS: readonly ToolSearchSetting[] = ['auto', 'always', 'never'];
+
+function toolSearchSetting(value: string | undefined): ToolSearchSetting | undefined {
+  if (value === undefined) return undefined;
+  const known = TOOL_SEARCH_SETTINGS.find((setting) => setting === value);
+  if (known === undefined) {
+    throw new ConfigError('--tool-search', `"${value}" is not one of ${TOOL_SEARCH_SETTINGS.join(', ')}`);
+  }
+  return known;
 }
 
 function outputFormat(value: string | undefined): OutputFormat {

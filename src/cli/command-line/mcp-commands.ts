@@ -6,6 +6,7 @@
 import { loadConfig, type LoadedConfig } from '../../../config/index.js';
 import { addServerToFile, removeServerFromFile, serverFilePath } from '../../../config/edit-servers.js';
 import { McpPool } from '../../mcp/pool.js';
+import { planServerRoots } from '../../mcp/server-roots.js';
 import type { ServerDefinition } from '../../mcp/definition.js';
 import { redactText } from '../../safety/redact.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
@@ -52,7 +53,16 @@ export async function runMcpCommand(command: McpCommand, context: McpCommandCont
         const where = config.path ?? io.homeDir;
         throw new ConfigError(where, `no server named "${command.name}"${namesHint(config)}`);
       }
-      io.stdout.write(describeDefinition(command.name, definition));
+      // The roots the server would be offered when mcphost runs in this folder (without --root).
+      const roots = await planServerRoots({
+        servers: { [command.name]: definition },
+        shared: config.roots,
+        projectDir: io.cwd,
+        homeDir: io.homeDir,
+        configLabel: config.path ?? 'config',
+        serverCwd: io.cwd,
+      });
+      io.stdout.write(describeDefinition(command.name, definition, roots.describe(command.name)));
       return ExitCode.ok;
     }
     case 'list':
@@ -139,7 +149,7 @@ function target(definition: ServerDefinition): string {
 }
 
 /** `mcp get`: every setting of one server. Values of env and headers are not shown: they may be secrets. */
-function describeDefinition(name: string, definition: ServerDefinition): string {
+function describeDefinition(name: string, definition: ServerDefinition, roots: string): string {
   const lines = [`${name}:`, `  transport: ${definition.transport}`];
   switch (definition.transport) {
     case 'stdio':
@@ -167,5 +177,6 @@ function describeDefinition(name: string, definition: ServerDefinition): string 
     lines.push(`  allowedTools: ${definition.allowedTools.join(', ')}`);
   if (definition.excludedTools !== undefined)
     lines.push(`  excludedTools: ${definition.excludedTools.join(', ')}`);
+  lines.push(`  roots: ${clean(roots)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -17,7 +17,7 @@ import {
   type ToolAddress,
 } from './records.js';
 import type { KnownDetails, Reporter, RunContext } from './reporter-contract.js';
-import { compactionNotice, retryNotice, toolModeNotice } from './text.js';
+import { compactionNotice, retryNotice, toolModeNotice, toolSearchNotice } from './text.js';
 import type { JsonResult, JsonServer, StreamEvent } from './schema.js';
 
 interface JsonReporterOptions {
@@ -107,7 +107,10 @@ export class JsonReporter implements Reporter {
     this.outcome.tracker.observe(event);
     if (event.type === 'retry') this.note(retryNotice(event));
     if (event.type === 'compaction') this.note(compactionNotice(event));
-    if (event.type === 'tool-mode' && this.options.debug) this.note(toolModeNotice(event.mode));
+    if (event.type === 'tool-mode') {
+      if (this.options.debug) this.note(toolModeNotice(event.mode));
+      else if (event.mode.kind === 'search') this.note(toolSearchNotice(event.mode));
+    }
   }
 
   note(message: string | readonly string[]): void {
@@ -183,9 +186,24 @@ export class StreamJsonReporter extends JsonReporter {
           summary: event.summary,
         });
         return;
+      case 'tool-mode':
+        if (event.mode.kind === 'search') {
+          const { mode } = event;
+          writeJson(this.io, {
+            type: 'tool-search',
+            step: tracker.step,
+            reason: mode.reason,
+            tools: mode.total,
+            toolTokens: mode.toolTokens,
+            budgetTokens: mode.budgetTokens,
+            windowTokens: mode.window.tokens,
+            ...(mode.vendorLimit === undefined ? {} : { vendorLimit: mode.vendorLimit }),
+            message: toolSearchNotice(mode),
+          });
+        }
+        return;
       case 'step-start':
       case 'step-finish':
-      case 'tool-mode':
       case 'done':
         return;
       default: {

@@ -151,6 +151,23 @@ export type StreamEvent =
       readonly tokensAfter: number;
       readonly summary: string;
     }
+  /**
+   * The model gets the tool search instead of every definition (at the run's start, or when that
+   * changes): why, and `message`, the line the text output shows. See docs/long-conversations.md.
+   */
+  | {
+      readonly type: 'tool-search';
+      readonly step: number;
+      readonly reason: 'vendor-limit' | 'window-share' | 'always';
+      /** Tools the servers offer. */
+      readonly tools: number;
+      /** Estimated tokens of their definitions, and the share of the window they may take. */
+      readonly toolTokens: number;
+      readonly budgetTokens: number;
+      readonly windowTokens: number;
+      readonly vendorLimit?: number;
+      readonly message: string;
+    }
   /** The run failed; a `result` with `ok: false` follows. */
   | { readonly type: 'error'; readonly error: JsonError }
   | JsonResult;

@@ -56,20 +56,38 @@ export function compactionNotice(event: Extract<RunnerEvent, { type: 'compaction
   );
 }
 
-/** The `--debug` line that says which tool definitions the model gets. */
+/**
+ * The one line that says the model gets the tool search instead of every definition, why, and how
+ * to turn it off: shown by the chat's banner and `/tools`, and on stderr by `-p` (issue 26).
+ */
+export function toolSearchNotice(mode: Extract<ToolMode, { kind: 'search' }>): string {
+  switch (mode.reason) {
+    case 'window-share':
+      return (
+        `tool search on: ${mode.total} tool definitions (about ${formatTokens(mode.toolTokens)} tokens) pass ` +
+        `${Math.round(mode.share * 100)}% of the ${formatTokens(mode.window.tokens)} window; --tool-search never turns it off`
+      );
+    case 'vendor-limit':
+      return (
+        `tool search on: ${mode.total} tools pass the vendor's limit of ${mode.vendorLimit ?? '?'} a request; ` +
+        '--tool-search never turns it off (the vendor then refuses the request)'
+      );
+    case 'always':
+      return `tool search on: toolSearch is "always" (${mode.total} tools); --tool-search auto turns it on only when needed`;
+    default: {
+      const unexpected: never = mode.reason;
+      throw new TypeError(`unknown tool search reason ${String(unexpected)}`);
+    }
+  }
+}
+
+/** The line that says which tool definitions the model gets (the search one is shown without `--debug`). */
 export function toolModeNotice(mode: ToolMode): string {
   switch (mode.kind) {
     case 'all':
       return `tools: all ${mode.tools} definitions are sent at each step`;
-    case 'search': {
-      const why =
-        mode.reason === 'vendor-limit'
-          ? `${mode.total} tools pass the vendor's limit of ${mode.vendorLimit ?? '?'} a request`
-          : mode.reason === 'window-share'
-            ? `the ${mode.total} definitions (about ${formatTokens(mode.toolTokens)} tokens) pass ${formatTokens(mode.budgetTokens)}, their share of the window`
-            : 'toolSearch is "always"';
-      return `tools: ${why}; the model gets ${TOOL_SEARCH_NAME} and the ${mode.loaded} tools it loaded`;
-    }
+    case 'search':
+      return `${toolSearchNotice(mode)} (the model gets ${TOOL_SEARCH_NAME} and the ${mode.loaded} tools it loaded)`;
     default: {
       const unexpected: never = mode;
       throw new TypeError(`unknown tool mode ${JSON.stringify(unexpected)}`);
@@ -88,7 +106,7 @@ export function formatTokens(tokens: number): string {
 /**
  * Shows a run's events as they happen: text to stdout, everything else to stderr. `origins` (exposed
  * name → server and tool) adds the real name to a tool line whose exposed name was shortened;
- * `debug` adds the tool-mode line.
+ * the tool search is always said, and `debug` adds the line for every definition sent.
  */
 export function reportEvent(
   event: RunnerEvent,
@@ -119,6 +137,7 @@ export function reportEvent(
       return;
     case 'tool-mode':
       if (debug) notice(io, toolModeNotice(event.mode));
+      else if (event.mode.kind === 'search') notice(io, toolSearchNotice(event.mode));
       return;
     case 'step-start':
     case 'done':
