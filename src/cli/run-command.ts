@@ -174,8 +174,13 @@ async function run(
   });
   try {
     if (config.path === undefined && inputs.script?.servers === undefined) {
+      // Without a file, the only servers are the built-in ones `--builtin` turned on, if any.
+      const builtins = Object.keys(config.servers);
       reporter.note(
-        `no config file in ${io.homeDir} (.mcp.json, .mcphost.json|yml|yaml): running without MCP servers`,
+        `no config file in ${io.homeDir} (.mcp.json, .mcphost.json|yml|yaml): ` +
+          (builtins.length === 0
+            ? 'running without MCP servers'
+            : `running with the built-in servers only (${builtins.join(', ')})`),
       );
     }
     // --no-exit: the prompt is the chat's first turn (shown as the chat shows every turn: under
