@@ -4,6 +4,7 @@
  * script, and only server names (after `mcp get|remove`, `auth login|logout`) ask mcphost, which reads the config and
  * starts nothing.
  */
+import { BUILTIN_SERVER_NAMES } from '../builtin/names.js';
 import { AUTH_SUBCOMMANDS } from './command-line/auth-tree.js';
 import { CHAT_FLAGS } from './command-line/flags.js';
 
@@ -21,6 +22,10 @@ _mcphost() {
   case "$previous" in
     -m|--model) COMPREPLY=($(compgen -W "${PROVIDERS.join(' ')}" -- "$current")); compopt -o nospace 2>/dev/null; return ;;
     --output-format) COMPREPLY=($(compgen -W "text json stream-json" -- "$current")); return ;;
+    --builtin) local before="" last="$current"
+      # A list (fs,to<Tab>): complete the name after the last comma, keeping the ones before it.
+      if [[ $current == *,* ]]; then before="\${current%,*},"; last="\${current##*,}"; fi
+      COMPREPLY=($(compgen -P "$before" -W "${BUILTIN_SERVER_NAMES.join(' ')}" -- "$last")); return ;;
     -s|--scope) if [[ \${COMP_WORDS[1]} == mcp ]]; then COMPREPLY=($(compgen -W "user project" -- "$current")); return; fi ;;
     -t|--transport) COMPREPLY=($(compgen -W "stdio http sse" -- "$current")); return ;;
     get|remove) if [[ \${COMP_WORDS[1]} == mcp ]]; then COMPREPLY=($(compgen -W "$(mcphost mcp list --names 2>/dev/null)" -- "$current")); return; fi ;;
