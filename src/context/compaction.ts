@@ -176,7 +176,8 @@ export interface SummaryRequestOptions {
  * with one), and the rest of the transcript cut into pieces of at most
  * `maxTokens − instructions − summaryTokens` (a message larger than that is itself cut). The
  * first request carries the earlier summary; each next one carries the summary written so far
- * instead; so every turn reaches a request, and no request is larger than `maxTokens`.
+ * instead; so every turn reaches a request, and no request is larger than `maxTokens` (unless
+ * the window is smaller than the template itself: see {@link MIN_PART_TOKENS}).
  */
 export class SummaryRequests {
   /** The earlier summary's text, when the older part begins with one: the first summary so far. */
