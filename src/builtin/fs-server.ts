@@ -7,7 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import type { CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { glob } from 'tinyglobby';
 import * as z from 'zod';
-import { writeFileAtomic } from '../util/atomic-file.js';
+import { writeFileAtomic, type AtomicWriteOptions } from '../util/atomic-file.js';
 import { AllowedPaths } from './allowed-paths.js';
 import type { FsOptions } from './options.js';
 import { describeThrown, errorResult, textResult } from './tool-result.js';
@@ -20,6 +20,9 @@ const MAX_SEARCH_RESULTS = 200;
 const MAX_SEARCHED_FILE_BYTES = 1024 * 1024;
 /** A NUL byte in this much of the start marks a file as binary. */
 const BINARY_SNIFF_BYTES = 8192;
+
+/** The model writes the user's files: they get the umask's permissions, not mcphost's private ones. */
+const USER_FILE: AtomicWriteOptions = { newFile: 'umask' };
 
 /** Where the server runs: its options, and the folder relative paths start from. */
 export interface FsServerContext {
@@ -84,7 +87,7 @@ export async function registerFsTools(server: McpServer, context: FsServerContex
     },
     withPath(async (path, { content }) => {
       await mkdir(dirname(path), { recursive: true });
-      await writeFileAtomic(path, content);
+      await writeFileAtomic(path, content, USER_FILE);
       return textResult(`wrote ${Buffer.byteLength(content)} bytes to ${path}`);
     }),
   );
@@ -113,7 +116,7 @@ export async function registerFsTools(server: McpServer, context: FsServerContex
         );
       }
       // split/join, not String.replace: `$&` and friends in new_text are the model's text, not patterns.
-      await writeFileAtomic(path, text.split(args.old_text).join(args.new_text));
+      await writeFileAtomic(path, text.split(args.old_text).join(args.new_text), USER_FILE);
       return textResult(`replaced ${count} ${count === 1 ? 'occurrence' : 'occurrences'} in ${path}`);
     }),
   );

@@ -88,6 +88,8 @@ interface Inputs {
   readonly script: ScriptFile | undefined;
   readonly prompt: string | undefined;
   readonly session: OpenedConversation;
+  /** The session file is the default one: written once the conversation has an answer. */
+  readonly savesOnceAnswered: boolean;
   readonly systemPrompt: string | undefined;
   readonly permissions: KeptPermissions;
 }
@@ -112,7 +114,10 @@ async function run(
     prompt === undefined && inputs.script === undefined && (io.stdin as { isTTY?: boolean }).isTTY === true;
   // The one path that saves the conversation: here after every change (so that a crash or Ctrl-C
   // loses at most the step in progress), and in the chat for /save and /resume.
-  const recorder = new ConversationRecorder({ journal: inputs.session.journal });
+  const recorder = new ConversationRecorder({
+    journal: inputs.session.journal,
+    onceAnswered: inputs.savesOnceAnswered,
+  });
   const base = runnerOptionsFor(inputs, io);
   const { runner, config } = await assembleRunner({
     ...base,
@@ -174,8 +179,13 @@ async function run(
   });
   try {
     if (config.path === undefined && inputs.script?.servers === undefined) {
+      // Without a file, the only servers are the built-in ones `--builtin` turned on, if any.
+      const builtins = Object.keys(config.servers);
       reporter.note(
-        `no config file in ${io.homeDir} (.mcp.json, .mcphost.json|yml|yaml): running without MCP servers`,
+        `no config file in ${io.homeDir} (.mcp.json, .mcphost.json|yml|yaml): ` +
+          (builtins.length === 0
+            ? 'running without MCP servers'
+            : `running with the built-in servers only (${builtins.join(', ')})`),
       );
     }
     // --no-exit: the prompt is the chat's first turn (shown as the chat shows every turn: under
@@ -238,7 +248,7 @@ async function readInputs(
       env: io.env,
       ...optional('configPath', pathIn(io, options.configPath)),
     }));
-  const { choice, continuing } = await resolveSessionChoice(
+  const { choice, continuing, onceAnswered } = await resolveSessionChoice(
     { ...options, ...optional('sessionPersistence', sessionPersistence) },
     io,
   );
@@ -252,7 +262,15 @@ async function readInputs(
     file: join(mcphostFolder('state', io.homeDir, io.env), 'permissions.json'),
     projectDir: io.cwd,
   });
-  return { options, script, prompt, session, systemPrompt, permissions };
+  return {
+    options,
+    script,
+    prompt,
+    session,
+    savesOnceAnswered: onceAnswered === true,
+    systemPrompt,
+    permissions,
+  };
 }
 
 /** The chat, after servers are up (or after a `--no-exit` answer). */

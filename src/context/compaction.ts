@@ -5,7 +5,7 @@
  * from its result: it falls before a user message, or before a model message that follows results.
  */
 import type { AssistantMessage, Message, UserMessage } from '../core/types.js';
-import { estimateMessageTokens, estimateTextTokens } from './tokens.js';
+import { CHARACTERS_PER_TOKEN, estimateMessageTokens, estimateTextTokens } from './tokens.js';
 
 /** The first line of the message that holds a summary: how a later compaction recognises it. */
 export const SUMMARY_HEADING = '[mcphost: summary of the earlier part of this conversation]';
@@ -161,36 +161,109 @@ function transcriptOf(message: Message): string {
   return lines.join('\n');
 }
 
+/** What {@link summaryRequests} needs. */
+export interface SummaryRequestOptions {
+  /** What the user asked the summary to focus on (`/compact FOCUS`). */
+  readonly focus?: string;
+  /** The most tokens one request's text may take. */
+  readonly maxTokens: number;
+  /** The most tokens a summary may take: each request keeps room for the summary so far. */
+  readonly summaryTokens: number;
+}
+
 /**
- * The request text for the summarizer: the older part as a plain transcript (so that no vendor's
- * rules on message order or tool pairing apply), then the template, then the user's focus if any.
- * At most `maxTokens`: when the transcript is longer, its oldest turns after the earlier summary
- * are left out, with a line that says so.
+ * The summarizer's work, in parts that each fit: the earlier summary (if the older part begins
+ * with one), and the rest of the transcript cut into pieces of at most
+ * `maxTokens − instructions − summaryTokens` (a message larger than that is itself cut). The
+ * first request carries the earlier summary; each next one carries the summary written so far
+ * instead; so every turn reaches a request, and no request is larger than `maxTokens` (unless
+ * the window is smaller than the template itself: see {@link MIN_PART_TOKENS}).
  */
-export function summaryRequestText(
-  older: readonly Message[],
-  options: { readonly focus?: string; readonly maxTokens: number },
-): string {
-  const focus =
-    options.focus === undefined || options.focus.trim() === ''
-      ? ''
-      : `\n\nThe user asked this summary to focus on: ${options.focus.trim()}`;
-  const instructions = `\n\n---\n\n${SUMMARY_TEMPLATE}${focus}`;
-  const parts = older.map(transcriptOf);
-  let budget = options.maxTokens - estimateTextTokens(instructions);
-  const kept: string[] = [];
-  const keepFirst = isSummaryMessage(older[0]) ? 1 : 0;
-  if (keepFirst === 1) budget -= estimateTextTokens(parts[0] ?? '');
-  let index = parts.length - 1;
-  for (; index >= keepFirst; index--) {
-    const part = parts[index] ?? '';
-    const cost = estimateTextTokens(part);
-    if (cost > budget) break;
-    budget -= cost;
-    kept.unshift(part);
+export class SummaryRequests {
+  /** The earlier summary's text, when the older part begins with one: the first summary so far. */
+  readonly earlierSummary: string | undefined;
+  readonly #pieces: readonly string[];
+  readonly #instructions: string;
+  readonly #maxTokens: number;
+  #next = 0;
+
+  constructor(older: readonly Message[], options: SummaryRequestOptions) {
+    const focus =
+      options.focus === undefined || options.focus.trim() === ''
+        ? ''
+        : `\n\nThe user asked this summary to focus on: ${options.focus.trim()}`;
+    this.#instructions = `\n\n---\n\n${SUMMARY_TEMPLATE}${focus}`;
+    this.#maxTokens = options.maxTokens;
+    const pieceTokens = Math.max(MIN_PART_TOKENS, this.#freeTokens() - options.summaryTokens);
+    const prefix = summaryPrefixLength(older);
+    this.earlierSummary = prefix > 0 ? summaryText(older[0]) : undefined;
+    this.#pieces = older.slice(prefix).flatMap((message) => splitToFit(transcriptOf(message), pieceTokens));
   }
-  const omitted = index - keepFirst + 1;
-  if (omitted > 0) kept.unshift(`[… ${omitted} older messages left out: they did not fit …]`);
-  if (keepFirst === 1) kept.unshift(parts[0] ?? '');
-  return `Here is a conversation between a user and an assistant that uses tools:\n\n${kept.join('\n\n')}${instructions}`;
+
+  /** Whether every piece of the transcript has been handed out. */
+  get done(): boolean {
+    return this.#next >= this.#pieces.length;
+  }
+
+  /**
+   * The next request's text: the summary so far (the earlier summary, then each answer), then as
+   * many pieces as fit beside it and the template (at least one).
+   */
+  next(summarySoFar: string | undefined): string {
+    const first = this.#next === 0;
+    const head = summarySoFar === undefined ? [] : [`EARLIER SUMMARY:\n${summarySoFar}`];
+    let budget = Math.max(MIN_PART_TOKENS, this.#freeTokens() - estimateTextTokens(head.join('')));
+    const taken: string[] = [];
+    while (this.#next < this.#pieces.length) {
+      const piece = this.#pieces[this.#next] ?? '';
+      const cost = estimateTextTokens(`${piece}\n\n`);
+      if (taken.length > 0 && cost > budget) break;
+      budget -= cost;
+      taken.push(piece);
+      this.#next += 1;
+    }
+    // Only a conversation summarized in parts says so: one that fits reads as it always did.
+    const note = first && this.done ? '' : PART_NOTE;
+    return `${REQUEST_HEADER}${note}:\n\n${[...head, ...taken].join('\n\n')}${this.#instructions}`;
+  }
+
+  /** Tokens of a request left for the summary so far and the pieces. */
+  #freeTokens(): number {
+    return this.#maxTokens - estimateTextTokens(`${REQUEST_HEADER}${PART_NOTE}:\n\n${this.#instructions}`);
+  }
+}
+
+/** The text of a summary message, without its heading. */
+function summaryText(message: Message | undefined): string {
+  const first = message?.content[0];
+  return first?.type === 'text' ? first.text.slice(SUMMARY_HEADING.length).trim() : '';
+}
+
+/**
+ * The least transcript a request carries. Only a window figure smaller than the template itself
+ * (a vendor refused a tiny request) gets there; cutting finer would then make hundreds of calls
+ * that cannot fit either.
+ */
+const MIN_PART_TOKENS = 512;
+
+const REQUEST_HEADER = 'Here is a conversation between a user and an assistant that uses tools';
+
+/** Said when the conversation is summarized in parts. */
+const PART_NOTE =
+  ' (it is too long for one request, so it comes in parts, oldest first; the summary of the parts before this one comes first, as the earlier summary)';
+
+/** A transcript part cut into pieces of at most `maxTokens` (at line breaks where there are some). */
+function splitToFit(text: string, maxTokens: number): string[] {
+  if (estimateTextTokens(`${text}\n\n`) <= maxTokens) return [text];
+  const maxCharacters = Math.max(1, maxTokens * CHARACTERS_PER_TOKEN - 2);
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > maxCharacters) {
+    const lineBreak = rest.lastIndexOf('\n', maxCharacters);
+    const cut = lineBreak > maxCharacters / 2 ? lineBreak : maxCharacters;
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  if (rest !== '') pieces.push(rest);
+  return pieces;
 }

@@ -6,7 +6,7 @@ import { callModel } from '../core/model-call.js';
 import type { CompactionReason, RunnerEvent } from '../core/events.js';
 import type { RetryOptions } from '../core/retry.js';
 import type { GenerationSettings, Message, Provider } from '../core/types.js';
-import { compactedHistory, planCompaction, summaryRequestText } from './compaction.js';
+import { compactedHistory, planCompaction, SummaryRequests } from './compaction.js';
 import { ContextMeter, type RequestParts } from './meter.js';
 import { estimateMessagesTokens } from './tokens.js';
 import { resolveContextWindow, type ContextWindow } from './windows.js';
@@ -20,6 +20,10 @@ export const DEFAULT_ANSWER_RESERVE = 8_192;
 
 /** The share of the window the turns kept verbatim may take after a compaction. */
 export const DEFAULT_KEEP_RECENT_SHARE = 0.3;
+
+/** The summarizer's instructions beside the template. */
+const SUMMARIZER_SYSTEM_PROMPT =
+  'You write faithful, compact summaries of conversations so that they can go on without their history.';
 
 /** The most tokens a summary may take (`maxTokens` of the summarizing call). */
 const SUMMARY_MAX_TOKENS = 4_096;
@@ -207,28 +211,35 @@ export class ContextBudget {
     const plan = planCompaction(request.messages, keepRecent);
     if (plan === undefined) return undefined;
     const summaryTokens = Math.min(SUMMARY_MAX_TOKENS, Math.floor(window.tokens / 4));
-    const text = summaryRequestText(plan.older, {
+    // The part to summarize may itself be larger than the window (a vendor refused the request as
+    // too long): it goes in parts that fit, each answer the summary so far, so every turn counts.
+    const requests = new SummaryRequests(plan.older, {
       ...(request.focus === undefined ? {} : { focus: request.focus }),
       maxTokens: Math.floor(window.tokens * 0.9) - summaryTokens,
+      summaryTokens,
     });
-    const reply = await callModel(
-      request.provider,
-      {
-        system:
-          'You write faithful, compact summaries of conversations so that they can go on without their history.',
-        messages: [{ role: 'user', content: [{ type: 'text', text }] }],
-        tools: [],
-        settings: { ...request.settings, maxTokens: summaryTokens },
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
-      },
-      // The summary is not the answer: only retries are reported.
-      (event) => {
-        if (event.type === 'retry') request.emit(event);
-      },
-      request.retry,
-    );
-    const summary = reply.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-    if (summary.trim() === '') return undefined;
+    let summary = requests.earlierSummary;
+    do {
+      const text = requests.next(summary);
+      const reply = await callModel(
+        request.provider,
+        {
+          system: SUMMARIZER_SYSTEM_PROMPT,
+          messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+          tools: [],
+          settings: { ...request.settings, maxTokens: summaryTokens },
+          ...(request.signal === undefined ? {} : { signal: request.signal }),
+        },
+        // The summary is not the answer: only retries are reported.
+        (event) => {
+          if (event.type === 'retry') request.emit(event);
+        },
+        request.retry,
+      );
+      const answer = reply.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+      if (answer.trim() === '') return undefined;
+      summary = answer.trim();
+    } while (!requests.done);
     const messages = compactedHistory(summary, plan.recent);
     this.meter.forget();
     return {
@@ -236,7 +247,7 @@ export class ContextBudget {
       replacedMessages: plan.older.length,
       tokensBefore: estimateMessagesTokens(request.messages),
       tokensAfter: estimateMessagesTokens(messages),
-      summary: summary.trim(),
+      summary,
       messages,
     };
   }

@@ -8,7 +8,19 @@ import { basename, dirname, join } from 'node:path';
 import { randomHex } from './random-id.js';
 
 /** Permissions of a new file: sessions, histories and trust lists may hold what the user would not share. */
-const NEW_FILE_MODE = 0o600;
+const PRIVATE_FILE_MODE = 0o600;
+
+/** A user's own file (one the built-in `fs` tool writes): what the umask allows, as any editor's. */
+const USER_FILE_MODE = 0o666;
+
+/** How a file that does not exist yet is created. */
+export interface AtomicWriteOptions {
+  /**
+   * `private` (default): readable by its owner only, for mcphost's own state. `umask`: as the
+   * process's umask says (0666 masked), for files written on the user's behalf.
+   */
+  readonly newFile?: 'private' | 'umask';
+}
 
 /** `.name.PID.RANDOM.tmp` — a dot file next to the target, naming the process that wrote it. */
 function temporaryName(target: string): string {
@@ -24,12 +36,13 @@ async function resolveTarget(path: string): Promise<string> {
   }
 }
 
-/** The target's permissions when it exists (so that replacing it keeps them), else the default. */
-async function modeFor(target: string): Promise<number> {
+/** The target's permissions when it exists (so that replacing it keeps them), else the new file's. */
+async function modeFor(target: string, options: AtomicWriteOptions): Promise<number> {
   try {
     return (await stat(target)).mode & 0o777;
   } catch {
-    return NEW_FILE_MODE;
+    // open() masks the mode with the umask: 0666 becomes 0644 under the usual 022.
+    return options.newFile === 'umask' ? USER_FILE_MODE : PRIVATE_FILE_MODE;
   }
 }
 
@@ -51,10 +64,14 @@ async function syncDirectory(directory: string): Promise<void> {
  * Writes `text` to `path` atomically. On failure the temporary file is removed and `path` is left
  * as it was. Concurrent writers each use their own temporary file; the last rename wins.
  */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const target = await resolveTarget(path);
   const temporary = temporaryName(target);
-  const handle = await open(temporary, 'wx', await modeFor(target));
+  const handle = await open(temporary, 'wx', await modeFor(target, options));
   try {
     try {
       await handle.writeFile(text, 'utf8');

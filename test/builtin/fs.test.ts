@@ -2,7 +2,7 @@
  * The `fs` built-in server through the real pool and the in-memory transport: each tool, and the
  * confinement rules (`..`, absolute paths outside, symbolic links to files and folders outside).
  */
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +76,19 @@ describe('fs tools', () => {
     expect(await readFile(join(allowed, 'new', 'dir', 'file.md'), 'utf8')).toBe('# hello\n');
     await callTool(pool, 'fs__write_file', { path: 'notes.txt', content: 'replaced' });
     expect(await readFile(join(allowed, 'notes.txt'), 'utf8')).toBe('replaced');
+  });
+
+  it("creates the user's files with the umask's permissions, as any editor does, not mcphost's private 0600", async () => {
+    // A file made by Node's writeFile gets 0666 masked by this process's umask: the reference.
+    await writeFile(join(root, 'reference'), '');
+    const expected = (await stat(join(root, 'reference'))).mode & 0o777;
+    expect(expected).not.toBe(0o600);
+    await callTool(pool, 'fs__write_file', { path: 'made-by-the-model.txt', content: 'x' });
+    expect((await stat(join(allowed, 'made-by-the-model.txt'))).mode & 0o777).toBe(expected);
+    // An existing file keeps its own permissions when written or edited.
+    await chmod(join(allowed, 'notes.txt'), 0o640);
+    await callTool(pool, 'fs__edit_file', { path: 'notes.txt', old_text: 'line one', new_text: 'line 1' });
+    expect((await stat(join(allowed, 'notes.txt'))).mode & 0o777).toBe(0o640);
   });
 
   it('edits by exact, unique replacement, and says why it will not', async () => {

@@ -13,6 +13,12 @@
  * authorization URL and follows its redirects, which end at mcphost's loopback listener. Tokens
  * go to a sign-in store in a fresh temporary folder, so every scenario starts signed out.
  *
+ * With MCPHOST_CONFORMANCE_SIGN_IN=auth-login (run.ts sets it for a second run of some auth
+ * scenarios), the sign-in is done first by the real `mcphost auth login` command, in a child
+ * process with a throw-away HOME whose `.mcp.json` names the server, the browser played the same
+ * way from the URL it prints; the pool then starts with no one to ask, so the scenario passes only
+ * if the command's sign-in worked.
+ *
  * Elicitations are answered as `-p` and a library runner answer them when nobody can be asked,
  * with the `accept-defaults` policy (the `elicitation` config option): a form whose required
  * fields all have defaults is accepted with the schema's defaults, anything else declined.
@@ -20,12 +26,14 @@
  * Exit 0 when the script ran; 1 with one line on stderr when it could not. The suite judges the
  * wire traffic, not this exit code alone.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { McpPool, type PoolLogEntry } from '../../src/mcp/pool.js';
 import type { OAuthSettings } from '../../src/mcp/definition.js';
-import { SignInStore } from '../../src/mcp/auth/token-store.js';
+import { defaultSignInStorePath, SignInStore } from '../../src/mcp/auth/token-store.js';
 import { messageOf } from '../../src/core/errors.js';
 import { configureClientFor } from '../../src/mcp/client-features.js';
 import { createElicitationHandler } from '../../src/mcp/elicitation.js';
@@ -186,12 +194,73 @@ async function standardHeaders(pool: McpPool, tools: readonly string[]): Promise
   }
 }
 
+/** The browser's part for `auth login`: follow the authorization URL the command prints. */
+function browseTo(authorizationUrl: string): void {
+  void followingBrowser.signIn?.({
+    server: SERVER,
+    url: authorizationUrl,
+    signal: AbortSignal.timeout(60_000),
+  });
+}
+
+/**
+ * Runs `mcphost auth login conformance` as a user would (HOME = `home`, the server in its
+ * `.mcp.json`), through tsx like the rest of this client, and plays the browser for it.
+ */
+async function authLogin(home: string, serverUrl: string): Promise<void> {
+  const oauth = oauthSettings();
+  writeFileSync(
+    join(home, '.mcp.json'),
+    JSON.stringify({ mcpServers: { [SERVER]: { type: 'http', url: serverUrl, oauth } } }),
+  );
+  const executable = resolve(dirname(fileURLToPath(import.meta.url)), '../../src/cli/executable.ts');
+  const script = `const { runExecutable } = await import(${JSON.stringify(executable)}); await runExecutable();`;
+  const child = spawn(
+    process.execPath,
+    // tsx by its resolved URL: the command runs from the throw-away HOME, outside this project.
+    [
+      '--import',
+      import.meta.resolve('tsx'),
+      '--input-type=module',
+      '-e',
+      script,
+      '--',
+      'mcphost',
+      'auth',
+      'login',
+      SERVER,
+    ],
+    { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  let opened = false;
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    process.stderr.write(`auth login: ${chunk.toString()}`);
+    const printed = /^\s+(https?:\/\/\S+)$/m.exec(stderr)?.[1];
+    if (printed !== undefined && !opened) {
+      opened = true;
+      browseTo(printed);
+    }
+  });
+  child.stdout.on('data', (chunk: Buffer) =>
+    process.stderr.write(`auth login (stdout): ${chunk.toString()}`),
+  );
+  const code = await new Promise<number | null>((done) => child.once('close', done));
+  if (code !== 0) throw new Error(`mcphost auth login exited ${String(code)}: ${stderr.trim()}`);
+}
+
 const stateFolder = mkdtempSync(join(tmpdir(), 'mcphost-conformance-'));
+const viaAuthLogin = process.env.MCPHOST_CONFORMANCE_SIGN_IN === 'auth-login';
+if (viaAuthLogin) await authLogin(stateFolder, url);
 const pool = await McpPool.start({
   servers: { [SERVER]: { transport: 'http', url, headers: {}, oauth: oauthSettings() } },
   env: {},
   log,
-  signIn: { store: new SignInStore(join(stateFolder, 'sign-in.json')), questions: followingBrowser },
+  // After `auth login`, the pool has no one to ask: the tokens the command stored must do.
+  signIn: viaAuthLogin
+    ? { store: new SignInStore(defaultSignInStorePath(stateFolder, { HOME: stateFolder })) }
+    : { store: new SignInStore(join(stateFolder, 'sign-in.json')), questions: followingBrowser },
   clientInfo: { name: 'mcphost-conformance', version: '0.0.0' },
   configureClient: configureClientFor({
     elicit: createElicitationHandler({

@@ -8,6 +8,12 @@
  * package, which installs the official binary), while the client under test keeps running on the
  * Node that runs this script — the one mcphost supports. A preload cannot help: the suite imports
  * the function by name, and an ES module's named imports of a builtin are bound before it runs.
+ * The suite itself is fetched the same way, on demand ({@link SUITE_PACKAGE}), and is no
+ * devDependency: its dependencies need Node 22, so `npm ci` on Node 20 would warn EBADENGINE.
+ *
+ * `auth/metadata-var3` runs a second time with the sign-in done by `mcphost auth login` before the
+ * client connects (MCPHOST_CONFORMANCE_SIGN_IN=auth-login, see client.ts), so that the command's
+ * discovery is judged by the suite as well as the in-run sign-in's.
  *
  * Scheduling: the suite's own `--requirements` run starts every scenario (40 in 2026-07-28) and
  * every client at once; on a two-core machine the clients then miss their own deadlines and the
@@ -19,7 +25,7 @@
  * Exit 0 when every scored scenario passes or fails as the baseline expects.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +34,10 @@ import * as z from 'zod';
 
 /** The Node that runs the suite: a 22.x with `fs.globSync`, pinned so every run is the same. */
 const SUITE_NODE = 'node@22.23.3';
+/** The official suite, pinned: a new alpha may add or change scenarios. */
+const SUITE_PACKAGE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
+/** Scenarios run once more with the sign-in done beforehand by `mcphost auth login`. */
+const AUTH_LOGIN_SCENARIOS: ReadonlySet<string> = new Set(['auth/metadata-var3']);
 const REQUIREMENT_SETS = ['2025-11-25', '2026-07-28'] as const;
 /** Scenarios run at once. Each starts a test server and a fresh Node for the client. */
 const PARALLEL_SCENARIOS = 3;
@@ -36,8 +46,6 @@ const CLIENT_TIMEOUT_MS = 90_000;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
-const conformancePackage = join(root, 'node_modules/@modelcontextprotocol/conformance');
-const suite = join(conformancePackage, 'dist/index.js');
 const baseline = join(here, 'expected-failures.yml');
 // The client runs on this Node (20 in CI), loaded through tsx like the rest of the tests.
 const clientCommand = `${process.execPath} --import tsx ${join(here, 'client.ts')}`;
@@ -53,6 +61,8 @@ interface ScenarioRun {
   readonly revision: string;
   readonly scenario: string;
   readonly scored: boolean;
+  /** How the client signs in: as the chat does when a server asks, or by `auth login` first. */
+  readonly signIn: 'in-run' | 'auth-login';
 }
 
 interface ScenarioOutcome extends ScenarioRun {
@@ -60,7 +70,7 @@ interface ScenarioOutcome extends ScenarioRun {
   readonly output: string;
 }
 
-function scenariosOf(revision: string): ScenarioRun[] {
+function scenariosOf(conformancePackage: string, revision: string): ScenarioRun[] {
   const path = join(conformancePackage, 'requirements', `${revision}.yaml`);
   const parsed = RequirementFile.safeParse(parse(readFileSync(path, 'utf8')));
   if (!parsed.success) throw new Error(`${path}: not a requirement file (${parsed.error.message})`);
@@ -68,21 +78,47 @@ function scenariosOf(revision: string): ScenarioRun[] {
   const unscored = parsed.data.not_scored
     .filter((entry) => entry.leg === 'client')
     .map((entry) => ({ revision, scenario: entry.scenario, scored: false }));
-  return [...scored, ...unscored];
+  return [...scored, ...unscored].flatMap((run) => [
+    { ...run, signIn: 'in-run' as const },
+    ...(AUTH_LOGIN_SCENARIOS.has(run.scenario) ? [{ ...run, signIn: 'auth-login' as const }] : []),
+  ]);
 }
 
-/** The path of the registry's Node 22 binary (downloaded once into npx's cache). */
-function suiteNode(): string {
-  return execFileSync('npx', ['--yes', '-p', SUITE_NODE, '--', 'node', '-p', 'process.execPath'], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  }).trim();
+/** Where the suite runs from: the registry's Node 22 binary and the suite's package folder. */
+interface Suite {
+  readonly node: string;
+  readonly packageFolder: string;
 }
 
-function runScenario(node: string, run: ScenarioRun, outputDir: string): Promise<ScenarioOutcome> {
+/**
+ * The registry's Node 22 and the pinned suite, downloaded once into npx's cache. The suite's bin
+ * is a link into its package, whose requirement files this reads.
+ */
+function fetchSuite(): Suite {
+  const output = execFileSync(
+    'npx',
+    [
+      '--yes',
+      '--loglevel=error',
+      '-p',
+      SUITE_NODE,
+      '-p',
+      SUITE_PACKAGE,
+      '--',
+      'sh',
+      '-c',
+      'command -v node && command -v conformance',
+    ],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [node, bin] = output.trim().split('\n');
+  if (node === undefined || bin === undefined) throw new Error(`npx did not install ${SUITE_PACKAGE}`);
+  return { node: realpathSync(node), packageFolder: dirname(dirname(realpathSync(bin))) };
+}
+
+function runScenario(suite: Suite, run: ScenarioRun, outputDir: string): Promise<ScenarioOutcome> {
   const args = [
-    suite,
+    join(suite.packageFolder, 'dist/index.js'),
     'client',
     '--command',
     clientCommand,
@@ -98,7 +134,11 @@ function runScenario(node: string, run: ScenarioRun, outputDir: string): Promise
     outputDir,
   ];
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(node, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(suite.node, args, {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MCPHOST_CONFORMANCE_SIGN_IN: run.signIn },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -107,6 +147,11 @@ function runScenario(node: string, run: ScenarioRun, outputDir: string): Promise
       resolvePromise({ ...run, exitCode: code ?? 1, output });
     });
   });
+}
+
+/** The scenario's name, marked when the sign-in ran through `auth login`. */
+function nameOf(run: ScenarioRun): string {
+  return run.signIn === 'auth-login' ? `${run.scenario} (auth login)` : run.scenario;
 }
 
 /** The suite's summary line for a scenario ("Passed: 5/5, 0 failed …"), for the report. */
@@ -126,25 +171,25 @@ const scenarioIndex = argv.indexOf('--scenario');
 const onlyScenario = scenarioIndex === -1 ? undefined : argv[scenarioIndex + 1];
 const chosen = argv.filter((value) => (REQUIREMENT_SETS as readonly string[]).includes(value));
 const revisions = chosen.length === 0 ? REQUIREMENT_SETS : chosen;
+const suite = fetchSuite();
 const runs = revisions
-  .flatMap(scenariosOf)
+  .flatMap((revision) => scenariosOf(suite.packageFolder, revision))
   .filter((run) => onlyScenario === undefined || run.scenario === onlyScenario);
 if (runs.length === 0) {
   process.stderr.write(`conformance: no client scenario ${onlyScenario ?? ''} in ${revisions.join(', ')}\n`);
   process.exit(2);
 }
 
-const node = suiteNode();
 const outputRoot = mkdtempSync(join(tmpdir(), 'mcphost-conformance-'));
-process.stdout.write(`MCP conformance: ${runs.length} client scenarios, suite on ${node}\n`);
+process.stdout.write(`MCP conformance: ${runs.length} client scenario runs, suite on ${suite.node}\n`);
 const outcomes: ScenarioOutcome[] = [];
 const queue = [...runs];
 async function worker(): Promise<void> {
   for (let run = queue.shift(); run !== undefined; run = queue.shift()) {
-    const outcome = await runScenario(node, run, join(outputRoot, run.revision));
+    const outcome = await runScenario(suite, run, join(outputRoot, run.revision, run.signIn));
     outcomes.push(outcome);
     process.stdout.write(
-      `${run.revision}  ${run.scenario.padEnd(42)} ${verdictOf(outcome).padEnd(20)} ${summaryOf(outcome.output)}\n`,
+      `${run.revision}  ${nameOf(run).padEnd(42)} ${verdictOf(outcome).padEnd(20)} ${summaryOf(outcome.output)}\n`,
     );
     if (outcome.exitCode !== 0 && outcome.scored) process.stdout.write(`${outcome.output}\n`);
   }
@@ -154,7 +199,7 @@ await Promise.all(Array.from({ length: PARALLEL_SCENARIOS }, worker));
 const failed = outcomes.filter((outcome) => outcome.exitCode !== 0 && outcome.scored);
 process.stdout.write(
   `\n${outcomes.length - failed.length} of ${outcomes.length} scenarios as expected` +
-    `${failed.length === 0 ? '' : `; unexpected: ${failed.map((o) => `${o.revision} ${o.scenario}`).join(', ')}`}\n` +
+    `${failed.length === 0 ? '' : `; unexpected: ${failed.map((o) => `${o.revision} ${nameOf(o)}`).join(', ')}`}\n` +
     `Results (checks.json, client stdout/stderr per scenario): ${outputRoot}\n`,
 );
 process.exitCode = failed.length === 0 ? 0 : 1;

@@ -44,7 +44,7 @@ async function login(): Promise<{ code: number | null; stdout: string; stderr: s
   const running = startCli(['auth', 'login', 'protected'], home.path);
   running.child.stdin.end();
   for (let waited = 0; waited < 15_000; waited += 50) {
-    const url = /^\s+(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)$/m.exec(running.stderr())?.[1];
+    const url = /^\s+(http:\/\/127\.0\.0\.1:\d+(?:\/tenant1)?\/auth\?\S+)$/m.exec(running.stderr())?.[1];
     if (url !== undefined) {
       await browse(url);
       break;
@@ -83,6 +83,22 @@ describe('mcphost auth', () => {
     for (const output of [signedIn, after, out, last]) {
       for (const secret of secrets) expect(output.stdout + output.stderr).not.toContain(secret);
     }
+  });
+
+  it('login finds metadata published only in the challenge and under an OpenID path (auth/metadata-var3)', async () => {
+    await mcp.close();
+    await authorization.close();
+    authorization = await startAuthorizationServer([], {
+      issuerPath: '/tenant1',
+      metadataPath: '/tenant1/.well-known/openid-configuration',
+    });
+    mcp = await startProtectedMcpServer(authorization, { metadataPath: '/custom/metadata/location.json' });
+    await home.writeConfig({ mcpServers: { protected: { type: 'http', url: mcp.url } } });
+    const signedIn = await login();
+    expect(signedIn.stderr).not.toContain('404');
+    expect(signedIn.stdout).toBe('Signed in to protected.\n');
+    expect(signedIn.code).toBe(0);
+    expect(await storedSecrets()).toHaveLength(2);
   });
 
   it('names the servers there are when asked for one that is not', async () => {

@@ -40,6 +40,16 @@ function cli(args: readonly string[]) {
 }
 
 describe('built-in servers through the CLI', () => {
+  it('without a config file, says that the built-in servers run, not that none do', async () => {
+    await fixture.startModel([textReply('done'), textReply('done')]);
+    const run = await cli(['-p', 'hi', '--builtin', 'fs,todo']);
+    expect(run.stderr).toContain('running with the built-in servers only (fs, todo)');
+    expect(run.stderr).not.toContain('running without MCP servers');
+    expect(run.code).toBe(0);
+    const bare = await cli(['-p', 'hi']);
+    expect(bare.stderr).toContain('running without MCP servers');
+  });
+
   it('plans, writes, runs, edits and fetches in one scripted conversation', async () => {
     site = await startLoopbackServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html' });

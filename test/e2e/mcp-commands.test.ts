@@ -5,7 +5,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { npmServer, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { startFakeOllama, textReply } from '../fakes/ollama-server.js';
+import { EVERYTHING_SERVER, npmServer, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
 
 let home: TemporaryHome;
 beforeEach(async () => {
@@ -75,6 +76,31 @@ describe('mcphost mcp', () => {
     expect(JSON.parse(removed)).toEqual(JSON.parse(original));
     expect(removed.startsWith('{\n\t"theme": "dark",\n')).toBe(true);
   }, 60_000);
+
+  it('lists the tools a run gets: the same count as the run, for a server that offers some only to capable clients', async () => {
+    await home.writeConfig({ mcpServers: { everything: EVERYTHING_SERVER } });
+    const list = await runCli(['mcp', 'list'], home.path, { timeoutMs: 40_000 });
+    const listed = /everything .*✓ ready, (\d+) tools/.exec(list.stdout)?.[1];
+    // server-everything offers get-roots-list, trigger-elicitation-request, trigger-url-elicitation
+    // and trigger-sampling-request only to a client that declares roots, elicitation and sampling.
+    expect(listed).toBe('17');
+    const model = await startFakeOllama([textReply('ok')]);
+    try {
+      const run = await runCli(
+        ['-p', 'hi', '--provider-url', model.url, '--output-format', 'stream-json'],
+        home.path,
+        { timeoutMs: 40_000 },
+      );
+      const start = JSON.parse(run.stdout.split('\n')[0] ?? '{}') as {
+        type?: string;
+        servers?: Array<{ name: string; tools: number }>;
+      };
+      expect(start.type).toBe('start');
+      expect(start.servers).toEqual([expect.objectContaining({ name: 'everything', tools: Number(listed) })]);
+    } finally {
+      await model.close();
+    }
+  }, 90_000);
 
   it('refuses a name in use, an unknown name, an invalid entry and a file it cannot parse', async () => {
     await home.writeConfig({ mcpServers: { a: { command: 'x' } } });

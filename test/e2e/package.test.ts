@@ -138,6 +138,24 @@ console.log(JSON.stringify({
     expect(output.message).toContain('unknown provider "nope"');
   });
 
+  it('is requirable by name from a CommonJS program (Node 20.19+ loads the ES module synchronously)', async () => {
+    await writeFile(
+      join(project, 'program.cjs'),
+      `const { Runner, DEFAULT_MAX_STEPS, McpHostError } = require('mcphost');
+const provider = {
+  name: 'inline', model: 'm',
+  async *chat() { yield { type: 'text-delta', text: 'hi from require' }; yield { type: 'finish', reason: 'stop' }; },
+};
+new Runner({ provider }).run('hello').then((result) => {
+  console.log(JSON.stringify({ text: result.text, steps: DEFAULT_MAX_STEPS, errors: typeof McpHostError }));
+});
+`,
+    );
+    const { stdout, stderr } = await run(process.execPath, ['program.cjs'], { cwd: project });
+    expect(JSON.parse(stdout)).toEqual({ text: 'hi from require', steps: 20, errors: 'function' });
+    expect(stderr).not.toContain('ERR_');
+  });
+
   it('type-checks a TypeScript program against its declarations', async () => {
     await mkdir(join(project, 'typed'), { recursive: true });
     await writeFile(

@@ -5,7 +5,7 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { textReply } from '../fakes/ollama-server.js';
+import { errorReply, textReply } from '../fakes/ollama-server.js';
 import { runCli } from '../support/cli.js';
 import { useCliFixture } from '../support/cli-fixture.js';
 import { UNTRUSTED_CONTENT_CLAUSE } from '../../src/safety/untrusted-content.js';
@@ -75,6 +75,22 @@ describe('saved conversations', () => {
     expect(unknown.stderr).toBe(
       'mcphost: --resume: no saved conversation "nope" in this folder (mcphost --resume lists them)\n',
     );
+  });
+
+  it('a run that fails before any answer is not kept; the list previews the first line of each', async () => {
+    await fixture.closeModel();
+    await fixture.startModel([errorReply(400, 'invalid request')], { fallback: textReply('an answer') });
+    const failed = await run(['-p', 'this one fails']);
+    expect(failed.code).toBe(3);
+    // The folder may exist (it is made before the run); no conversation is in it.
+    expect(await readdir(saved(project)).catch(() => [])).toEqual([]);
+
+    expect((await run(['-p', 'about birds\nwith a second line\nand a third'])).code).toBe(0);
+    expect(await readdir(saved(project))).toHaveLength(1);
+    const listing = await run(['--resume', '-p', 'x']);
+    expect(listing.stderr).toMatch(/\n {3}1\. .*2 messages, \d+ B +about birds\n/);
+    expect(listing.stderr).not.toContain('second line');
+    expect(listing.stderr).not.toContain('this one fails');
   });
 
   it('--no-session-persistence saves nothing, and -s still names a file', async () => {

@@ -3,14 +3,18 @@
  * the BUILT CLI), with the real server-everything and a 2026-07-28 v2-SDK fixture server:
  * prompt argument values (narrowed by the ones before), template variables, the answer to a
  * missing argument, prompts in /help, a slow server that must not hold typing, and the note for
- * an attached resource that changed.
+ * an attached resource that changed. And the shell's completion script in a real bash:
+ * `--builtin <Tab>` offers the built-in server names, not the flags.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { REPOSITORY, EVERYTHING_SERVER } from '../support/cli.js';
 import { PROMPT, useChatTerminal } from '../support/chat-terminal.js';
-import { tmuxAvailable, type TmuxTerminal } from '../support/tmux.js';
+import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';
 
 const hasTmux = tmuxAvailable();
 const LISTS = {
@@ -114,5 +118,41 @@ describe.skipIf(!hasTmux)('Tab completion of server offerings in the chat', () =
     await chat.waitFor('subscribed to @lists:fixture://note: its updates will be shown');
     await chat.waitFor('↻ @lists:fixture://note changed on the server');
     await chat.waitFor('touched it');
+  });
+});
+
+describe.skipIf(!hasTmux)('shell completion in a real bash', () => {
+  it('completes --builtin with the built-in server names, one after another in a list', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'mcphost-completion-'));
+    const script = join(folder, 'completion.bash');
+    // The script as the built CLI prints it.
+    const printed = spawnSync(
+      process.execPath,
+      [join(REPOSITORY, 'dist/bin/mcphost.js'), 'completion', 'bash'],
+      {
+        env: { PATH: process.env.PATH ?? '', HOME: folder },
+      },
+    );
+    await writeFile(script, printed.stdout);
+    const shell = await TmuxTerminal.start({
+      command: ['bash', '--norc', '--noprofile', '-i'],
+      env: { PATH: process.env.PATH ?? '', HOME: folder, TERM: 'xterm', PS1: '$ ' },
+      cwd: folder,
+    });
+    try {
+      shell.type(`source ${script}`);
+      shell.keys('Enter');
+      shell.type('mcphost --builtin ');
+      shell.keys('Tab', 'Tab');
+      // bash lists the candidates under the line, then prints the line again.
+      await shell.waitFor(/bash\s+fetch\s+fs\s+todo/);
+      expect(shell.capture()).not.toContain('--approve-all');
+      shell.type('fs,to');
+      shell.keys('Tab');
+      await shell.waitFor('$ mcphost --builtin fs,todo');
+    } finally {
+      await shell.close();
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -9,7 +9,7 @@ import { AnthropicProvider } from '../../providers/anthropic.js';
 import { GoogleProvider } from '../../providers/google.js';
 import { OllamaProvider } from '../../providers/ollama.js';
 import { OpenAIProvider } from '../../providers/openai.js';
-import { SUMMARY_HEADING } from '../../src/context/compaction.js';
+import { SUMMARY_HEADING, SUMMARY_TEMPLATE } from '../../src/context/compaction.js';
 import { ProviderError } from '../../src/core/errors.js';
 import type { RunnerEvent } from '../../src/core/events.js';
 import { Runner } from '../../src/core/runner.js';
@@ -26,6 +26,32 @@ const LONG_HISTORY: Message[] = Array.from({ length: 10 }, (_, turn): Message[] 
   { role: 'user', content: [{ type: 'text', text: `question ${turn}: ${'tell me more '.repeat(30)}` }] },
   { role: 'assistant', content: [{ type: 'text', text: `answer ${turn}: ${'here is more '.repeat(30)}` }] },
 ]).flat();
+
+/** Whether a vendor request (its recorded body) is the summarizer's: it carries the template. */
+const summarizing = (body: unknown): boolean => JSON.stringify(body).includes(SUMMARY_TEMPLATE.slice(0, 60));
+
+/**
+ * The refused part is larger than the window the refusal teaches, so it is summarized in parts:
+ * more than one summary request, none refused, and every old turn (the first question, the task,
+ * included) in one of them.
+ */
+function expectEveryTurnSummarized(
+  requests: ReadonlyArray<{ body: unknown; rejected?: unknown }>,
+  events: readonly RunnerEvent[],
+): void {
+  const summaries = requests.filter((request) => summarizing(request.body));
+  expect(summaries.length).toBeGreaterThan(1);
+  expect(summaries.filter((request) => request.rejected !== undefined)).toEqual([]);
+  const asked = summaries.map((request) => JSON.stringify(request.body)).join('\n');
+  const compaction = events.find((event) => event.type === 'compaction');
+  const replaced = compaction?.type === 'compaction' ? compaction.replacedMessages : 0;
+  // The replaced turns (the recent ones are kept as they are): at least the first half.
+  expect(replaced).toBeGreaterThanOrEqual(LONG_HISTORY.length / 2);
+  for (let turn = 0; turn < replaced / 2; turn++) {
+    expect(asked).toContain(`question ${turn}:`);
+    expect(asked).toContain(`answer ${turn}:`);
+  }
+}
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -51,9 +77,10 @@ async function expectCompactionAndRetry(provider: Provider): Promise<RunnerEvent
 
 describe("each vendor's context-length refusal", () => {
   it('Anthropic: 400 "prompt is too long: N tokens > LIMIT maximum"', async () => {
-    const fake = await startFakeAnthropic([anthropicText('SUMMARY'), anthropicText('carried on')], {
-      contextLimitTokens: LIMIT,
-    });
+    const fake = await startFakeAnthropic(
+      (request) => anthropicText(summarizing(request.body) ? 'SUMMARY' : 'carried on'),
+      { contextLimitTokens: LIMIT },
+    );
     closers.push(() => fake.close());
     const provider = new AnthropicProvider({
       model: 'claude-sonnet-4-5',
@@ -61,39 +88,42 @@ describe("each vendor's context-length refusal", () => {
       apiKey: 'k',
       env: {},
     });
-    await expectCompactionAndRetry(provider);
+    const events = await expectCompactionAndRetry(provider);
     expect(fake.requests[0]?.rejected?.message).toMatch(/^prompt is too long: \d+ tokens > 1500 maximum$/);
     expect(fake.requests.filter((request) => request.rejected !== undefined)).toHaveLength(1);
+    expectEveryTurnSummarized(fake.requests, events);
   });
 
   it('OpenAI: 400 context_length_exceeded ("This model\'s maximum context length is …")', async () => {
     const fake = await startFakeOpenAI(
-      [
-        { type: 'text', text: 'SUMMARY' },
-        { type: 'text', text: 'carried on' },
-      ],
+      (request) => ({ type: 'text', text: summarizing(request.body) ? 'SUMMARY' : 'carried on' }),
       { contextLimitTokens: LIMIT },
     );
     closers.push(() => fake.close());
     const provider = new OpenAIProvider({ model: 'gpt-4o', baseUrl: fake.url, apiKey: 'k', env: {} });
-    await expectCompactionAndRetry(provider);
-    expect(fake.requests).toHaveLength(3);
+    const events = await expectCompactionAndRetry(provider);
+    // The refused request, the summary parts, the carried-on answer.
+    const summaries = fake.requests.filter((request) => summarizing(request.body)).length;
+    expect(fake.requests).toHaveLength(summaries + 2);
+    expectEveryTurnSummarized(fake.requests, events);
   });
 
   it('Gemini: 400 INVALID_ARGUMENT "The input token count (N) exceeds the maximum number of tokens allowed"', async () => {
-    const fake = await startFakeGemini([geminiText('SUMMARY'), geminiText('carried on')], {
-      contextLimitTokens: LIMIT,
-    });
+    const fake = await startFakeGemini(
+      (request) => geminiText(summarizing(request.body) ? 'SUMMARY' : 'carried on'),
+      { contextLimitTokens: LIMIT },
+    );
     closers.push(() => fake.close());
     const provider = new GoogleProvider({
       model: 'gemini-2.5-flash',
       baseUrl: fake.url,
       env: { GEMINI_API_KEY: FAKE_GEMINI_KEY },
     });
-    await expectCompactionAndRetry(provider);
+    const events = await expectCompactionAndRetry(provider);
     expect(fake.requests[0]?.rejected?.message).toMatch(
       /^The input token count \(\d+\) exceeds the maximum number/,
     );
+    expectEveryTurnSummarized(fake.requests, events);
   });
 
   it('without automatic compaction the refusal is the error, marked contextLength', async () => {
@@ -115,7 +145,11 @@ describe("each vendor's context-length refusal", () => {
 
 describe('Ollama', () => {
   it('reads num_ctx from /api/show and compacts before the prompt would be cut in silence', async () => {
-    const fake = await startFakeOllama([textReply('SUMMARY'), textReply('carried on')], { numCtx: 2_048 });
+    // Summary requests (one or more parts) answer SUMMARY; the prompt's answer comes after.
+    const fake = await startFakeOllama([], {
+      numCtx: 2_048,
+      fallback: (request) => textReply(summarizing(request.messages) ? 'SUMMARY' : 'carried on'),
+    });
     closers.push(() => fake.close());
     const provider = new OllamaProvider({ model: 'llama3.2', baseUrl: fake.url, env: {} });
     expect(await provider.contextWindow()).toBe(2_048);

@@ -28,15 +28,53 @@ export interface AuthorizationServer {
 /** Clients registered beforehand, as an administrator would (RFC 7591 metadata). */
 export type PreRegisteredClient = Record<string, unknown> & { client_id: string };
 
+/**
+ * Where the authorization server lives and publishes its metadata. By default its issuer is the
+ * server's root and oidc-provider serves `/.well-known/openid-configuration`; `issuerPath` puts
+ * the issuer (and every endpoint) under a path, as a multi-tenant server does, and
+ * `metadataPath`, when given, is then the ONLY place the metadata is served (RFC 8414 §3.1 path
+ * insertion, OpenID Connect Discovery §4 path appending, …), every other well-known path 404s.
+ */
+export interface AuthorizationServerLayout {
+  /** For example `/tenant1`. */
+  readonly issuerPath?: string;
+  /** For example `/.well-known/oauth-authorization-server/tenant1`. */
+  readonly metadataPath?: string;
+}
+
+/** Node's request as oidc-provider reads it when mounted under a path (`originalUrl`). */
+type MountedRequest = IncomingMessage & { originalUrl?: string };
+
 export async function startAuthorizationServer(
   clients: readonly PreRegisteredClient[] = [],
+  layout: AuthorizationServerLayout = {},
 ): Promise<AuthorizationServer> {
   let accessTokenTtl = 3600;
+  const issuerPath = layout.issuerPath ?? '';
   // The provider needs the server's URL (its issuer), and the server needs the provider.
   const ready: { provider?: Provider } = {};
-  const server = await startLoopbackServer(async (request, response) => {
+  const server = await startLoopbackServer(async (incoming, response) => {
     const { provider } = ready;
     if (provider === undefined) throw new Error('not ready');
+    const request: MountedRequest = incoming;
+    const original = request.url ?? '/';
+    const path = original.split('?')[0] ?? '/';
+    if (layout.metadataPath !== undefined && path.includes('/.well-known/')) {
+      if (path !== layout.metadataPath) {
+        response.writeHead(404).end();
+        return;
+      }
+      request.url = '/.well-known/openid-configuration';
+      request.originalUrl = `${issuerPath}/.well-known/openid-configuration`;
+    } else if (issuerPath !== '') {
+      // Mounted under the issuer's path: oidc-provider sees the rest, and the prefix as mount path.
+      if (!path.startsWith(`${issuerPath}/`)) {
+        response.writeHead(404).end();
+        return;
+      }
+      request.url = original.slice(issuerPath.length);
+      request.originalUrl = original;
+    }
     const match = /^\/interaction\/([^/?]+)/.exec(request.url ?? '');
     if (match !== null) {
       await finishInteraction(provider, request, response);
@@ -67,14 +105,15 @@ export async function startAuthorizationServer(
     pkce: { required: () => true },
     issueRefreshToken: (_context, client) => Promise.resolve(client.grantTypeAllowed('refresh_token')),
     findAccount: (_context, accountId) => ({ accountId, claims: () => ({ sub: accountId }) }),
-    interactions: { url: (_context, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { url: (_context, interaction) => `${issuerPath}/interaction/${interaction.uid}` },
     cookies: { keys: ['test-only-cookie-key'] },
   };
-  const provider = new Provider(server.url, configuration);
+  const issuer = `${server.url}${issuerPath}`;
+  const provider = new Provider(issuer, configuration);
   provider.on('server_error', () => undefined);
   ready.provider = provider;
   return {
-    issuer: server.url,
+    issuer,
     provider,
     setAccessTokenTtl: (seconds) => {
       accessTokenTtl = seconds;
@@ -200,9 +239,21 @@ async function sendResponse(answer: Response, response: ServerResponse): Promise
   response.end();
 }
 
+/**
+ * Where the MCP server publishes its protected resource metadata (RFC 9728): by default at the
+ * path-based well-known URL, named in its 401 challenge as well.
+ */
+export interface ProtectedResourceLayout {
+  /** For example `/.well-known/oauth-protected-resource` (root) or `/custom/metadata.json`. */
+  readonly metadataPath?: string;
+  /** Whether the 401 challenge names the metadata's URL (`resource_metadata`). Default true. */
+  readonly challengeNamesMetadata?: boolean;
+}
+
 /** An MCP server with one tool, `whoami`, reachable only with a token the AS issued for it. */
 export async function startProtectedMcpServer(
   authorization: AuthorizationServer,
+  layout: ProtectedResourceLayout = {},
 ): Promise<ProtectedMcpServer> {
   const tokensSeen: string[] = [];
   const lies: Lies = {};
@@ -219,7 +270,12 @@ export async function startProtectedMcpServer(
     return server;
   });
   let base = '';
-  const metadataPath = '/.well-known/oauth-protected-resource/mcp';
+  const metadataPath = layout.metadataPath ?? '/.well-known/oauth-protected-resource/mcp';
+  const named = layout.challengeNamesMetadata ?? true;
+  const challenge = (extra: string): string => {
+    const parameters = [extra, named ? `resource_metadata="${base}${metadataPath}"` : ''].filter(Boolean);
+    return parameters.length === 0 ? 'Bearer' : `Bearer ${parameters.join(', ')}`;
+  };
   const loopback: LoopbackServer = await startLoopbackServer(async (request, response) => {
     const path = new URL(request.url ?? '/', base).pathname;
     if (path === metadataPath) {
@@ -246,7 +302,7 @@ export async function startProtectedMcpServer(
         : ((await AccessToken.find(bearer)) ?? (await ClientCredentials.find(bearer)));
     if (token === undefined || token.isExpired || token.aud !== `${base}/mcp`) {
       response.writeHead(401, {
-        'www-authenticate': `Bearer resource_metadata="${base}${metadataPath}"`,
+        'www-authenticate': challenge(''),
         'content-type': 'application/json',
       });
       response.end(JSON.stringify({ error: 'invalid_token' }));
@@ -257,7 +313,7 @@ export async function startProtectedMcpServer(
     const scopes = (token.scope ?? '').split(' ');
     if (body.includes('"name":"admin"') && !scopes.includes('mcp:admin')) {
       response.writeHead(403, {
-        'www-authenticate': `Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="${base}${metadataPath}"`,
+        'www-authenticate': challenge('error="insufficient_scope", scope="mcp:tools mcp:admin"'),
       });
       response.end();
       return;

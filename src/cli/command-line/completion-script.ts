@@ -8,6 +8,7 @@ import { AUTH_SUBCOMMANDS } from './auth-tree.js';
 import { CHAT_FLAGS } from './flags.js';
 import { MODELS_SUBCOMMANDS } from './models-tree.js';
 import { SHORT_MODEL_NAMES } from '../../../providers/local/model-names.js';
+import { BUILTIN_SERVER_NAMES } from '../../builtin/names.js';
 
 const PROVIDERS = ['ollama:', 'anthropic:', 'google:', 'openai:'];
 
@@ -24,6 +25,10 @@ _mcphost() {
     -m|--model) COMPREPLY=($(compgen -W "${PROVIDERS.join(' ')}" -- "$current")); compopt -o nospace 2>/dev/null; return ;;
     --output-format) COMPREPLY=($(compgen -W "text json stream-json" -- "$current")); return ;;
     --tool-search) COMPREPLY=($(compgen -W "auto always never" -- "$current")); return ;;
+    --builtin) local before="" last="$current"
+      # A list (fs,to<Tab>): complete the name after the last comma, keeping the ones before it.
+      if [[ $current == *,* ]]; then before="\${current%,*},"; last="\${current##*,}"; fi
+      COMPREPLY=($(compgen -P "$before" -W "${BUILTIN_SERVER_NAMES.join(' ')}" -- "$last")); return ;;
     -s|--scope) if [[ \${COMP_WORDS[1]} == mcp ]]; then COMPREPLY=($(compgen -W "user project" -- "$current")); return; fi ;;
     -t|--transport) COMPREPLY=($(compgen -W "stdio http sse" -- "$current")); return ;;
     get|remove) if [[ \${COMP_WORDS[1]} == mcp ]]; then COMPREPLY=($(compgen -W "$(mcphost mcp list --names 2>/dev/null)" -- "$current")); return; fi ;;

@@ -5,6 +5,7 @@
  */
 import { loadConfig, type LoadedConfig } from '../../../config/index.js';
 import { addServerToFile, removeServerFromFile, serverFilePath } from '../../../config/edit-servers.js';
+import { configureClientFor, type ServerFeatures } from '../../mcp/client-features.js';
 import { McpPool } from '../../mcp/pool.js';
 import { planServerRoots } from '../../mcp/server-roots.js';
 import type { ServerDefinition } from '../../mcp/definition.js';
@@ -17,6 +18,20 @@ import type { CliIO } from '../io.js';
 
 /** How long `mcp list` lets each server start: it is a health check, not a session. */
 const LIST_START_TIMEOUT_MS = 10_000;
+
+/**
+ * The client capabilities a run declares (elicitation, sampling, roots), so that a server lists
+ * the tools a run gets: some offer tools only to a client that can answer them (server-everything
+ * lists 13 tools without these, 17 with: get-roots-list, trigger-elicitation-request,
+ * trigger-url-elicitation, trigger-sampling-request). No tool runs during a listing, so nobody
+ * is asked: a question is declined, a sampling request refused, and the root list is empty (a
+ * server keeps the folders of its own arguments).
+ */
+const LISTING_FEATURES: ServerFeatures = {
+  elicit: () => Promise.resolve({ action: 'decline' }),
+  sample: () => Promise.reject(new Error('mcphost mcp list answers no sampling requests')),
+  roots: () => [],
+};
 
 export interface McpCommandContext {
   readonly io: CliIO;
@@ -105,6 +120,7 @@ async function listServers(config: LoadedConfig, io: CliIO, namesOnly: boolean):
     servers: config.servers,
     env: io.env,
     initTimeoutMs: LIST_START_TIMEOUT_MS,
+    configureClient: configureClientFor(LISTING_FEATURES),
   });
   let anyFailed = false;
   try {

@@ -40,15 +40,23 @@ export interface ConversationRecorderOptions {
   readonly journal?: ConversationJournal | undefined;
   /** The clock of the journals it opens (`/save`). Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Write nothing until the history holds an answer (an assistant message): a new conversation
+   * whose run fails before one is not kept. Changes after that are saved as they come.
+   */
+  readonly onceAnswered?: boolean;
 }
 
 export class ConversationRecorder {
   #journal: ConversationJournal | undefined;
   readonly #now: (() => number) | undefined;
+  /** True until the conversation has had an answer, when {@link ConversationRecorderOptions.onceAnswered}. */
+  #waitingForAnswer: boolean;
 
   constructor(options: ConversationRecorderOptions = {}) {
     this.#journal = options.journal;
     this.#now = options.now;
+    this.#waitingForAnswer = options.onceAnswered === true;
   }
 
   /** The file the conversation in progress is saved to, if any. */
@@ -63,6 +71,10 @@ export class ConversationRecorder {
     change?: HistoryChange,
   ): Promise<void> {
     if (this.#journal === undefined) return;
+    if (this.#waitingForAnswer) {
+      if (!history.some((message) => message.role === 'assistant')) return;
+      this.#waitingForAnswer = false;
+    }
     const compaction: CompactionRecord | undefined = change?.type === 'compaction' ? change : undefined;
     await this.#journal.record(conversationStateOf(runner, history), compaction);
   }
@@ -80,5 +92,7 @@ export class ConversationRecorder {
   /** From now on, changes go to `journal` (the conversation `/resume` took up). */
   switchTo(journal: ConversationJournal | undefined): void {
     this.#journal = journal;
+    // A conversation taken up already has its file.
+    this.#waitingForAnswer = false;
   }
 }

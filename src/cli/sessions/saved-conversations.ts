@@ -37,7 +37,7 @@ export interface ConversationSummary {
   readonly id: string;
   readonly path: string;
   readonly updatedAt: Date;
-  /** The first thing the user asked, on one line. */
+  /** The first line of the first thing the user asked. */
   readonly firstPrompt: string;
   readonly messageCount: number;
   readonly bytes: number;
@@ -47,6 +47,13 @@ function textOf(message: Message | undefined): string {
   if (message === undefined) return '';
   const parts = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
   return parts.join(' ').replace(/\s+/g, ' ').trim();
+}
+
+/** The first line with text of a message: a preview that a pasted log or a long prompt cannot fill. */
+function firstLineOf(message: Message | undefined): string {
+  const text = message?.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
+  const line = (text ?? '').split('\n').find((candidate) => candidate.trim() !== '') ?? '';
+  return line.replace(/\s+/g, ' ').trim();
 }
 
 /** The conversations saved for a folder, newest first. Files that are not sessions are skipped. */
@@ -66,7 +73,7 @@ export async function listConversations(folder: string): Promise<ConversationSum
           id: name.replace(SAVED_EXTENSION, ''),
           path,
           updatedAt: new Date(session.updatedAt),
-          firstPrompt: textOf(session.messages.find((message) => message.role === 'user')),
+          firstPrompt: firstLineOf(session.messages.find((message) => message.role === 'user')),
           messageCount: session.messages.length,
           bytes: info.size,
         };

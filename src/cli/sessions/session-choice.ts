@@ -24,6 +24,11 @@ import { mcphostFolder } from '../../util/user-folders.js';
 export interface ResolvedSessionChoice {
   readonly choice: ConversationFileChoice;
   readonly continuing?: string;
+  /**
+   * The choice is a new file in the state folder (no flag named one): it is written only once the
+   * conversation has an answer, so that a run failing before one leaves nothing for `-c`/`-r`.
+   */
+  readonly onceAnswered?: boolean;
 }
 
 function isTerminal(stream: unknown): boolean {
@@ -87,5 +92,5 @@ export async function resolveSessionChoice(options: CliOptions, io: CliIO): Prom
   }
   if (options.sessionPersistence === false) return { choice: {} };
   await mkdir(folder, { recursive: true });
-  return { choice: { save: newConversationPath(folder) } };
+  return { choice: { save: newConversationPath(folder) }, onceAnswered: true };
 }

@@ -264,6 +264,11 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return this.#resourceMetadataUrl === undefined ? undefined : new URL(this.#resourceMetadataUrl);
   }
 
+  /** Takes the metadata URL a challenge named (see discovery.ts) when no connection has seen one. */
+  rememberResourceMetadataUrl(url: URL): void {
+    this.#resourceMetadataUrl = url.href;
+  }
+
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     this.#resourceMetadataUrl = state.resourceMetadataUrl ?? this.#resourceMetadataUrl;
     // Kept for one sign-in only (its two legs must agree on the authorization server). In the

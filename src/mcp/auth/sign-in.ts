@@ -9,6 +9,7 @@ import { auth, type FetchLike } from '@modelcontextprotocol/client';
 import { askUser, QuestionQueue, type UserQuestions } from '../../core/questions.js';
 import { SignInFailedError, SignInRequiredError } from './errors.js';
 import { CallbackRefusedError, startCallbackListener, type AuthorizationCallback } from './loopback.js';
+import { challengedResourceMetadataUrl } from './discovery.js';
 import type { McpOAuthProvider } from './provider.js';
 
 /** How long a sign-in waits for the browser to come back, unless told otherwise. */
@@ -47,6 +48,7 @@ export type SignInOutcome =
 export async function signIn(options: SignInOptions): Promise<SignInOutcome> {
   const { provider } = options;
   const { settings } = provider;
+  await learnResourceMetadataUrl(options);
   if (settings.grant === 'client_credentials') {
     await auth(provider, authOptions(options));
     return { kind: 'refreshed' };
@@ -106,6 +108,22 @@ export async function signIn(options: SignInOptions): Promise<SignInOutcome> {
     provider.endSignIn();
     await listener.close();
   }
+}
+
+/**
+ * A connection's 401 has told the provider where the server's metadata is; `auth login` (or a
+ * sign-in before any connection) asks the server for that challenge first, so that both find
+ * metadata published only there (RFC 9728 §5.1).
+ */
+async function learnResourceMetadataUrl(options: SignInOptions): Promise<void> {
+  const { provider } = options;
+  if (provider.resourceMetadataUrl !== undefined) return;
+  const challenged = await challengedResourceMetadataUrl({
+    serverUrl: provider.serverUrl,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  if (challenged !== undefined) provider.rememberResourceMetadataUrl(challenged);
 }
 
 function authOptions(options: SignInOptions): Parameters<typeof auth>[1] {
