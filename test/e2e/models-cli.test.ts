@@ -87,11 +87,18 @@ describe('mcphost models', () => {
     });
     const running = startCli(['models', 'pull'], home.path, { env: { HF_ENDPOINT: server.url } });
     running.child.stdin.end();
+    // Interrupted once the partial file holds something: on a loaded machine the "downloading" line
+    // comes well before the first byte is written.
+    const partial = join(home.path, '.cache', 'mcphost', 'models', '.partial');
     await new Promise<void>((resolve) => {
       const poll = setInterval(() => {
-        if (!running.stderr().includes('mcphost: downloading')) return;
-        clearInterval(poll);
-        resolve();
+        void readdir(partial, { withFileTypes: true })
+          .then((entries) => {
+            if (!entries.some((entry) => entry.name.endsWith('.ipull'))) return;
+            clearInterval(poll);
+            resolve();
+          })
+          .catch(() => undefined);
       }, 50);
     });
     running.child.kill('SIGINT');
