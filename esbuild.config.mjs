@@ -35,6 +35,22 @@ const BUNDLED = new Set([
   '@modelcontextprotocol/client',
 ]);
 
+/**
+ * providers/local/binding.ts holds the one `import('node-llama-cpp')`, which must stay a real
+ * `import()`: the bundle requires tsc's ES module of it (Node ≥ 20.19 requires ES modules without
+ * top-level await) instead of bundling it, where `import()` would become `require()`.
+ */
+const localBinding = {
+  name: 'local-binding-outside',
+  setup(bundler) {
+    bundler.onResolve({ filter: /^\.\/binding\.js$/ }, (args) =>
+      args.importer.endsWith('providers/local/runtime.ts')
+        ? { external: true, path: '../providers/local/binding.js' }
+        : undefined,
+    );
+  },
+};
+
 /** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
 function packageName(specifier) {
   const parts = specifier.split('/');
@@ -137,7 +153,7 @@ const result = await build({
   minify: true,
   // Maps back to the TypeScript (through tsc's maps), as the unbundled modules have.
   sourcemap: 'linked',
-  plugins: [replaceImports, keepDependenciesExternal],
+  plugins: [replaceImports, localBinding, keepDependenciesExternal],
 });
 // The bundle must be ASCII: V8 keeps a source holding any character above U+00FF as two bytes a
 // character (2.2 MB of memory instead of 1.1 MB, and slower to read and hash). esbuild escapes

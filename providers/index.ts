@@ -15,6 +15,8 @@ const factories: Readonly<Record<string, ProviderFactory>> = {
   anthropic: async (options) => new (await import('./anthropic.js')).AnthropicProvider(options),
   google: async (options) => new (await import('./google.js')).GoogleProvider(options),
   openai: async (options) => new (await import('./openai.js')).OpenAIProvider(options),
+  // llama.cpp in the process (node-llama-cpp), loaded only when a `local:` model is used.
+  local: async (options) => (await import('./local/provider.js')).createLocalProvider(options),
 };
 
 /** Alternative names users type for a provider. */

@@ -430,7 +430,8 @@ function assembleAroundPool(
     tools: guard,
     onClose: async () => {
       // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
-      await Promise.all([pool.close(), guard.close()]);
+      // The provider in use (`/model` may have replaced the first) releases an embedded model's memory.
+      await Promise.all([pool.close(), guard.close(), runner.provider.close?.()]);
     },
     ...safety.runnerOptions,
     settings: { ...config.generation, ...options.settings },
