@@ -4,6 +4,8 @@
  * load node-llama-cpp (its graph has top-level await). esbuild leaves this file out of the bundle
  * (esbuild.config.mjs) and requires tsc's ES module of it instead, whose `import()` is a real one.
  */
-export function importNodeLlamaCpp(): Promise<typeof import('node-llama-cpp')> {
+import type * as NodeLlamaCpp from 'node-llama-cpp';
+
+export function importNodeLlamaCpp(): Promise<typeof NodeLlamaCpp> {
   return import('node-llama-cpp');
 }

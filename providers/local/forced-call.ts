@@ -4,6 +4,7 @@
  * grammar then writes a well-formed call to one of the offered tools. It exists because the tiny
  * random-weight model the tests run never calls a tool by itself; nothing else sets it.
  */
+import type * as NodeLlamaCpp from 'node-llama-cpp';
 import type { LlamaChat, LlamaModel, TokenBias } from 'node-llama-cpp';
 
 /** The variable that turns the hook on (tests only). */
@@ -16,7 +17,7 @@ export const FORCE_TOOL_CALL_VARIABLE = 'MCPHOST_LOCAL_TEST_FORCE_TOOL_CALL';
 export function forcedToolCallBias(
   chat: LlamaChat,
   model: LlamaModel,
-  binding: Pick<typeof import('node-llama-cpp'), 'LlamaText' | 'TokenBias'>,
+  binding: Pick<typeof NodeLlamaCpp, 'LlamaText' | 'TokenBias'>,
 ): (() => TokenBias) | undefined {
   const prefix = chat.chatWrapper.settings.functions.call.prefix;
   const tokens = binding.LlamaText(prefix).tokenize(model.tokenizer);

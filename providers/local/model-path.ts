@@ -40,7 +40,10 @@ export function isModelPath(name: string): boolean {
  * The absolute path of an existing model file named by `name` (what follows `local:`).
  * @throws ConfigError when `name` is not a path, or no file is there.
  */
-export async function resolveLocalModelPath(name: string, options: LocalModelPathOptions = {}): Promise<string> {
+export async function resolveLocalModelPath(
+  name: string,
+  options: LocalModelPathOptions = {},
+): Promise<string> {
   const source = options.source ?? '--model';
   if (!isModelPath(name)) {
     throw new ConfigError(

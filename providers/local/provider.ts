@@ -74,9 +74,14 @@ export class LocalProvider implements Provider {
   }
 
   #load(signal?: AbortSignal): Promise<Session> {
-    if (this.#closed) return Promise.reject(new ProviderError('local', 'the local model was closed', { retryable: false }));
+    if (this.#closed)
+      return Promise.reject(new ProviderError('local', 'the local model was closed', { retryable: false }));
     this.#session ??= (async () => {
-      const loaded = await loadLocalModel({ modelPath: this.modelPath, threads: this.#threads, ...(signal === undefined ? {} : { signal }) });
+      const loaded = await loadLocalModel({
+        modelPath: this.modelPath,
+        threads: this.#threads,
+        ...(signal === undefined ? {} : { signal }),
+      });
       const chat = new loaded.binding.LlamaChat({ contextSequence: loaded.context.getSequence() });
       return { ...loaded, chat };
     })();
@@ -116,7 +121,8 @@ export class LocalProvider implements Provider {
       const channel = new EventChannel<ProviderEvent>();
       generation = this.#generate(session, request, combined, channel).then(
         () => channel.end(),
-        (error: unknown) => channel.fail(aborted() ? new AbortedError('cancelled', { cause: error }) : toLocalError(error)),
+        (error: unknown) =>
+          channel.fail(aborted() ? new AbortedError('cancelled', { cause: error }) : toLocalError(error)),
       );
       yield* channel;
     } finally {
@@ -146,7 +152,8 @@ export class LocalProvider implements Provider {
       signal,
       onResponseChunk: (chunk) => {
         // Thought segments stay out of the answer, as the other providers keep them out.
-        if (chunk.type === undefined && chunk.text !== '') channel.push({ type: 'text-delta', text: chunk.text });
+        if (chunk.type === undefined && chunk.text !== '')
+          channel.push({ type: 'text-delta', text: chunk.text });
       },
       ...(functions === undefined ? {} : { functions }),
       ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
@@ -193,7 +200,10 @@ export class LocalProvider implements Provider {
 
 function toLocalError(error: unknown): Error {
   if (error instanceof AbortedError || error instanceof ProviderError) return error;
-  return new ProviderError('local', `local model: ${(error as Error).message}`, { retryable: false, cause: error });
+  return new ProviderError('local', `local model: ${(error as Error).message}`, {
+    retryable: false,
+    cause: error,
+  });
 }
 
 /**

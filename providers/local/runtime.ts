@@ -14,6 +14,7 @@
  */
 import { availableParallelism, freemem } from 'node:os';
 import { basename } from 'node:path';
+import type * as NodeLlamaCpp from 'node-llama-cpp';
 import type { Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
 import { ConfigError, ProviderError } from '../../src/errors.js';
 import { importNodeLlamaCpp } from './binding.js';
@@ -24,7 +25,7 @@ export const DEFAULT_LOCAL_CONTEXT_SIZE = 8192;
 /** The node-llama-cpp version mcphost is built and tested against (package.json pins it). */
 export const NODE_LLAMA_CPP_VERSION = '3.21.1';
 
-type Binding = typeof import('node-llama-cpp');
+type Binding = typeof NodeLlamaCpp;
 
 /** A model and its one context, loaded for one provider. */
 export interface LoadedModel {
@@ -113,7 +114,9 @@ export async function loadLocalModel(options: LoadLocalModelOptions): Promise<Lo
   }
   try {
     const context = await model.createContext({
-      contextSize: { max: Math.min(options.maxContextSize ?? DEFAULT_LOCAL_CONTEXT_SIZE, model.trainContextSize) },
+      contextSize: {
+        max: Math.min(options.maxContextSize ?? DEFAULT_LOCAL_CONTEXT_SIZE, model.trainContextSize),
+      },
       threads: options.threads,
       sequences: 1,
       ...(options.signal === undefined ? {} : { createSignal: options.signal }),
@@ -134,5 +137,8 @@ function loadError(binding: Binding, error: unknown, what: string): Error {
       { retryable: false, cause: error },
     );
   }
-  return new ProviderError('local', `${what}: ${(error as Error).message}`, { retryable: false, cause: error });
+  return new ProviderError('local', `${what}: ${(error as Error).message}`, {
+    retryable: false,
+    cause: error,
+  });
 }

@@ -14,7 +14,8 @@
  * - every property is generated: `required` is ignored, so a property the tool does not require
  *   becomes "its schema or null" and {@link dropOmittedProperties} removes the nulls afterwards;
  * - `additionalProperties` defaults to false, so an object with no `properties` (a free-form
- *   object in JSON Schema) would only ever be `{}`: it gets scalar values instead;
+ *   object in JSON Schema) would only ever be `{}`: it gets scalar values instead (a root with
+ *   `properties: {}` or none is a tool without parameters, and stays `{}`);
  * - a schema that allows anything (`{}`, `true`) has no form: it becomes a scalar, an array of
  *   scalars or an object of scalars — one level deep, which is what a small model writes anyway.
  */
@@ -68,6 +69,10 @@ export function cleanSchemaForLlama(schema: JsonSchema): CleanSchema {
   return root;
 }
 
+function listOf(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? (value as readonly unknown[]) : [];
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -75,7 +80,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Rewrites one cleaned node (and its children) into the subset node-llama-cpp takes. */
 function toGrammarSchema(node: CleanSchema): CleanSchema {
   const { anyOf, oneOf, required, ...rest } = node;
-  const alternatives = [...(Array.isArray(oneOf) ? oneOf : []), ...(Array.isArray(anyOf) ? anyOf : [])];
+  const alternatives: unknown[] = [...listOf(oneOf), ...listOf(anyOf)];
   if (alternatives.length > 0) {
     const description = rest.description;
     return {
@@ -125,7 +130,9 @@ function objectSchema(node: CleanSchema, required: readonly unknown[]): CleanSch
   const extra = node.additionalProperties;
   if (isObject(extra)) output.additionalProperties = toGrammarSchema(extra);
   else if (extra === false) delete output.additionalProperties;
-  else if (Object.keys(rewritten).length === 0) output.additionalProperties = SCALAR();
+  // No `properties` at all is JSON Schema's free-form object; `properties: {}` (a tool without
+  // parameters) is not, and the root always has them (cleanJsonSchema adds them).
+  else if (!isObject(node.properties)) output.additionalProperties = SCALAR();
   else delete output.additionalProperties;
   return output;
 }
@@ -162,7 +169,7 @@ function allowsNull(schema: unknown): boolean {
   const type = schema.type;
   if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
   if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
-  const alternatives = [schema.oneOf, schema.anyOf].flatMap((list) => (Array.isArray(list) ? list : []));
+  const alternatives: unknown[] = [...listOf(schema.oneOf), ...listOf(schema.anyOf)];
   if (alternatives.some(allowsNull)) return true;
   return type === undefined && schema.enum === undefined && alternatives.length === 0 && !('const' in schema);
 }

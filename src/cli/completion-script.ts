@@ -7,7 +7,7 @@
 import { AUTH_SUBCOMMANDS } from './command-line/auth-tree.js';
 import { CHAT_FLAGS } from './command-line/flags.js';
 
-const PROVIDERS = ['ollama:', 'anthropic:', 'google:', 'openai:'];
+const PROVIDERS = ['ollama:', 'anthropic:', 'google:', 'openai:', 'local:'];
 
 function bashScript(): string {
   const flags = CHAT_FLAGS.flatMap((flag) => [

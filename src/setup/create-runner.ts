@@ -11,6 +11,7 @@ import {
   type ProjectConfigCandidate,
 } from '../../config/index.js';
 import { createProvider, parseModelString } from '../../providers/index.js';
+import { DEFAULT_LOCAL_MODEL } from '../../providers/local/model-path.js';
 import { ServerError } from '../errors.js';
 import { McpPool, type PoolLogEntry, type ServerStatus, type ToolProgress } from '../mcp/pool.js';
 import { ServerLogBook, type ServerLogLevel, type ServerLogMessage } from '../mcp/server-logs.js';
@@ -49,12 +50,34 @@ import { randomUuid } from '../random-id.js';
 
 export type { McpRunner } from './mcp-runner.js';
 
-/** The model used when neither the caller nor the config names one. */
-export const DEFAULT_MODEL = 'ollama:mistral-small';
+/**
+ * The model used when neither the caller nor the config names one: the embedded model, run in the
+ * process (downloaded once), so that a fresh machine answers with nothing else installed.
+ */
+export const DEFAULT_MODEL = `local:${DEFAULT_LOCAL_MODEL}`;
+
+/**
+ * The default when a model server is named (`--provider-url`, the config's `providerUrl`, or
+ * `OLLAMA_HOST`) but no model: that server is an Ollama, as before the embedded default existed;
+ * the embedded model has no URL to use.
+ */
+export const DEFAULT_OLLAMA_MODEL = 'ollama:mistral-small';
+
+/** {@link DEFAULT_MODEL}, or {@link DEFAULT_OLLAMA_MODEL} when a model server is named. */
+export function defaultModel(
+  providerUrl: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  const named = providerUrl !== undefined || (env.OLLAMA_HOST !== undefined && env.OLLAMA_HOST.trim() !== '');
+  return named ? DEFAULT_OLLAMA_MODEL : DEFAULT_MODEL;
+}
 
 /** Options of {@link createRunner}. Explicit options win over the config file. */
 export interface CreateRunnerOptions {
-  /** `provider:model`, e.g. `anthropic:claude-sonnet-4-5`. Default: config `model`, else {@link DEFAULT_MODEL}. */
+  /**
+   * `provider:model`, e.g. `anthropic:claude-sonnet-4-5`. Default: config `model`, else
+   * {@link DEFAULT_MODEL} (the embedded model), or {@link DEFAULT_OLLAMA_MODEL} with a provider URL.
+   */
   readonly model?: string;
   /** A config file to read. Without it (and without `mcpServers`), `~/.mcp.json` and friends are searched. */
   readonly configPath?: string;
@@ -213,7 +236,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       ? chosen
       : { ...chosen, servers: withBuiltinServers(chosen.servers, parseBuiltinNames(options.builtin)) };
   for (const warning of config.warnings) options.onWarning?.(warning);
-  const modelString = options.model ?? config.model ?? DEFAULT_MODEL;
+  const modelString =
+    options.model ?? config.model ?? defaultModel(options.providerUrl ?? config.providerUrl, env);
   // A bad model string is blamed on where it came from: the option, or the config file's `model`.
   const modelSource =
     options.model === undefined && config.model !== undefined

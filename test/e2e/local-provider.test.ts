@@ -12,7 +12,15 @@ import { createProvider } from '../../providers/index.js';
 import { LocalProvider } from '../../providers/local/provider.js';
 import { AbortedError, ConfigError, ProviderError } from '../../src/errors.js';
 import { Runner } from '../../src/runner.js';
-import type { ChatRequest, Provider, ProviderEvent, ToolCallBlock, ToolHost, ToolResultBlock } from '../../src/types.js';
+import { createRunner } from '../../src/setup/create-runner.js';
+import type {
+  ChatRequest,
+  Provider,
+  ProviderEvent,
+  ToolCallBlock,
+  ToolHost,
+  ToolResultBlock,
+} from '../../src/types.js';
 import { TINY_GGUF_SHAPE, writeTinyGguf } from '../fixtures/tiny-gguf.js';
 
 let folder: string;
@@ -122,7 +130,12 @@ describe('local provider on the real binding', () => {
       expect((call?.input.note as string).length).toBeLessThanOrEqual(12);
       // The optional `tag` is either a string or left out, never null.
       expect(call?.input.tag === undefined || typeof call.input.tag === 'string').toBe(true);
-      expect(runner.history.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      expect(runner.history.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+      ]);
       expect(typeof result.text).toBe('string');
     } finally {
       await runner.close();
@@ -132,13 +145,30 @@ describe('local provider on the real binding', () => {
 
   it('fails fast with a ConfigError naming a missing file, and a ProviderError for a file that is no model', async () => {
     await expect(createProvider(`local:${join(folder, 'none.gguf')}`, { env })).rejects.toThrow(ConfigError);
-    await expect(createProvider(`local:${join(folder, 'none.gguf')}`, { env })).rejects.toThrow(/no model file at/);
+    await expect(createProvider(`local:${join(folder, 'none.gguf')}`, { env })).rejects.toThrow(
+      /no model file at/,
+    );
     const junk = join(folder, 'junk.gguf');
     await (await import('node:fs/promises')).writeFile(junk, 'not a model');
     const provider = await createProvider(`local:${junk}`, { env });
     await expect(collect(provider, hello)).rejects.toThrow(ProviderError);
     await expect(collect(provider, hello)).rejects.toThrow(/cannot load the model junk\.gguf/);
     await provider.close?.();
+  });
+
+  it('is what createRunner({ model: "local:…" }) runs, and the runner releases it on close', async () => {
+    const runner = await createRunner({
+      model: `local:${modelPath}`,
+      mcpServers: {},
+      env,
+      settings: { maxTokens: 8 },
+    });
+    const provider = runner.provider;
+    expect(provider).toBeInstanceOf(LocalProvider);
+    const result = await runner.run('hello');
+    expect(result.usage.outputTokens).toBe(8);
+    await runner.close();
+    await expect(collect(provider, hello)).rejects.toThrow(/closed/);
   });
 
   it('refuses calls after close', async () => {
