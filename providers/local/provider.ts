@@ -200,10 +200,17 @@ export class LocalProvider implements Provider {
 
 function toLocalError(error: unknown): Error {
   if (error instanceof AbortedError || error instanceof ProviderError) return error;
-  return new ProviderError('local', `local model: ${(error as Error).message}`, {
-    retryable: false,
-    cause: error,
-  });
+  const message = (error as Error).message;
+  // The grammar keeps a call's form; a value it cannot bound (a number too long to be finite)
+  // fails node-llama-cpp's check after generation, and the whole call with it.
+  if ((error as Error).name === 'LlamaJsonSchemaValidationError') {
+    return new ProviderError(
+      'local',
+      `the model wrote tool arguments that do not fit the tool's schema: ${message}`,
+      { retryable: false, cause: error },
+    );
+  }
+  return new ProviderError('local', `local model: ${message}`, { retryable: false, cause: error });
 }
 
 /**
