@@ -153,7 +153,7 @@ export class LocalProvider implements Provider {
       onResponseChunk: (chunk) => {
         // Thought segments stay out of the answer, as the other providers keep them out.
         if (chunk.type === undefined && chunk.text !== '')
-          channel.push({ type: 'text-delta', text: chunk.text });
+          channel.pushMerging({ type: 'text-delta', text: chunk.text }, joinTexts);
       },
       ...(functions === undefined ? {} : { functions }),
       ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
@@ -196,6 +196,13 @@ export class LocalProvider implements Provider {
     if (request.tools.length === 0 || request.messages.at(-1)?.role !== 'user') return undefined;
     return forcedToolCallBias(session.chat, session.model, session.binding);
   }
+}
+
+/** Two text pieces waiting in a row are one. */
+function joinTexts(waiting: ProviderEvent, next: ProviderEvent): ProviderEvent | undefined {
+  return waiting.type === 'text-delta' && next.type === 'text-delta'
+    ? { type: 'text-delta', text: waiting.text + next.text }
+    : undefined;
 }
 
 function toLocalError(error: unknown): Error {

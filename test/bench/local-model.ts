@@ -35,10 +35,23 @@ function median(values: readonly number[]): number {
 interface Generation {
   readonly firstTokenMs: number;
   readonly msPerToken: number;
+  readonly tokens: number;
 }
 
-/** node-llama-cpp alone: one LlamaChat, the same history each time (both sides reuse the cache). */
-async function aloneGenerations(modelPath: string): Promise<Generation[]> {
+function generation(started: number, first: number | undefined, ended: number, tokens: number): Generation {
+  return {
+    firstTokenMs: (first ?? ended) - started,
+    msPerToken: (ended - (first ?? started)) / Math.max(1, tokens - 1),
+    tokens,
+  };
+}
+
+/**
+ * Both sides measured in turns (alone, mcphost, mcphost, alone…) so that the load of this shared
+ * machine falls on both alike. Each side keeps its one context and sends the same history every
+ * time, so each reuses its cache the same way.
+ */
+async function generations(modelPath: string): Promise<{ alone: Generation[]; through: Generation[] }> {
   const llama = await getLlama({
     gpu: 'auto',
     build: 'never',
@@ -53,58 +66,49 @@ async function aloneGenerations(modelPath: string): Promise<Generation[]> {
     sequences: 1,
   });
   const chat = new LlamaChat({ contextSequence: context.getSequence() });
-  const runs: Generation[] = [];
-  try {
-    for (let index = 0; index <= REPEATS; index++) {
-      const started = performance.now();
-      let first: number | undefined;
-      const before = chat.sequence.tokenMeter.usedOutputTokens;
-      await chat.generateResponse([{ type: 'user', text: PROMPT }], {
-        maxTokens: MAX_TOKENS,
-        onResponseChunk: () => (first ??= performance.now()),
-      });
-      const ended = performance.now();
-      const tokens = chat.sequence.tokenMeter.usedOutputTokens - before;
-      if (index > 0)
-        runs.push({
-          firstTokenMs: (first ?? ended) - started,
-          msPerToken: (ended - (first ?? started)) / Math.max(1, tokens - 1),
-        });
-    }
-  } finally {
-    await llama.dispose();
-  }
-  return runs;
-}
-
-/** The same through mcphost: the `local:` provider under a Runner, text events timed. */
-async function mcphostGenerations(modelPath: string): Promise<Generation[]> {
   const provider = await createProvider(`local:${modelPath}`, {
     env: { MCPHOST_LOCAL_THREADS: String(THREADS) },
   });
-  const runs: Generation[] = [];
+  const aloneOnce = async (): Promise<Generation> => {
+    const started = performance.now();
+    let first: number | undefined;
+    const before = chat.sequence.tokenMeter.usedOutputTokens;
+    await chat.generateResponse([{ type: 'user', text: PROMPT }], {
+      maxTokens: MAX_TOKENS,
+      onResponseChunk: () => (first ??= performance.now()),
+    });
+    return generation(started, first, performance.now(), chat.sequence.tokenMeter.usedOutputTokens - before);
+  };
+  const throughOnce = async (): Promise<Generation> => {
+    const runner = new Runner({ provider, settings: { maxTokens: MAX_TOKENS } });
+    const started = performance.now();
+    let first: number | undefined;
+    const result = await runner.run(PROMPT, {
+      onEvent: (event) => {
+        if (event.type === 'text-delta') first ??= performance.now();
+      },
+    });
+    return generation(started, first, performance.now(), result.usage.outputTokens);
+  };
+  const alone: Generation[] = [];
+  const through: Generation[] = [];
   try {
-    for (let index = 0; index <= REPEATS; index++) {
-      const runner = new Runner({ provider, settings: { maxTokens: MAX_TOKENS } });
-      const started = performance.now();
-      let first: number | undefined;
-      const result = await runner.run(PROMPT, {
-        onEvent: (event) => {
-          if (event.type === 'text-delta') first ??= performance.now();
-        },
-      });
-      const ended = performance.now();
-      if (index > 0) {
-        runs.push({
-          firstTokenMs: (first ?? ended) - started,
-          msPerToken: (ended - (first ?? started)) / Math.max(1, result.usage.outputTokens - 1),
-        });
+    await aloneOnce(); // warm-up: loads the prompt into each cache
+    await throughOnce();
+    for (let index = 0; index < REPEATS; index++) {
+      if (index % 2 === 0) {
+        alone.push(await aloneOnce());
+        through.push(await throughOnce());
+      } else {
+        through.push(await throughOnce());
+        alone.push(await aloneOnce());
       }
     }
   } finally {
     await provider.close?.();
+    await llama.dispose();
   }
-  return runs;
+  return { alone, through };
 }
 
 function wallTime(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -126,15 +130,15 @@ export async function localModel(): Promise<void> {
   const home = await temporaryHome();
   try {
     const modelPath = await writeTinyGguf(join(folder, 'bench.gguf'), BENCH_SHAPE);
-    const alone = await aloneGenerations(modelPath);
-    const through = await mcphostGenerations(modelPath);
+    const { alone, through } = await generations(modelPath);
     const aloneToken = median(alone.map((run) => run.msPerToken));
     const throughToken = median(through.map((run) => run.msPerToken));
     const aloneFirst = median(alone.map((run) => run.firstTokenMs));
     const throughFirst = median(through.map((run) => run.firstTokenMs));
     const verdict = (ok: boolean): string => (ok ? 'meets' : 'MISSES');
     console.log(
-      `embedded model: generation (${BENCH_SHAPE.embedding}-wide ${BENCH_SHAPE.layers}-layer generated GGUF, ${MAX_TOKENS} tokens, ${THREADS} thread)\n` +
+      `embedded model: generation (${BENCH_SHAPE.embedding}-wide ${BENCH_SHAPE.layers}-layer generated GGUF, ` +
+        `${median(alone.map((run) => run.tokens))} / ${median(through.map((run) => run.tokens))} tokens, ${THREADS} thread)\n` +
         `  node-llama-cpp alone ${aloneToken.toFixed(3)} ms/token (${(1000 / aloneToken).toFixed(0)} tokens/s), first token ${aloneFirst.toFixed(1)} ms\n` +
         `  through mcphost      ${throughToken.toFixed(3)} ms/token (${(1000 / throughToken).toFixed(0)} tokens/s), first token ${throughFirst.toFixed(1)} ms\n` +
         `  ${(throughToken / aloneToken).toFixed(2)}× per token (target ≤ 1.1×: ${verdict(throughToken <= 1.1 * aloneToken)}); ` +

@@ -55,7 +55,9 @@ describe('local provider on the real binding', () => {
       expect(await provider.contextWindow?.()).toBe(TINY_GGUF_SHAPE.contextLength);
       const events = await collect(provider, hello);
       const deltas = events.filter((event) => event.type === 'text-delta');
-      expect(deltas.length).toBeGreaterThan(1);
+      // Pieces waiting to be read are joined (event-channel.ts), so there may be fewer than tokens.
+      expect(deltas.length).toBeGreaterThanOrEqual(1);
+      expect(deltas.map((event) => (event.type === 'text-delta' ? event.text : '')).join('')).not.toBe('');
       const finish = events.at(-1);
       expect(finish?.type).toBe('finish');
       if (finish?.type !== 'finish') throw new Error('no finish');

@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EventChannel } from '../../providers/local/event-channel.js';
 import { toFinishReason, toLlamaFunctions, toLlamaHistory } from '../../providers/local/mapping.js';
 import { isModelPath, resolveLocalModelPath } from '../../providers/local/model-path.js';
 import { localThreads } from '../../providers/local/runtime.js';
@@ -243,5 +244,45 @@ describe('model paths and threads', () => {
       /^MCPHOST_LOCAL_THREADS: "0" is not a positive/,
     );
     expect(() => localThreads({ MCPHOST_LOCAL_THREADS: 'many' })).toThrow(ConfigError);
+  });
+});
+
+describe('EventChannel', () => {
+  const join = (waiting: string, next: string): string | undefined =>
+    waiting.startsWith('text:') && next.startsWith('text:') ? `${waiting}${next.slice(5)}` : undefined;
+
+  it('joins text waiting to be read, keeps order, and ends or fails after what was pushed', async () => {
+    const channel = new EventChannel<string>();
+    channel.pushMerging('text:a', join);
+    channel.pushMerging('text:b', join);
+    channel.push('call');
+    channel.pushMerging('text:c', join);
+    channel.end();
+    const read: string[] = [];
+    for await (const event of channel) read.push(event);
+    expect(read).toEqual(['text:ab', 'call', 'text:c']);
+
+    const failing = new EventChannel<string>();
+    failing.push('first');
+    failing.fail(new Error('broken'));
+    const seen: string[] = [];
+    await expect(
+      (async () => {
+        for await (const event of failing) seen.push(event);
+      })(),
+    ).rejects.toThrow('broken');
+    expect(seen).toEqual(['first']);
+  });
+
+  it('hands a piece to a reader already waiting without holding it back', async () => {
+    const channel = new EventChannel<string>();
+    const iterator = channel[Symbol.asyncIterator]();
+    const next = iterator.next();
+    channel.pushMerging('text:x', join);
+    await expect(next).resolves.toEqual({ value: 'text:x', done: false });
+    channel.pushMerging('text:y', join);
+    channel.end();
+    await expect(iterator.next()).resolves.toEqual({ value: 'text:y', done: false });
+    await expect(iterator.next()).resolves.toEqual({ value: undefined, done: true });
   });
 });
