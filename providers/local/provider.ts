@@ -224,7 +224,10 @@ function toLocalError(error: unknown): Error {
  * Creates the provider for `local:<model>`, finding the file first so that a wrong path fails
  * before anything starts. The model itself loads on the first call (or `contextWindow()`).
  */
-export async function createLocalProvider(options: ProviderOptions): Promise<LocalProvider> {
-  const modelPath = await resolveLocalModelPath(options.model);
+export async function createLocalProvider(
+  options: ProviderOptions,
+  source = '--model',
+): Promise<LocalProvider> {
+  const modelPath = await resolveLocalModelPath(options.model, { source });
   return new LocalProvider(options, modelPath);
 }

@@ -240,9 +240,11 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     options.model ?? config.model ?? defaultModel(options.providerUrl ?? config.providerUrl, env);
   // A bad model string is blamed on where it came from: the option, or the config file's `model`.
   const modelSource =
-    options.model === undefined && config.model !== undefined
-      ? `${config.path ?? 'config'}: model`
-      : '--model';
+    options.model !== undefined
+      ? '--model'
+      : config.model !== undefined
+        ? `${config.path ?? 'config'}: model`
+        : `the default model ${modelString} (no -m, no "model" in the config)`;
   // One queue per runner: tool approvals and server questions are asked one at a time.
   const questionQueue = new QuestionQueue();
   const serverLogs = new ServerLogBook();

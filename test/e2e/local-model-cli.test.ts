@@ -91,6 +91,14 @@ describe('mcphost -p with the embedded model', () => {
     expect(result.steps).toBe(2);
   });
 
+  it('uses the embedded model when nothing names one, and says so in its error', async () => {
+    const run = await runCli(['-p', 'hi'], home.path);
+    expect(run.code).not.toBe(0);
+    // Until model names resolve (model-files.ts, `mcphost models`), the default name is refused.
+    expect(run.stderr).toContain('the default model local:qwen3-1.7b (no -m, no "model" in the config)');
+    expect(run.stderr).not.toContain('Ollama');
+  });
+
   it('says clearly when the model file is missing, before any server starts', async () => {
     const missing = join(folder, 'absent.gguf');
     const run = await runCli(['-m', `local:${missing}`, '-p', 'hi'], home.path);
