@@ -6,15 +6,19 @@ import { ConfigError } from '../src/core/errors.js';
 import type { Provider } from '../src/core/types.js';
 import type { ProviderOptions } from './options.js';
 
-export type { ProviderOptions } from './options.js';
+export type { ModelFileOptions, ProviderOptions } from './options.js';
 
-type ProviderFactory = (options: ProviderOptions) => Promise<Provider>;
+/** `source` names where the model string came from (`--model`, a config file), for errors. */
+type ProviderFactory = (options: ProviderOptions, source: string) => Promise<Provider>;
 
 const factories: Readonly<Record<string, ProviderFactory>> = {
   ollama: async (options) => new (await import('./ollama.js')).OllamaProvider(options),
   anthropic: async (options) => new (await import('./anthropic.js')).AnthropicProvider(options),
   google: async (options) => new (await import('./google.js')).GoogleProvider(options),
   openai: async (options) => new (await import('./openai.js')).OpenAIProvider(options),
+  // llama.cpp in the process (node-llama-cpp), loaded only when a `local:` model is used.
+  local: async (options, source) =>
+    (await import('./local/provider.js')).createLocalProvider(options, source),
 };
 
 /** Alternative names users type for a provider. */
@@ -60,5 +64,5 @@ export async function createProvider(
   const factory = factories[reference.provider];
   if (factory === undefined)
     throw new ConfigError(source ?? '--model', `unknown provider ${reference.provider}`);
-  return factory({ ...options, model: reference.model });
+  return factory({ ...options, model: reference.model }, source ?? '--model');
 }

@@ -1,3 +1,5 @@
+import type { DownloadProgress } from './local/model-files.js';
+
 /** What every provider factory receives. Everything from outside is injected, for tests. */
 export interface ProviderOptions {
   /** Model name as the vendor knows it (the part after `provider:`). */
@@ -12,6 +14,25 @@ export interface ProviderOptions {
   readonly fetch?: typeof fetch;
   /** Reports something the user should know once (an unsupported setting…). Goes to stderr in the CLI. */
   readonly warn?: (message: string) => void;
+  /** Where the `local:` provider keeps and fetches model files; ignored by the other providers. */
+  readonly modelFiles?: ModelFileOptions;
+}
+
+/**
+ * How a `local:` model file is found and downloaded on first use. Every field has a default: the
+ * user's cache folder (`~/.cache/mcphost/models`), relative paths from the process's folder, no
+ * progress shown, no cancellation.
+ */
+export interface ModelFileOptions {
+  readonly cacheFolder?: string;
+  /** For `~/…` paths and the Hugging Face token file. */
+  readonly homeDir?: string;
+  /** Relative model paths are taken from here. */
+  readonly cwd?: string;
+  /** Told as a download goes (the CLI draws a bar). */
+  readonly onProgress?: (progress: DownloadProgress) => void;
+  /** Stops a download (its partial file is kept for the next run to resume). */
+  readonly signal?: AbortSignal;
 }
 
 /**

@@ -14,7 +14,12 @@ export {
   type CompactOptions,
   type HistoryChange,
 } from './core/runner.js';
-export { createRunner, DEFAULT_MODEL, type CreateRunnerOptions } from './setup/create-runner.js';
+export {
+  createRunner,
+  DEFAULT_MODEL,
+  DEFAULT_OLLAMA_MODEL,
+  type CreateRunnerOptions,
+} from './setup/create-runner.js';
 export { McpRunner } from './setup/mcp-runner.js';
 export type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './core/events.js';
 export type {

@@ -34,6 +34,7 @@ import { continuingNotice } from './sessions/saved-conversations.js';
 import { KeptPermissions } from '../safety/kept-permissions.js';
 import { join, resolve } from 'node:path';
 import { mcphostFolder } from '../util/user-folders.js';
+import { downloadProgressOnStderr } from './output/download-progress.js';
 
 export { createReporter } from './output/reporter.js';
 
@@ -119,6 +120,7 @@ async function run(
     onceAnswered: inputs.savesOnceAnswered,
   });
   const base = runnerOptionsFor(inputs, io);
+  const downloadProgress = downloadProgressOnStderr(io.stderr);
   const { runner, config } = await assembleRunner({
     ...base,
     // "Always allow" answers kept for this folder, in the state folder (never in the project).
@@ -129,6 +131,8 @@ async function run(
     // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
     onServerLog: (entry) => reportServerLog(entry, io, options.debug, prompter),
     onWarning: (message) => reporter.note(`warning: ${message}`),
+    // A `local:` model downloads on first use: a bar in a terminal, progress lines otherwise.
+    modelFiles: { onProgress: downloadProgress.onProgress },
     onContentFlagged: ({ source, origin, flag }) =>
       reporter.note(
         `possible prompt injection in ${origin.kind === 'tool-result' ? `the result of ${source}` : source} (${flag.action}): ${flag.findings.join('; ')}`,
@@ -307,6 +311,9 @@ async function chat(
         model,
         {
           onWarning: (message) => context.reporter.note(`warning: ${message}`),
+          homeDir: io.homeDir,
+          projectDir: io.cwd,
+          modelFiles: { onProgress: downloadProgressOnStderr(io.stderr).onProgress },
           ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
           ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
         },

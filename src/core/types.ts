@@ -196,6 +196,11 @@ export interface Provider {
    * Optional: without it, or when it resolves `undefined`, the Runner uses its table of known models.
    */
   contextWindow?(): Promise<number | undefined>;
+  /**
+   * Releases what the provider holds (the embedded model's memory). Optional: providers over HTTP
+   * hold nothing. Called once when the runner closes, or when `/model` replaces the provider.
+   */
+  close?(): Promise<void>;
 }
 
 /**

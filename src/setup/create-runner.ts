@@ -10,7 +10,8 @@ import {
   type LoadedConfig,
   type ProjectConfigCandidate,
 } from '../../config/index.js';
-import { createProvider, parseModelString } from '../../providers/index.js';
+import { createProvider, parseModelString, type ModelFileOptions } from '../../providers/index.js';
+import { DEFAULT_LOCAL_MODEL } from '../../providers/local/model-names.js';
 import { ServerError } from '../core/errors.js';
 import { McpPool, type PoolLogEntry, type ServerStatus, type ToolProgress } from '../mcp/pool.js';
 import { ServerLogBook, type ServerLogLevel, type ServerLogMessage } from '../mcp/server-logs.js';
@@ -50,12 +51,34 @@ import { randomUuid } from '../util/random-id.js';
 
 export type { McpRunner } from './mcp-runner.js';
 
-/** The model used when neither the caller nor the config names one. */
-export const DEFAULT_MODEL = 'ollama:mistral-small';
+/**
+ * The model used when neither the caller nor the config names one: the embedded model, run in the
+ * process (downloaded once), so that a fresh machine answers with nothing else installed.
+ */
+export const DEFAULT_MODEL = `local:${DEFAULT_LOCAL_MODEL}`;
+
+/**
+ * The default when a model server is named (`--provider-url`, the config's `providerUrl`, or
+ * `OLLAMA_HOST`) but no model: that server is an Ollama, as before the embedded default existed;
+ * the embedded model has no URL to use.
+ */
+export const DEFAULT_OLLAMA_MODEL = 'ollama:mistral-small';
+
+/** {@link DEFAULT_MODEL}, or {@link DEFAULT_OLLAMA_MODEL} when a model server is named. */
+export function defaultModel(
+  providerUrl: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  const named = providerUrl !== undefined || (env.OLLAMA_HOST !== undefined && env.OLLAMA_HOST.trim() !== '');
+  return named ? DEFAULT_OLLAMA_MODEL : DEFAULT_MODEL;
+}
 
 /** Options of {@link createRunner}. Explicit options win over the config file. */
 export interface CreateRunnerOptions {
-  /** `provider:model`, e.g. `anthropic:claude-sonnet-4-5`. Default: config `model`, else {@link DEFAULT_MODEL}. */
+  /**
+   * `provider:model`, e.g. `anthropic:claude-sonnet-4-5`. Default: config `model`, else
+   * {@link DEFAULT_MODEL} (the embedded model), or {@link DEFAULT_OLLAMA_MODEL} with a provider URL.
+   */
   readonly model?: string;
   /** A config file to read. Without it (and without `mcpServers`), `~/.mcp.json` and friends are searched. */
   readonly configPath?: string;
@@ -96,6 +119,11 @@ export interface CreateRunnerOptions {
    * see docs/builtin-servers.md). Each is named as its server (`fs__read_file`).
    */
   readonly builtin?: readonly string[];
+  /**
+   * Where `local:` model files are kept and how a first-use download is shown (`onProgress`). The
+   * home folder, `projectDir` and `signal` are used where these leave them out.
+   */
+  readonly modelFiles?: ModelFileOptions;
   /** A conversation to continue (a loaded session). */
   readonly history?: readonly Message[];
   /** The context window and compaction; each field overrides the config's (see docs/long-conversations.md). */
@@ -216,12 +244,15 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       ? chosen
       : { ...chosen, servers: withBuiltinServers(chosen.servers, parseBuiltinNames(options.builtin)) };
   for (const warning of config.warnings) options.onWarning?.(warning);
-  const modelString = options.model ?? config.model ?? DEFAULT_MODEL;
+  const modelString =
+    options.model ?? config.model ?? defaultModel(options.providerUrl ?? config.providerUrl, env);
   // A bad model string is blamed on where it came from: the option, or the config file's `model`.
   const modelSource =
-    options.model === undefined && config.model !== undefined
-      ? `${config.path ?? 'config'}: model`
-      : '--model';
+    options.model !== undefined
+      ? '--model'
+      : config.model !== undefined
+        ? `${config.path ?? 'config'}: model`
+        : `the default model ${modelString} (no -m, no "model" in the config)`;
   // One queue per runner: tool approvals and server questions are asked one at a time.
   const questionQueue = new QuestionQueue();
   const serverLogs = new ServerLogBook();
@@ -444,7 +475,8 @@ function assembleAroundPool(
     tools: guard,
     onClose: async () => {
       // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
-      await Promise.all([pool.close(), guard.close()]);
+      // The provider in use (`/model` may have replaced the first) releases an embedded model's memory.
+      await Promise.all([pool.close(), guard.close(), runner.provider.close?.()]);
     },
     ...safety.runnerOptions,
     settings: { ...config.generation, ...options.settings },
@@ -481,7 +513,10 @@ export async function createRunner(options: CreateRunnerOptions = {}): Promise<M
 /** Creates the provider for a model string with the caller's and the config's URL and key. */
 export function createModel(
   modelString: string,
-  options: Pick<CreateRunnerOptions, 'providerUrl' | 'providerApiKey' | 'onWarning'>,
+  options: Pick<
+    CreateRunnerOptions,
+    'providerUrl' | 'providerApiKey' | 'onWarning' | 'modelFiles' | 'homeDir' | 'projectDir' | 'signal'
+  >,
   config: Pick<LoadedConfig, 'providerUrl' | 'providerApiKey'>,
   env: Readonly<Record<string, string | undefined>>,
   source = '--model',
@@ -494,6 +529,12 @@ export function createModel(
       ...optional('baseUrl', baseUrl),
       ...optional('apiKey', options.providerApiKey ?? config.providerApiKey),
       ...optional('warn', options.onWarning),
+      modelFiles: {
+        ...optional('homeDir', options.homeDir),
+        ...optional('cwd', options.projectDir),
+        ...optional('signal', options.signal),
+        ...options.modelFiles,
+      },
     },
     source,
   );

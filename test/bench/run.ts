@@ -9,6 +9,7 @@
  *      without saving and with saving (`-s`, the append-only journal): at 10k, saving ≤ 1.3× not
  *      saving. Loading a 10k-message saved conversation: ≤ 300 ms.
  *   5. The cold path (test/bench/cold-path.ts).
+ *   6. The embedded model against node-llama-cpp alone (test/bench/local-model.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,6 +23,7 @@ import { createRunner } from '../../src/setup/create-runner.js';
 import type { Message } from '../../src/core/types.js';
 import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { coldPath } from './cold-path.js';
+import { localModel } from './local-model.js';
 import { CLI, REPOSITORY, temporaryHome, EVERYTHING_SERVER, npmServerConfig } from '../support/cli.js';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
@@ -261,8 +263,8 @@ async function longConversations(): Promise<void> {
 }
 
 console.log(`mcphost benchmarks (median of ${REPEATS} runs each; ${process.version})\n`);
-// BENCH_ONLY=4 (or 1,2,3,5, comma-separated) runs only those sections.
-const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5').split(',').map((part) => part.trim()));
+// BENCH_ONLY=4 (or 1,2,3,5,6, comma-separated) runs only those sections.
+const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,6').split(',').map((part) => part.trim()));
 if (only.has('3')) await helpStartup();
 if (only.has('1')) {
   await serverStartup('servers that wait 500 ms before they are ready', SLOW_START);
@@ -271,3 +273,4 @@ if (only.has('1')) {
 if (only.has('2')) await toolRound();
 if (only.has('4')) await longConversations();
 if (only.has('5')) await coldPath();
+if (only.has('6')) await localModel();

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { CLI, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { modulesRunBy } from '../support/modules-run.js';
+import { TINY_GGUF_SHAPE, writeTinyGguf } from '../fixtures/tiny-gguf.js';
 
 const SLOW_START = join(REPOSITORY, 'test/fixtures/servers/slow-start.mjs');
 const COUNT_GENERATED_CODE = join(REPOSITORY, 'test/fixtures/count-generated-code.mjs');
@@ -62,6 +63,10 @@ describe('the cold path', () => {
       '@anthropic-ai/sdk',
       '@google/genai',
       'openai',
+      // The embedded model's provider and binding (llama.cpp) load only for a `local:` model.
+      'node-llama-cpp',
+      'providers/local/provider.js',
+      'providers/local/binding.js',
       'cosmiconfig',
       'marked',
       'marked-terminal',
@@ -82,6 +87,25 @@ describe('the cold path', () => {
       (name) => name.startsWith('src/cli/chat/') && name !== 'src/cli/chat/sanitize.js',
     );
     expect(chatModules).toEqual([]);
+  });
+
+  it('a one-shot with a local: model loads the embedded provider and node-llama-cpp (the control of the absences above)', async () => {
+    await home.writeConfig({ mcpServers: {} });
+    const model = await writeTinyGguf(join(home.path, 'tiny.gguf'), {
+      ...TINY_GGUF_SHAPE,
+      favouredByte: '"',
+    });
+    // The model's first token is `"`, a stop sequence: a clean stop, with nothing on stderr.
+    const { run, modules } = await modulesRunBy(
+      ['-m', `local:${model}`, '-p', 'hi', '--stop-sequences', '"'],
+      home.path,
+      { env: { MCPHOST_LOCAL_THREADS: '1' } },
+    );
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    for (const present of ['node-llama-cpp', 'providers/local/provider.js', 'providers/local/binding.js']) {
+      expect(modules, present).toContain(present);
+    }
   });
 
   it('a one-shot compiles no code made at run time: zod runs without its compiled parsers', async () => {

@@ -18,10 +18,10 @@ describe('parseModelString', () => {
   });
 
   it('names every known provider when the provider is unknown', () => {
-    expect(KNOWN_PROVIDERS).toEqual(['ollama', 'anthropic', 'google', 'openai']);
+    expect(KNOWN_PROVIDERS).toEqual(['ollama', 'anthropic', 'google', 'openai', 'local']);
     expect(() => parseModelString('mistral:large')).toThrow(ConfigError);
     expect(() => parseModelString('mistral:large')).toThrow(
-      '--model: unknown provider "mistral" in "mistral:large"; known providers: ollama, anthropic, google, openai',
+      '--model: unknown provider "mistral" in "mistral:large"; known providers: ollama, anthropic, google, openai, local',
     );
   });
 

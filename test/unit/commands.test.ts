@@ -289,7 +289,7 @@ describe('completeLine', () => {
   });
 
   it('completes providers (and given models) after /model', () => {
-    expect(completeLine('/model ')).toEqual([['ollama:', 'anthropic:', 'google:', 'openai:'], '']);
+    expect(completeLine('/model ')).toEqual([['ollama:', 'anthropic:', 'google:', 'openai:', 'local:'], '']);
     expect(completeLine('/model an')).toEqual([['anthropic:'], 'an']);
     expect(completeLine('/model ol', ['ollama:qwen2.5:3b'])).toEqual([
       ['ollama:qwen2.5:3b', 'ollama:'],

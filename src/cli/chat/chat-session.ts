@@ -287,7 +287,10 @@ export class ChatSession implements Prompter {
       switchModel: async (next) => {
         if (options.createProvider === undefined) throw new Error('switching models is not available here');
         const sameProvider = parseModelString(next, '/model').provider === this.#startingProvider;
+        const replaced = host.runner.provider;
         host.runner.provider = await options.createProvider(next, sameProvider);
+        // An embedded model holds gigabytes: the one switched away from is released now.
+        await replaced.close?.();
       },
       saveConversation: async (path) => {
         const absolute = userPath(io, path);

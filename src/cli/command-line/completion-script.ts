@@ -10,7 +10,7 @@ import { MODELS_SUBCOMMANDS } from './models-tree.js';
 import { SHORT_MODEL_NAMES } from '../../../providers/local/model-names.js';
 import { BUILTIN_SERVER_NAMES } from '../../builtin/names.js';
 
-const PROVIDERS = ['ollama:', 'anthropic:', 'google:', 'openai:'];
+const PROVIDERS = ['ollama:', 'anthropic:', 'google:', 'openai:', 'local:'];
 
 function bashScript(): string {
   const flags = CHAT_FLAGS.flatMap((flag) => [

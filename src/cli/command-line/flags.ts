@@ -101,7 +101,8 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     short: 'm',
     kind: 'string',
     value: 'PROVIDER:MODEL',
-    describe: 'the model (default: config "model", else ollama:mistral-small)',
+    describe:
+      'the model (default: config "model", else the embedded local model; ollama:mistral-small with --provider-url or OLLAMA_HOST)',
   },
   {
     name: 'prompt',

@@ -105,3 +105,17 @@ export function progressDrawer(stream: Writable): ProgressDrawer {
     finish: () => undefined,
   };
 }
+
+/**
+ * A drawer on stderr that ends its bar by itself once a download is whole: a run that downloads
+ * its model on first use goes on to print other things, with no call of its own to end the bar.
+ */
+export function downloadProgressOnStderr(stream: Writable): Pick<ProgressDrawer, 'onProgress'> {
+  const drawer = progressDrawer(stream);
+  return {
+    onProgress: (progress) => {
+      drawer.onProgress(progress);
+      if (progress.totalBytes !== undefined && progress.downloadedBytes >= progress.totalBytes) drawer.finish();
+    },
+  };
+}
