@@ -291,8 +291,10 @@ async function chat(
           onWarning: (message) => context.reporter.note(`warning: ${message}`),
           ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
           ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
+          // The window is the run's, whatever the model (src/context budgets with it too).
+          ...optional('context', optional('contextWindow', options.contextWindow)),
         },
-        sameProvider ? config : {},
+        sameProvider ? config : { ...optional('context', config.context) },
         io.env,
       ).catch((error: unknown) => {
         throw inChatAdvice(error);

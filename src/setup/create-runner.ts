@@ -467,8 +467,8 @@ export async function createRunner(options: CreateRunnerOptions = {}): Promise<M
 /** Creates the provider for a model string with the caller's and the config's URL and key. */
 export function createModel(
   modelString: string,
-  options: Pick<CreateRunnerOptions, 'providerUrl' | 'providerApiKey' | 'onWarning'>,
-  config: Pick<LoadedConfig, 'providerUrl' | 'providerApiKey'>,
+  options: Pick<CreateRunnerOptions, 'providerUrl' | 'providerApiKey' | 'onWarning' | 'context'>,
+  config: Pick<LoadedConfig, 'providerUrl' | 'providerApiKey' | 'context'>,
   env: Readonly<Record<string, string | undefined>>,
   source = '--model',
 ): Promise<Provider> {
@@ -480,6 +480,8 @@ export function createModel(
       ...optional('baseUrl', baseUrl),
       ...optional('apiKey', options.providerApiKey ?? config.providerApiKey),
       ...optional('warn', options.onWarning),
+      // The window the budget uses (src/context) is the one a provider that sends it (Ollama) sends.
+      ...optional('contextWindow', options.context?.contextWindow ?? config.context?.contextWindow),
     },
     source,
   );
