@@ -48,7 +48,13 @@ export function nodeOllamaHttp(idleTimeoutMs = OLLAMA_IDLE_TIMEOUT_MS): OllamaHt
     return new Promise<OllamaHttpAnswer>((resolve, reject) => {
       const outgoing = send(url, {
         method: request.method,
-        headers: { ...request.headers },
+        // A length, not chunks: Node sends a DELETE's body unframed unless told its length.
+        headers: {
+          ...request.headers,
+          ...(request.body === undefined
+            ? {}
+            : { 'content-length': String(Buffer.byteLength(request.body)) }),
+        },
         signal: request.signal,
       });
       // Every error, not the first only: after the answer began, its stream carries the failure.

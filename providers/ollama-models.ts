@@ -4,7 +4,7 @@
  * by `mcphost models`. Every failure is a {@link ProviderError} with the provider's messages
  * (ollama-errors.ts); an unknown name has `missingModel` set.
  */
-import type { ProviderError } from '../src/errors.js';
+import { ProviderError } from '../src/errors.js';
 import {
   ollamaClient,
   ollamaConnection,
@@ -12,6 +12,7 @@ import {
   type OllamaConnectionOptions,
 } from './ollama-connection.js';
 import { toOllamaError } from './ollama-errors.js';
+import { OllamaStreamError } from './ollama-stream.js';
 
 /** One installed model (`/api/tags`). */
 export interface OllamaModelSummary {
@@ -144,6 +145,14 @@ async function* pullModel(
         : { type: 'status', status: line.status };
     }
   } catch (error) {
+    // Ollama says so after `pulling manifest`, on an answer already 200: an error line.
+    if (error instanceof OllamaStreamError && /file does not exist|not found/i.test(error.message)) {
+      throw new ProviderError('ollama', `Ollama's library has no model "${model}" (${error.message})`, {
+        retryable: false,
+        missingModel: model,
+        cause: error,
+      });
+    }
     throw toOllamaError(error, { host: connection.host, model });
   }
 }

@@ -223,7 +223,7 @@ export async function startFakeOllama(
     } else if (route === 'GET /api/version')
       sendJson(response, 200, { version: options.version ?? '0.12.6' });
     else if (route === 'GET /api/tags') {
-      sendJson(response, 200, { models: models.map((name) => tagEntry(normalizeModelName(name))) });
+      sendJson(response, 200, { models: [...installed].map(tagEntry) });
     }
     // Ollama's router (gin) answers unknown routes and wrong methods alike.
     else sendText(response, 404, '404 page not found');
