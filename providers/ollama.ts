@@ -11,6 +11,7 @@ import { toOllamaError } from './ollama-errors.js';
 import { fromOllamaChunk, parseOllamaChunk, toOllamaRequest } from './ollama-mapping.js';
 import { chooseOllamaWindow, modelWindowFromShow } from './ollama-model-info.js';
 import type { ProviderOptions } from './options.js';
+import { OllamaStatusError } from './ollama-stream.js';
 import { createToolCallId } from './tool-call-id.js';
 
 export { DEFAULT_OLLAMA_HOST, parseOllamaHost, resolveOllamaHost } from './ollama-host.js';
@@ -108,8 +109,11 @@ export class OllamaProvider implements Provider {
         return chooseOllamaWindow(modelWindowFromShow(await client.show({ model: this.model })));
       })();
       this.#window = asking;
-      asking.catch(() => {
-        if (this.#window === asking) this.#window = undefined;
+      // A model Ollama does not have stays missing for this run (the chat says so once, with no
+      // second `/api/show`); any other failure (not running yet, a timeout) is asked again.
+      asking.catch((error: unknown) => {
+        const missing = error instanceof OllamaStatusError && error.status === 404;
+        if (this.#window === asking && !missing) this.#window = undefined;
       });
     }
     return this.#window;
