@@ -73,7 +73,11 @@ export interface OllamaModels {
  * @throws ConfigError when the address is not one.
  */
 export function ollamaModels(options: OllamaConnectionOptions): OllamaModels {
-  const connection = ollamaConnection(options);
+  return ollamaModelsOver(ollamaConnection(options));
+}
+
+/** The model operations over a connection already made (the provider's own). */
+export function ollamaModelsOver(connection: OllamaConnection): OllamaModels {
   const failure = (error: unknown, model = ''): ProviderError | Error =>
     toOllamaError(error, { host: connection.host, model });
   return {

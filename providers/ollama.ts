@@ -8,6 +8,7 @@ import { AbortedError } from '../src/errors.js';
 import type { ChatRequest, Provider, ProviderEvent } from '../src/types.js';
 import { ollamaClient, ollamaConnection, type OllamaConnection } from './ollama-connection.js';
 import { toOllamaError } from './ollama-errors.js';
+import { ollamaModelsOver, type OllamaModels } from './ollama-models.js';
 import { fromOllamaChunk, parseOllamaChunk, toOllamaRequest } from './ollama-mapping.js';
 import { chooseOllamaWindow, modelWindowFromShow } from './ollama-model-info.js';
 import type { ProviderOptions } from './options.js';
@@ -97,6 +98,24 @@ export class OllamaProvider implements Provider {
     } finally {
       stop.abort();
     }
+  }
+
+  /** Model management on the same server with the same key (list, pull, remove: ollama-models.ts). */
+  models(): OllamaModels {
+    const models = ollamaModelsOver(this.#connection);
+    // Once this model is pulled, its window is asked again (a missing model's answer was kept).
+    const forget = (model: string): void => {
+      if (model === this.model) this.#window = undefined;
+    };
+    return {
+      ...models,
+      async *pull(model, signal) {
+        for await (const event of models.pull(model, signal)) {
+          if (event.type === 'done') forget(model);
+          yield event;
+        }
+      },
+    };
   }
 
   /** The override, or the window `/api/show` implies (asked once, for the budget and every chat). */

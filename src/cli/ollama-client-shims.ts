@@ -7,13 +7,13 @@
  *   global loads undici. mcphost passes plain objects, so the answer is false without asking;
  *   a real `Headers` (which means undici is loaded already) is still recognised.
  */
-export class Headers {
-  static [Symbol.hasInstance](value: unknown): boolean {
+export const Headers = {
+  [Symbol.hasInstance](value: unknown): boolean {
     return (
       typeof value === 'object' &&
       value !== null &&
       value.constructor.name === 'Headers' &&
       value instanceof globalThis.Headers
     );
-  }
-}
+  },
+};

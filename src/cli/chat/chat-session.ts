@@ -8,7 +8,7 @@
  * the input do depends on that mode and nothing else.
  */
 import { optional } from '../../optional.js';
-import { messageOf } from '../../errors.js';
+import { messageOf, ProviderError } from '../../errors.js';
 import { ConversationRecorder, modelNameOf } from '../../conversation-recorder.js';
 import { openConversationFiles } from '../../conversation-journal.js';
 import type { Prompt } from '../../runner.js';
@@ -222,7 +222,8 @@ export class ChatSession implements Prompter {
     this.#turn()?.controller.abort();
   }
 
-  async #runTurn(text: string): Promise<void> {
+  /** Runs one turn; `retry` is false for the second try after pulling a missing model. */
+  async #runTurn(text: string, retry = true): Promise<void> {
     const { io, display, host, options, renderer, status } = this.#parts;
     await renderer.ready;
     const controller = new AbortController();
@@ -251,11 +252,29 @@ export class ChatSession implements Prompter {
     } catch (error) {
       // A failed turn is shown and the chat goes on.
       view.failed(error);
+      // An Ollama model that is not pulled: offered, pulled with a progress bar, and the turn tried again.
+      if (retry && (await this.#offerPull(error, controller.signal))) {
+        this.#mode = { kind: 'at-prompt' };
+        await this.#runTurn(text, false);
+        return;
+      }
     } finally {
       this.#mode = { kind: 'at-prompt' };
     }
     // A blank line between one turn and the next prompt.
     io.stdout.write('\n');
+  }
+
+  async #offerPull(error: unknown, signal: AbortSignal): Promise<boolean> {
+    if (!(error instanceof ProviderError) || error.missingModel === undefined) return false;
+    const { offerModelPull } = await import('./model-pull.js');
+    return offerModelPull(error, {
+      provider: this.#parts.host.runner.provider,
+      prompter: this,
+      display: this.#parts.display,
+      stdout: this.#parts.io.stdout,
+      signal,
+    });
   }
 
   #remember(entry: string): void {
