@@ -85,7 +85,11 @@ const REPLACED_IMPORTS = [
   { specifier: /^string-width$/, importer: /./, file: 'src/cli/text-width.ts' },
   { specifier: /^assert$/, importer: /\/node_modules\/yargs\//, file: 'src/cli/yargs-assert.ts' },
   // The `ollama` client's fetch polyfill (see src/cli/ollama-client-shims.ts).
-  { specifier: /^whatwg-fetch$/, importer: /\/node_modules\/ollama\//, file: 'src/cli/ollama-client-shims.ts' },
+  {
+    specifier: /^whatwg-fetch$/,
+    importer: /\/node_modules\/ollama\//,
+    file: 'src/cli/ollama-client-shims.ts',
+  },
 ];
 const replaceImports = {
   name: 'replace-imports',
