@@ -130,16 +130,16 @@ export function clientFetch(http: OllamaHttp, signal?: AbortSignal): typeof fetc
       signal: AbortSignal.any(signals),
     });
     if (!isSuccess(answer)) throw await readStatusError(answer);
-    let stream: ReadableStream<Uint8Array> | undefined;
+    let stream: ChunkReader | undefined;
     return {
       ok: true,
       status: answer.status,
       statusText: answer.statusText,
       headers: { get: (name: string) => answer.header(name) },
-      // Made on first use (a JSON answer, show or tags, never needs a web stream), and once: the
-      // client reads `body` twice, and a web stream starts pulling as soon as it is made.
+      // Made on first use (a JSON answer, show or tags, never needs one), and once: the client
+      // reads `body` twice.
       get body() {
-        stream ??= webStream(checkedNdjson(answer.body));
+        stream ??= chunkReader(checkedNdjson(answer.body));
         return stream;
       },
       json: async () => JSON.parse(await readText(answer.body)) as unknown,
@@ -165,22 +165,32 @@ interface ClientAnswer {
   readonly status: number;
   readonly statusText: string;
   readonly headers: { get(name: string): string | null };
-  readonly body: ReadableStream<Uint8Array>;
+  readonly body: ChunkReader;
   json(): Promise<unknown>;
   text(): Promise<string>;
 }
 
-/** A web stream over chunks (Node 20's `ReadableStream.from` is not in its typings). */
-function webStream(chunks: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+/**
+ * The part of a web `ReadableStream` the client reads a streamed body through (`getReader()`,
+ * `read()`, `releaseLock()`): made over the chunks directly, because a real one loads Node's web
+ * streams (and `worker_threads`' message ports) on every run for nothing else.
+ */
+interface ChunkReader {
+  getReader(): {
+    read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+    releaseLock(): void;
+  };
+}
+
+function chunkReader(chunks: AsyncIterable<Uint8Array>): ChunkReader {
   const iterator = chunks[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await iterator.next();
-      if (next.done === true) controller.close();
-      else controller.enqueue(next.value);
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
+  return {
+    getReader: () => ({
+      read: async () => {
+        const next = await iterator.next();
+        return next.done === true ? { done: true } : { done: false, value: next.value };
+      },
+      releaseLock: () => undefined,
+    }),
+  };
 }

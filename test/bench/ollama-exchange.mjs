@@ -1,17 +1,20 @@
-/* global process, URL, Buffer, ReadableStream */
+/* global process, URL, Buffer */
 // The floor under a one-shot's network exchange: Node starts, loads the `ollama` client, and makes
 // through it the one-shot's two requests to the fake Ollama at argv[2] (`/api/show`, then a
 // streamed `/api/chat` with `num_ctx`), over node:http as mcphost's transport does
-// (providers/ollama-http.ts: a `fetch` answer with `ok`, `status`, `headers.get`, a web stream body
+// (providers/ollama-http.ts: a `fetch` answer with `ok`, `status`, `headers.get`, a body reader
 // and `json()`), with the client's `Headers` read answered as the executable's bundle answers it
 // (src/cli/ollama-client-shims.ts), so that neither loads undici. No yargs, no zod, no files.
 import { request } from 'node:http';
+import { createRequire } from 'node:module';
 
 Object.defineProperty(globalThis, 'Headers', {
   value: { [Symbol.hasInstance]: () => false },
   configurable: true,
 });
-const { Ollama } = await import('ollama/browser');
+// Required, as the executable's CommonJS bundle has it: an `import()` of the package would add the
+// ES module loader's resolution (and cjs-module-lexer for its polyfill), which the executable never pays.
+const { Ollama } = createRequire(import.meta.url)('ollama/browser');
 
 /** Answers not read to their end: the client stops at the last line, mcphost's transport drains it. */
 const open = new Set();
@@ -44,15 +47,18 @@ function nodeFetch(url, init) {
         status: answer.statusCode,
         statusText: answer.statusMessage,
         headers: { get: (name) => answer.headers[name.toLowerCase()] ?? null },
+        // A reader over the chunks, as mcphost's transport gives the client (no web streams).
         get body() {
           const chunks = answer[Symbol.asyncIterator]();
-          stream ??= new ReadableStream({
-            async pull(controller) {
-              const next = await chunks.next();
-              if (next.done) controller.close();
-              else controller.enqueue(new Uint8Array(next.value));
-            },
-          });
+          stream ??= {
+            getReader: () => ({
+              read: async () => {
+                const next = await chunks.next();
+                return next.done ? { done: true } : { done: false, value: new Uint8Array(next.value) };
+              },
+              releaseLock: () => undefined,
+            }),
+          };
           return stream;
         },
         json: async () => JSON.parse(await text()),

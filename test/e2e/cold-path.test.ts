@@ -49,6 +49,9 @@ describe('the cold path', () => {
     // zlib and web streams, ~225 ms and ~40 MB on first use (providers/ollama-http.ts), and the
     // client's own `headers instanceof Headers` would load it too (src/cli/ollama-client-shims.ts).
     expect(loaded).toContain('ollama');
+    // Nor Node's web streams: the client reads the streamed body through a reader made over the
+    // chunks (providers/ollama-http.ts).
+    expect(loaded).not.toContain('node-internal:internal/webstreams/readablestream');
     expect(loaded).toContain('node-internal:http');
     expect(loaded).not.toContain('node-internal:internal/deps/undici/undici');
     expect(loaded).not.toContain('node-internal:http2');
