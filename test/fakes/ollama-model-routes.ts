@@ -6,6 +6,23 @@ import type { ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { normalizeModelName } from './ollama-validation.js';
 
+/** What the fake's `/api/pull` can fetch unless told otherwise. */
+export const FAKE_OLLAMA_LIBRARY: readonly string[] = [
+  'mistral-small',
+  'qwen2.5:3b',
+  'llama3.2',
+  'tinyllama',
+];
+
+/** `/api/ps`: the models a chat has loaded (and that are still installed). */
+export function answerPs(
+  response: ServerResponse,
+  loaded: ReadonlySet<string>,
+  installed: ReadonlySet<string>,
+): void {
+  sendJson(response, 200, { models: [...loaded].filter((name) => installed.has(name)).map(psEntry) });
+}
+
 /**
  * The model a management request names: `model`, or the deprecated `name` the `ollama` client still
  * sends for pull and delete (Ollama reads `model` first, then `name`).

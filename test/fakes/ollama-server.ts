@@ -11,9 +11,10 @@ import { startLoopbackServer } from '../support/loopback.js';
 import { normalizeModelName, validateChatBody, type FakeChatRequest } from './ollama-validation.js';
 import {
   answerDelete,
+  answerPs,
   answerPull,
+  FAKE_OLLAMA_LIBRARY,
   modelNameIn,
-  psEntry,
   sendJson,
   startStream,
   tagEntry,
@@ -21,6 +22,7 @@ import {
 } from './ollama-model-routes.js';
 
 export type { FakeChatMessage, FakeChatRequest, FakeChatTool } from './ollama-validation.js';
+export { FAKE_OLLAMA_LIBRARY } from './ollama-model-routes.js';
 
 /** A tool call the fake model makes. `arguments` is sent as is (a non-object tests bad arguments). */
 export interface FakeToolCall {
@@ -127,14 +129,6 @@ export interface FakeOllama {
   close(): Promise<void>;
 }
 
-/** What the fake's `/api/pull` can fetch unless told otherwise. */
-export const FAKE_OLLAMA_LIBRARY: readonly string[] = [
-  'mistral-small',
-  'qwen2.5:3b',
-  'llama3.2',
-  'tinyllama',
-];
-
 /** The models a fresh fake has (mcphost's default model among them). */
 export const FAKE_OLLAMA_MODELS: readonly string[] = ['mistral-small', 'qwen2.5:3b', 'llama3.2'];
 
@@ -218,10 +212,8 @@ export async function startFakeOllama(
     else if (route === 'POST /api/show') answerShow(body, response);
     else if (route === 'POST /api/pull') await answerPull(body, response, { installed, library, options });
     else if (route === 'DELETE /api/delete') answerDelete(body, response, installed);
-    else if (route === 'GET /api/ps') {
-      sendJson(response, 200, { models: [...loaded].filter((name) => installed.has(name)).map(psEntry) });
-    } else if (route === 'GET /api/version')
-      sendJson(response, 200, { version: options.version ?? '0.12.6' });
+    else if (route === 'GET /api/ps') answerPs(response, loaded, installed);
+    else if (route === 'GET /api/version') sendJson(response, 200, { version: options.version ?? '0.12.6' });
     else if (route === 'GET /api/tags') {
       sendJson(response, 200, { models: [...installed].map(tagEntry) });
     }
