@@ -22,7 +22,7 @@
 // The library (`dist/src/index.js`) is not bundled: a program that imports mcphost gets tsc's modules.
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 /** Packages bundled into the executable: on the path of every run (or every run with servers). */
@@ -33,6 +33,8 @@ const BUNDLED = new Set([
   'p-retry',
   'jsonc-parser',
   '@modelcontextprotocol/client',
+  // Small (one module), on every Ollama run, and bundled so its `Headers` can be shimmed (below).
+  'ollama',
 ]);
 
 /**
@@ -98,6 +100,12 @@ const keepDependenciesExternal = {
 const REPLACED_IMPORTS = [
   { specifier: /^string-width$/, importer: /./, file: 'src/cli/text-width.ts' },
   { specifier: /^assert$/, importer: /\/node_modules\/yargs\//, file: 'src/cli/yargs-assert.ts' },
+  // The `ollama` client's fetch polyfill (see src/cli/ollama-client-shims.ts).
+  {
+    specifier: /^whatwg-fetch$/,
+    importer: /\/node_modules\/ollama\//,
+    file: 'src/cli/ollama-client-shims.ts',
+  },
 ];
 const replaceImports = {
   name: 'replace-imports',
@@ -107,6 +115,22 @@ const replaceImports = {
         importer.test(args.importer) ? { path: fileURLToPath(new URL(file, import.meta.url)) } : undefined,
       );
     }
+  },
+};
+
+/**
+ * The `ollama` client (bundled, for this) reads the global `Headers` on every request, which loads
+ * undici: its module gets the shim's `Headers` instead (src/cli/ollama-client-shims.ts says why).
+ */
+const OLLAMA_CLIENT = /\/node_modules\/ollama\/dist\/browser\.mjs$/;
+const shimOllamaHeaders = {
+  name: 'shim-ollama-headers',
+  setup(bundler) {
+    bundler.onLoad({ filter: OLLAMA_CLIENT }, async (args) => {
+      const shims = fileURLToPath(new URL('src/cli/ollama-client-shims.ts', import.meta.url));
+      const source = await readFile(args.path, 'utf8');
+      return { contents: `import { Headers } from ${JSON.stringify(shims)};\n${source}`, loader: 'js' };
+    });
   },
 };
 
@@ -153,7 +177,7 @@ const result = await build({
   minify: true,
   // Maps back to the TypeScript (through tsc's maps), as the unbundled modules have.
   sourcemap: 'linked',
-  plugins: [replaceImports, localBinding, keepDependenciesExternal],
+  plugins: [replaceImports, localBinding, shimOllamaHeaders, keepDependenciesExternal],
 });
 // The bundle must be ASCII: V8 keeps a source holding any character above U+00FF as two bytes a
 // character (2.2 MB of memory instead of 1.1 MB, and slower to read and hash). esbuild escapes

@@ -100,12 +100,12 @@ function fromStatus(
     contextLength: isOllamaContextLengthError(message),
     cause,
   };
+  // `model "x" not found, try pulling it first` (chat), `model 'x' not found` (show, pull, delete).
   if (status === 404 && /model/i.test(message)) {
-    return new ProviderError(
-      'ollama',
-      `Ollama at ${context.host}: ${message} (run \`ollama pull ${context.model}\`)`,
-      details,
-    );
+    return new ProviderError('ollama', missingModelMessage(context), {
+      ...details,
+      missingModel: context.model,
+    });
   }
   if (status === 404) {
     return new ProviderError(
@@ -115,4 +115,9 @@ function fromStatus(
     );
   }
   return new ProviderError('ollama', `Ollama at ${context.host} answered ${status}: ${message}`, details);
+}
+
+/** The one line said when Ollama does not have the model. */
+export function missingModelMessage(context: OllamaErrorContext): string {
+  return `Ollama at ${context.host} does not have the model "${context.model}": run \`ollama pull ${context.model}\``;
 }

@@ -1,30 +1,29 @@
 /**
- * The HTTP exchange with Ollama: a JSON request, an answer read as chunks. Over `node:http` by
- * default, or over a caller's `fetch` (a library user's proxy, a test's counter).
+ * The transport under the `ollama` client: a JSON request, an answer read as chunks. Over `node:http`
+ * by default, or over a caller's `fetch` (a library user's proxy, a test's counter).
  *
- * Why not the `ollama` client and Node's `fetch`, as before: the client touches the global
- * `Headers` on every request, and that, with the first `fetch`, loads undici and everything it
- * needs (http2, tls, zlib, web streams, worker_threads…) and compiles its HTTP parser from
- * WebAssembly. Measured on the development machine, that was ~120 ms of CPU and ~15 MB of peak
- * memory on every run, a third of a whole one-shot answer; `node:http` does the same exchange for
- * ~5 ms. The client added nothing else we used: the request body, the NDJSON stream and the error
- * answers were already ours (ollama-mapping.ts, ollama-stream.ts).
+ * Why the client gets this, through its `fetch` option, and not Node's own `fetch`: on Node 20 the
+ * first `fetch` loads undici and everything it needs (http2, tls, zlib, worker_threads…) and
+ * compiles its HTTP parser from WebAssembly, ~225 ms and ~40 MB more than `node:http` measured for
+ * issue 26, most of a one-shot answer. {@link clientFetch} hands the client an answer with the few
+ * things it reads (`ok`, `status`, `headers.get`, `body.getReader()`, `json()`, `text()`), so
+ * neither a `Response` nor a `Headers` is ever made.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import {
+  checkedNdjson,
+  isSuccess,
+  readStatusError,
+  readText,
+  type OllamaHttpAnswer,
+} from './ollama-stream.js';
 
-/** Ollama's answer before its body is read: the status, one header, and the body as chunks. */
-export interface OllamaHttpAnswer {
-  readonly status: number;
-  readonly statusText: string;
-  /** A response header's value (`retry-after`), or `null`, as `Headers.get` gives it. */
-  header(name: string): string | null;
-  readonly body: AsyncIterable<Uint8Array>;
-}
+export type { OllamaHttpAnswer } from './ollama-stream.js';
 
 /** One request to Ollama. */
 export interface OllamaHttpRequest {
   readonly url: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** JSON text, for a POST. */
   readonly body?: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -49,7 +48,13 @@ export function nodeOllamaHttp(idleTimeoutMs = OLLAMA_IDLE_TIMEOUT_MS): OllamaHt
     return new Promise<OllamaHttpAnswer>((resolve, reject) => {
       const outgoing = send(url, {
         method: request.method,
-        headers: { ...request.headers },
+        // A length, not chunks: Node sends a DELETE's body unframed unless told its length.
+        headers: {
+          ...request.headers,
+          ...(request.body === undefined
+            ? {}
+            : { 'content-length': String(Buffer.byteLength(request.body)) }),
+        },
         signal: request.signal,
       });
       // Every error, not the first only: after the answer began, its stream carries the failure.
@@ -61,6 +66,10 @@ export function nodeOllamaHttp(idleTimeoutMs = OLLAMA_IDLE_TIMEOUT_MS): OllamaHt
         outgoing.destroy(silence);
       });
       outgoing.once('response', (incoming: IncomingMessage) => {
+        // A failure of the body reaches whoever reads it (its async iterator rejects). This
+        // listener is for the body no one reads any more: the client stops at Ollama's last line,
+        // and the abort that then closes the connection must not become an uncaught exception.
+        incoming.on('error', () => undefined);
         resolve({
           status: incoming.statusCode ?? 0,
           statusText: incoming.statusMessage ?? '',
@@ -100,4 +109,88 @@ function headerValue(value: string | string[] | undefined): string | null {
 
 async function* emptyBody(): AsyncGenerator<Uint8Array, void, undefined> {
   // A fetch answer without a body (a HEAD, a 204): nothing to read.
+}
+
+/**
+ * A `fetch` for the `ollama` client over `http`. `signal` (the caller's, for one call) is laid over
+ * the client's own, since the client's streamed calls take none. Two rules of ours come first:
+ * - an error answer throws {@link OllamaStatusError} here, with Ollama's message and `Retry-After`:
+ *   the client's own reading of it drops the header and prints to stdout for a body that is not JSON;
+ * - a streamed body is checked line by line ({@link checkedNdjson}): the client skips a line that is
+ *   not JSON with a warning on stderr and turns an `error` line into a plain Error.
+ */
+export function clientFetch(http: OllamaHttp, signal?: AbortSignal): typeof fetch {
+  const send = async (url: string, init: ClientInit): Promise<ClientAnswer> => {
+    const signals = [init.signal, signal].filter((item): item is AbortSignal => item != null);
+    const answer = await http({
+      url,
+      method: init.method === 'POST' || init.method === 'DELETE' ? init.method : 'GET',
+      headers: init.headers ?? {},
+      ...(typeof init.body === 'string' ? { body: init.body } : {}),
+      signal: AbortSignal.any(signals),
+    });
+    if (!isSuccess(answer)) throw await readStatusError(answer);
+    let stream: ChunkReader | undefined;
+    return {
+      ok: true,
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: { get: (name: string) => answer.header(name) },
+      // Made on first use (a JSON answer, show or tags, never needs one), and once: the client
+      // reads `body` twice.
+      get body() {
+        stream ??= chunkReader(checkedNdjson(answer.body));
+        return stream;
+      },
+      json: async () => JSON.parse(await readText(answer.body)) as unknown,
+      text: () => readText(answer.body),
+    };
+  };
+  // What the client passes and reads is a small part of RequestInit and Response (see above); the
+  // casts say that this is all it gets, which the provider tests hold against the real client.
+  return send as unknown as typeof fetch;
+}
+
+/** What the `ollama` client passes to `fetch` (it normalizes headers to a plain object first). */
+interface ClientInit {
+  readonly method?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: unknown;
+  readonly signal?: AbortSignal | null;
+}
+
+/** What the `ollama` client reads of an answer. */
+interface ClientAnswer {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: { get(name: string): string | null };
+  readonly body: ChunkReader;
+  json(): Promise<unknown>;
+  text(): Promise<string>;
+}
+
+/**
+ * The part of a web `ReadableStream` the client reads a streamed body through (`getReader()`,
+ * `read()`, `releaseLock()`): made over the chunks directly, because a real one loads Node's web
+ * streams (and `worker_threads`' message ports) on every run for nothing else.
+ */
+interface ChunkReader {
+  getReader(): {
+    read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+    releaseLock(): void;
+  };
+}
+
+function chunkReader(chunks: AsyncIterable<Uint8Array>): ChunkReader {
+  const iterator = chunks[Symbol.asyncIterator]();
+  return {
+    getReader: () => ({
+      read: async () => {
+        const next = await iterator.next();
+        return next.done === true ? { done: true } : { done: false, value: next.value };
+      },
+      releaseLock: () => undefined,
+    }),
+  };
 }

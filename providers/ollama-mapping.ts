@@ -47,6 +47,8 @@ export interface OllamaOptions {
   top_p?: number;
   top_k?: number;
   num_predict?: number;
+  /** The window Ollama runs the model with for this request (ollama-model-info.ts). */
+  num_ctx?: number;
   stop?: string[];
 }
 
@@ -62,14 +64,15 @@ export interface OllamaChatBody {
 /** Said in place of the text when a tool failed, since Ollama's tool messages have no error flag. */
 export const TOOL_ERROR_PREFIX = 'Error: ';
 
-/** Maps one model call to the body of an `/api/chat` request. */
-export function toOllamaRequest(request: ChatRequest, model: string): OllamaChatBody {
+/** Maps one model call to the body of an `/api/chat` request, run with the window `numCtx` when given. */
+export function toOllamaRequest(request: ChatRequest, model: string, numCtx?: number): OllamaChatBody {
   const messages: OllamaMessage[] = [];
   if (request.system !== undefined && request.system !== '') {
     messages.push({ role: 'system', content: request.system });
   }
   for (const message of request.messages) messages.push(...toOllamaMessages(message));
   const options = toOllamaOptions(request.settings);
+  if (numCtx !== undefined) options.num_ctx = numCtx;
   return {
     model,
     messages,

@@ -1,56 +1,54 @@
 /**
- * The context window of an Ollama model, from `POST /api/show`. Ollama runs a model with the
- * window `num_ctx`: the model's own parameter when its Modelfile sets one, else the server's default
- * (`OLLAMA_CONTEXT_LENGTH`, 4096 unless the server was started with another), never more than what
- * the model was trained for (`<architecture>.context_length` in `model_info`). A prompt longer than
- * that is cut from the beginning without an error, so mcphost must keep within it on its own.
+ * The window mcphost runs an Ollama model with. Ollama runs a model with the window `num_ctx` of
+ * the request, else the Modelfile's, else the server's default (4096 before Ollama 0.6, and what
+ * `OLLAMA_CONTEXT_LENGTH` says), and cuts a longer prompt from its beginning without an error. So
+ * mcphost does not guess: it chooses a window, sends it as `options.num_ctx` on every chat, and
+ * budgets the conversation with the same figure (Provider.contextWindow):
+ * - `contextWindow` from the flag or config, when given;
+ * - else the Modelfile's `num_ctx`, when the model's creator set one;
+ * - else the smaller of the model's trained length (`<architecture>.context_length` in
+ *   `/api/show`'s `model_info`) and {@link DEFAULT_OLLAMA_WINDOW};
+ * and, but for the user's own figure, never more than the trained length.
  */
-import * as z from 'zod';
-import type { OllamaHttp } from './ollama-http.js';
-import { isSuccess, readText } from './ollama-stream.js';
+import type { ShowResponse } from 'ollama/browser';
 
-/** Ollama's default `num_ctx` when neither the model nor the request sets one. */
-export const OLLAMA_DEFAULT_CONTEXT_LENGTH = 4096;
+/**
+ * The default window: 32k tokens hold a system prompt, a few dozen tool definitions and a long task,
+ * and cost a few GB of KV cache on a 7–8B model; a larger window is a choice (`contextWindow`).
+ */
+export const DEFAULT_OLLAMA_WINDOW = 32_768;
 
-const showSchema = z.object({
-  parameters: z.string().optional(),
-  model_info: z.record(z.string(), z.unknown()).optional(),
-});
-
-/** The window a `/api/show` answer implies; `undefined` when the answer says nothing usable. */
-export function contextWindowFromShow(body: unknown): number | undefined {
-  const show = showSchema.safeParse(body);
-  if (!show.success) return undefined;
-  const numCtx = /^num_ctx\s+(\d+)\s*$/m.exec(show.data.parameters ?? '')?.[1];
-  if (numCtx !== undefined) return Number(numCtx);
-  const trained = Object.entries(show.data.model_info ?? {}).find(([key]) =>
-    key.endsWith('.context_length'),
-  )?.[1];
-  const trainedLength = typeof trained === 'number' && trained > 0 ? trained : undefined;
-  return Math.min(trainedLength ?? OLLAMA_DEFAULT_CONTEXT_LENGTH, OLLAMA_DEFAULT_CONTEXT_LENGTH);
+/** What `/api/show` says about a model's window. */
+export interface OllamaModelWindow {
+  /** `<architecture>.context_length` of `model_info`: what the model was trained for. */
+  readonly trained: number | undefined;
+  /** `num_ctx` in the Modelfile's parameters. */
+  readonly modelfile: number | undefined;
 }
 
-/** Asks Ollama at `host` about `model`. Any failure (old server, unknown model) gives `undefined`. */
-export async function fetchOllamaContextWindow(
-  http: OllamaHttp,
-  request: {
-    readonly host: string;
-    readonly model: string;
-    readonly headers: Readonly<Record<string, string>>;
-  },
-): Promise<number | undefined> {
-  const signal = AbortSignal.timeout(5_000);
-  try {
-    const answer = await http({
-      url: `${request.host}/api/show`,
-      method: 'POST',
-      headers: request.headers,
-      body: JSON.stringify({ model: request.model }),
-      signal,
-    });
-    if (!isSuccess(answer)) return undefined;
-    return contextWindowFromShow(JSON.parse(await readText(answer.body)));
-  } catch {
-    return undefined;
-  }
+/** Reads the two figures from an `/api/show` answer (fields missing or odd count as unknown). */
+export function modelWindowFromShow(show: Partial<ShowResponse> | undefined): OllamaModelWindow {
+  const numCtx = /^num_ctx\s+(\d+)\s*$/m.exec(
+    typeof show?.parameters === 'string' ? show.parameters : '',
+  )?.[1];
+  // Typed as a Map by the client, but JSON gives a plain object.
+  const info = show?.model_info as unknown;
+  const entries: Array<[string, unknown]> =
+    typeof info === 'object' && info !== null ? Object.entries(info) : [];
+  const trained = entries.find(([key]) => key.endsWith('.context_length'))?.[1];
+  return {
+    trained: positive(trained),
+    modelfile: positive(numCtx === undefined ? undefined : Number(numCtx)),
+  };
+}
+
+/** The window to send and budget with (see the rules above). */
+export function chooseOllamaWindow(model: OllamaModelWindow, override?: number): number {
+  if (override !== undefined) return override;
+  const wanted = model.modelfile ?? DEFAULT_OLLAMA_WINDOW;
+  return model.trained === undefined ? wanted : Math.min(wanted, model.trained);
+}
+
+function positive(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }

@@ -5,7 +5,14 @@
  */
 import * as z from 'zod';
 import { parseRetryAfter } from './http-errors.js';
-import type { OllamaHttpAnswer } from './ollama-http.js';
+/** Ollama's answer before its body is read (ollama-http.ts makes it). */
+export interface OllamaHttpAnswer {
+  readonly status: number;
+  readonly statusText: string;
+  /** A response header's value (`retry-after`), or `null`, as `Headers.get` gives it. */
+  header(name: string): string | null;
+  readonly body: AsyncIterable<Uint8Array>;
+}
 
 /** Ollama answered with an HTTP error status. `message` is Ollama's own `error` text. */
 export class OllamaStatusError extends Error {
@@ -80,7 +87,8 @@ export async function readText(
 
 /**
  * The objects of an NDJSON answer, in order. Blank lines are skipped; an `error` line, a line that
- * is not a JSON object, or an end without the final `done` line throws {@link OllamaStreamError}.
+ * is not a JSON object, or an end without the final line (`"done": true` of a chat, `"status":
+ * "success"` of a pull) throws {@link OllamaStreamError}.
  */
 export async function* ollamaStreamObjects(
   body: AsyncIterable<Uint8Array>,
@@ -108,16 +116,41 @@ export async function* ollamaStreamObjects(
     for (const line of lines) {
       const value = check(line);
       if (value === undefined) continue;
-      sawDone ||= value.done === true;
+      sawDone ||= isFinalLine(value);
       yield value;
     }
   }
   const last = check(buffer + decoder.decode());
   if (last !== undefined) {
-    sawDone ||= last.done === true;
+    sawDone ||= isFinalLine(last);
     yield last;
   }
   if (!sawDone) throw new OllamaStreamError('the answer ended before Ollama said it was done', true);
+}
+
+/** The last line of a streamed chat (`done`) or pull (`status: success`). */
+function isFinalLine(value: Record<string, unknown>): boolean {
+  return value.done === true || value.status === 'success';
+}
+
+/**
+ * The same answer as bytes again, one checked line at a time (see {@link ollamaStreamObjects}), for
+ * a reader that is more lenient than we want (the `ollama` client, see ollama-http.ts).
+ */
+export async function* checkedNdjson(
+  body: AsyncIterable<Uint8Array>,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const encoder = new TextEncoder();
+  const line = (value: Record<string, unknown>): Uint8Array => encoder.encode(`${JSON.stringify(value)}\n`);
+  // The last line is passed on once the body has ended: the client stops reading at that line, and
+  // a body read to its end frees the connection (for the next request) instead of leaving it open.
+  let last: Record<string, unknown> | undefined;
+  for await (const value of ollamaStreamObjects(body)) {
+    if (last !== undefined) yield line(last);
+    last = isFinalLine(value) ? value : undefined;
+    if (last === undefined) yield line(value);
+  }
+  if (last !== undefined) yield line(last);
 }
 
 function parseObject(line: string): Record<string, unknown> | undefined {

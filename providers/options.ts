@@ -10,6 +10,11 @@ export interface ProviderOptions {
   readonly apiKey?: string;
   /** Environment to read keys and URLs from (normally `process.env`). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The context window from the flag or config (`contextWindow`), when given. A provider that tells
+   * its server the window (Ollama's `num_ctx`) sends this one.
+   */
+  readonly contextWindow?: number;
   /** HTTP client; defaults to the global `fetch`. */
   readonly fetch?: typeof fetch;
   /** Reports something the user should know once (an unsupported setting…). Goes to stderr in the CLI. */

@@ -316,8 +316,10 @@ async function chat(
           modelFiles: { onProgress: downloadProgressOnStderr(io.stderr).onProgress },
           ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
           ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
+          // The window is the run's, whatever the model (src/context budgets with it too).
+          ...optional('context', optional('contextWindow', options.contextWindow)),
         },
-        sameProvider ? config : {},
+        sameProvider ? config : { ...optional('context', config.context) },
         io.env,
       ).catch((error: unknown) => {
         throw inChatAdvice(error);

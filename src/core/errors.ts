@@ -38,6 +38,8 @@ export interface ProviderErrorDetails {
   readonly retryAfterMs?: number;
   /** True when the vendor refused the request for being longer than the model's context window. */
   readonly contextLength?: boolean;
+  /** The model the server does not have (Ollama: not pulled); the chat offers to fetch it. */
+  readonly missingModel?: string;
   /** The underlying error. */
   readonly cause?: unknown;
 }
@@ -57,6 +59,8 @@ export class ProviderError extends McpHostError {
    * (each provider recognises its vendor's own error). The Runner then compacts once and retries.
    */
   readonly contextLength: boolean;
+  /** The model the server does not have, when that is why the call failed (Ollama: not pulled). */
+  readonly missingModel: string | undefined;
   constructor(provider: string, message: string, details: ProviderErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.provider = provider;
@@ -64,6 +68,7 @@ export class ProviderError extends McpHostError {
     this.retryable = details.retryable;
     this.retryAfterMs = details.retryAfterMs;
     this.contextLength = details.contextLength ?? false;
+    this.missingModel = details.missingModel;
   }
 }
 

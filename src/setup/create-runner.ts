@@ -515,9 +515,16 @@ export function createModel(
   modelString: string,
   options: Pick<
     CreateRunnerOptions,
-    'providerUrl' | 'providerApiKey' | 'onWarning' | 'modelFiles' | 'homeDir' | 'projectDir' | 'signal'
+    | 'providerUrl'
+    | 'providerApiKey'
+    | 'onWarning'
+    | 'context'
+    | 'modelFiles'
+    | 'homeDir'
+    | 'projectDir'
+    | 'signal'
   >,
-  config: Pick<LoadedConfig, 'providerUrl' | 'providerApiKey'>,
+  config: Pick<LoadedConfig, 'providerUrl' | 'providerApiKey' | 'context'>,
   env: Readonly<Record<string, string | undefined>>,
   source = '--model',
 ): Promise<Provider> {
@@ -535,6 +542,8 @@ export function createModel(
         ...optional('signal', options.signal),
         ...options.modelFiles,
       },
+      // The window the budget uses (src/context) is the one a provider that sends it (Ollama) sends.
+      ...optional('contextWindow', options.context?.contextWindow ?? config.context?.contextWindow),
     },
     source,
   );

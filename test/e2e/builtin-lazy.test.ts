@@ -23,6 +23,9 @@ describe('the server SDK stays unloaded without built-in servers', () => {
     // The record holds the CLI's own code, so no SDK in it means "did not run", not "not recorded".
     expect(modules).toContain('src/cli/main.js');
     expect(modules).not.toContain(SERVER_SDK);
+    // Nor the `ollama` client (bundled, but evaluated only when the provider is made).
+    expect(modules).not.toContain('ollama');
+    expect(modules).not.toContain('providers/ollama-connection.js');
   });
 
   it('a -p run without built-in servers does not load it; one with --builtin does', async () => {

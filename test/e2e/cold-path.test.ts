@@ -46,8 +46,13 @@ describe('the cold path', () => {
     // run", not "not recorded".
     expect(loaded).toContain('src/cli/one-shot.js');
     expect(loaded).toContain('providers/ollama-http.js');
-    // Node's fetch: undici, with http2, tls, zlib and web streams, ~120 ms and ~15 MB on first use
-    // (providers/ollama-http.ts); the Ollama exchange goes over node:http instead.
+    // The `ollama` client, over our node:http transport: Node's fetch is undici, with http2, tls,
+    // zlib and web streams, ~225 ms and ~40 MB on first use (providers/ollama-http.ts), and the
+    // client's own `headers instanceof Headers` would load it too (src/cli/ollama-client-shims.ts).
+    expect(loaded).toContain('ollama');
+    // Nor Node's web streams: the client reads the streamed body through a reader made over the
+    // chunks (providers/ollama-http.ts).
+    expect(loaded).not.toContain('node-internal:internal/webstreams/readablestream');
     expect(loaded).toContain('node-internal:http');
     expect(loaded).not.toContain('node-internal:internal/deps/undici/undici');
     expect(loaded).not.toContain('node-internal:http2');

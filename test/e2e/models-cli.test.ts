@@ -8,6 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeHub, type FakeHub, type FakeHubFile } from '../fakes/hugging-face-server.js';
+import { startFakeOllama } from '../fakes/ollama-server.js';
 import { ggufShapedFile } from '../support/gguf-shaped-file.js';
 import { CLI, runCli, startCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { unusedPort } from '../support/loopback.js';
@@ -135,12 +136,33 @@ describe('mcphost models', () => {
     expect(run.code).toBe(3);
   });
 
-  it('says ollama models are not managed here yet, in one line', async () => {
-    const run = await runCli(['models', 'pull', 'ollama:qwen3:1.7b'], home.path);
-    expect(run.stderr).toBe(
-      'mcphost: models pull: ollama models are not managed here yet; use `ollama list|pull|rm` for now\n',
-    );
-    expect(run.code).toBe(2);
+  it('pulls, lists and removes ollama: models through the Ollama server OLLAMA_HOST names', async () => {
+    const ollama = await startFakeOllama([], { models: ['mistral-small'] });
+    try {
+      const env = { OLLAMA_HOST: ollama.url };
+      const pulled = await runCli(['models', 'pull', 'ollama:qwen2.5:3b'], home.path, { env });
+      expect(pulled.code, pulled.stderr).toBe(0);
+      expect(pulled.stderr).toContain('mcphost: pulling manifest\n');
+      expect(pulled.stderr).toMatch(/100% \[#+\]/);
+      expect(pulled.stderr).toContain(`mcphost: pulled qwen2.5:3b into Ollama at ${ollama.url}\n`);
+
+      const listed = await runCli(['models', 'list', 'ollama'], home.path, { env });
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(/^NAME\s+SIZE$/m);
+      expect(listed.stdout).toMatch(/^qwen2\.5:3b\s+\S+/m);
+      expect(listed.stdout).toMatch(/^mistral-small:latest\s+/m);
+
+      const removed = await runCli(['models', 'rm', 'ollama:qwen2.5:3b'], home.path, { env });
+      expect(removed.code, removed.stderr).toBe(0);
+      const after = await runCli(['models', 'list', 'ollama'], home.path, { env });
+      expect(after.stdout).not.toContain('qwen2.5:3b');
+
+      const unknown = await runCli(['models', 'pull', 'ollama:no-such-model'], home.path, { env });
+      expect(unknown.code).toBe(3);
+      expect(unknown.stderr).toMatch(/file does not exist/);
+    } finally {
+      await ollama.close();
+    }
   });
 
   it.skipIf(!tmuxAvailable())(

@@ -153,7 +153,8 @@ describe('mcphost -p', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(2); // the no-config note, then the error
     expect(run.stderr).toContain('not-pulled');
     expect(run.stderr).not.toContain('    at ');
-    expect(ollama.requests.filter((request) => request.path === '/api/chat')).toHaveLength(1);
+    // Asked once about the model (which it does not have), and not tried again.
+    expect(ollama.requests.map((request) => request.path)).toEqual(['/api/show']);
   });
 
   it('says how to start Ollama when nothing listens', async () => {

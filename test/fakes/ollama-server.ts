@@ -1,6 +1,6 @@
 /**
- * A loopback fake of the Ollama server: `/api/chat` (NDJSON streaming and plain JSON), `/api/tags`,
- * `/api/version`. Each chat request takes the next reply from a script; a reply may be a function
+ * A loopback fake of the Ollama server: `/api/chat` (NDJSON streaming and plain JSON), `/api/show`,
+ * `/api/tags`, `/api/ps`, `/api/pull` (streamed progress), `/api/delete`, `/api/version`. Each chat request takes the next reply from a script; a reply may be a function
  * of the request, so a test can answer with a call to one of the tools it was offered. Requests
  * that a real Ollama would refuse get its status and `{"error": "…"}` body (see ollama-validation.ts).
  */
@@ -9,8 +9,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startLoopbackServer } from '../support/loopback.js';
 import { normalizeModelName, validateChatBody, type FakeChatRequest } from './ollama-validation.js';
+import {
+  answerDelete,
+  answerPs,
+  answerPull,
+  FAKE_OLLAMA_LIBRARY,
+  modelNameIn,
+  sendJson,
+  startStream,
+  tagEntry,
+  writeLine,
+} from './ollama-model-routes.js';
 
 export type { FakeChatMessage, FakeChatRequest, FakeChatTool } from './ollama-validation.js';
+export { FAKE_OLLAMA_LIBRARY } from './ollama-model-routes.js';
 
 /** A tool call the fake model makes. `arguments` is sent as is (a non-object tests bad arguments). */
 export interface FakeToolCall {
@@ -93,6 +105,10 @@ export interface FakeOllamaOptions {
   readonly numCtx?: number;
   /** The model's trained window, as `/api/show` reports it in `model_info`. Default 131072. */
   readonly trainedContextLength?: number;
+  /** The names `/api/pull` can fetch (Ollama's library); others fail as Ollama's do. */
+  readonly library?: readonly string[];
+  /** Pause between a pull's progress lines (for a test that watches the progress bar). */
+  readonly pullDelayMs?: number;
 }
 
 export interface FakeOllama {
@@ -141,6 +157,9 @@ export async function startFakeOllama(
   const truncatedChats: number[] = [];
   const models = options.models ?? FAKE_OLLAMA_MODELS;
   const installed = new Set(models.map(normalizeModelName));
+  const library = new Set((options.library ?? FAKE_OLLAMA_LIBRARY).map(normalizeModelName));
+  /** Models a chat has used, as `/api/ps` lists them. */
+  const loaded = new Set<string>();
   let openAnswers = 0;
   let idleWaiters: Array<() => void> = [];
   const track = (response: ServerResponse): void => {
@@ -166,7 +185,10 @@ export async function startFakeOllama(
       return;
     }
     chatRequests.push(chat);
-    if (options.numCtx !== undefined && countFakeTokens(chat.messages) > options.numCtx) {
+    loaded.add(normalizeModelName(chat.model));
+    // Ollama runs the request's num_ctx, else the Modelfile's (and cuts the prompt to it in silence).
+    const window = typeof chat.options?.num_ctx === 'number' ? chat.options.num_ctx : options.numCtx;
+    if (window !== undefined && countFakeTokens(chat.messages) > window) {
       truncatedChats.push(chatRequests.length - 1);
     }
     track(response);
@@ -188,9 +210,12 @@ export async function startFakeOllama(
     if (route === 'POST /api/chat') await answerChatRequest(body, response);
     else if (route === 'GET /' || route === 'HEAD /') sendText(response, 200, 'Ollama is running');
     else if (route === 'POST /api/show') answerShow(body, response);
+    else if (route === 'POST /api/pull') await answerPull(body, response, { installed, library, options });
+    else if (route === 'DELETE /api/delete') answerDelete(body, response, installed);
+    else if (route === 'GET /api/ps') answerPs(response, loaded, installed);
     else if (route === 'GET /api/version') sendJson(response, 200, { version: options.version ?? '0.12.6' });
     else if (route === 'GET /api/tags') {
-      sendJson(response, 200, { models: models.map((name) => tagEntry(normalizeModelName(name))) });
+      sendJson(response, 200, { models: [...installed].map(tagEntry) });
     }
     // Ollama's router (gin) answers unknown routes and wrong methods alike.
     else sendText(response, 404, '404 page not found');
@@ -198,7 +223,11 @@ export async function startFakeOllama(
 
   /** `/api/show`, with the fields mcphost reads (the real answer also has the template, license…). */
   function answerShow(body: unknown, response: ServerResponse): void {
-    const name = typeof body === 'object' && body !== null && 'model' in body ? String(body.model) : '';
+    const name = modelNameIn(body);
+    if (name === '') {
+      sendJson(response, 400, { error: 'model is required' });
+      return;
+    }
     if (!installed.has(normalizeModelName(name))) {
       sendJson(response, 404, { error: `model '${name}' not found` });
       return;
@@ -345,36 +374,6 @@ function finalLine(
     ...(promptEvalCount > 0 ? { prompt_eval_count: promptEvalCount, prompt_eval_duration: 200_000 } : {}),
     ...(evalCount > 0 ? { eval_count: evalCount, eval_duration: 700_000 } : {}),
   };
-}
-
-function tagEntry(name: string): Record<string, unknown> {
-  return {
-    name,
-    model: name,
-    modified_at: '2025-01-01T00:00:00Z',
-    size: 1_000_000,
-    digest: 'sha256:0000000000000000000000000000000000000000000000000000000000000000',
-    details: {
-      format: 'gguf',
-      family: 'llama',
-      families: ['llama'],
-      parameter_size: '3B',
-      quantization_level: 'Q4_K_M',
-    },
-  };
-}
-
-function startStream(response: ServerResponse): void {
-  response.writeHead(200, { 'content-type': 'application/x-ndjson' });
-}
-
-function writeLine(response: ServerResponse, value: unknown): void {
-  if (!response.destroyed) response.write(`${JSON.stringify(value)}\n`);
-}
-
-function sendJson(response: ServerResponse, status: number, value: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(value));
 }
 
 function sendText(response: ServerResponse, status: number, text: string): void {

@@ -164,14 +164,37 @@ describe('Ollama', () => {
     expect(runner.contextUsage?.window).toEqual({ tokens: 2_048, source: 'provider' });
   });
 
-  it("takes Ollama's default window when the model sets no num_ctx, and none when the server cannot say", async () => {
+  it('chooses the smaller of 32k and the trained length, and none when the server cannot say', async () => {
     const fake = await startFakeOllama([], { trainedContextLength: 131_072 });
     closers.push(() => fake.close());
     expect(await new OllamaProvider({ model: 'llama3.2', baseUrl: fake.url, env: {} }).contextWindow()).toBe(
-      4_096,
+      32_768,
     );
     expect(
       await new OllamaProvider({ model: 'not-pulled', baseUrl: fake.url, env: {} }).contextWindow(),
     ).toBeUndefined();
+    const small = await startFakeOllama([], { trainedContextLength: 8_192 });
+    closers.push(() => small.close());
+    expect(await new OllamaProvider({ model: 'llama3.2', baseUrl: small.url, env: {} }).contextWindow()).toBe(
+      8_192,
+    );
+  });
+
+  it('sends the chosen window as num_ctx, and the budget uses the same figure', async () => {
+    const fake = await startFakeOllama([textReply('one'), textReply('two')], {
+      trainedContextLength: 16_384,
+    });
+    closers.push(() => fake.close());
+    const chosen = new OllamaProvider({ model: 'llama3.2', baseUrl: fake.url, env: {} });
+    const runner = new Runner({ provider: chosen });
+    await runner.run('hi');
+    expect(fake.chatRequests[0]?.options).toEqual({ num_ctx: 16_384 });
+    expect(runner.contextUsage?.window).toEqual({ tokens: 16_384, source: 'provider' });
+    // A window from the flag or config is sent as given, without asking /api/show.
+    const given = new OllamaProvider({ model: 'llama3.2', baseUrl: fake.url, env: {}, contextWindow: 6_000 });
+    expect(await given.contextWindow()).toBe(6_000);
+    await new Runner({ provider: given, context: { contextWindow: 6_000 } }).run('hi');
+    expect(fake.chatRequests[1]?.options).toEqual({ num_ctx: 6_000 });
+    expect(fake.requests.filter((request) => request.path === '/api/show')).toHaveLength(1);
   });
 });

@@ -167,4 +167,52 @@ describe('fake Ollama rules', () => {
     expect(missing.status).toBe(404);
     expect(await missing.text()).toBe('404 page not found');
   });
+
+  it("answers /api/show with the trained length and capabilities, and Ollama's 404 for an unknown model", async () => {
+    fake = await startFakeOllama([], { trainedContextLength: 8_192 });
+    const show = await fetch(`${fake.url}/api/show`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'llama3.2' }),
+    });
+    expect(await show.json()).toMatchObject({
+      model_info: { 'general.architecture': 'llama', 'llama.context_length': 8_192 },
+      capabilities: ['completion', 'tools'],
+    });
+    const unknown = await fetch(`${fake.url}/api/show`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'ghost' }),
+    });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: "model 'ghost' not found" });
+  });
+
+  it('streams a pull as NDJSON progress lines ending with success, or an error line for an unknown name', async () => {
+    fake = await startFakeOllama([], { models: [] });
+    const lines = async (model: string): Promise<Array<Record<string, unknown>>> => {
+      const answer = await fetch(`${fake?.url}/api/pull`, {
+        method: 'POST',
+        body: JSON.stringify({ model }),
+      });
+      expect(answer.status).toBe(200);
+      return (await answer.text())
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    };
+    const pulled = await lines('tinyllama');
+    expect(pulled[0]).toEqual({ status: 'pulling manifest' });
+    expect(pulled[1]).toEqual({
+      status: expect.stringMatching(/^pulling [0-9a-f]{12}$/) as unknown,
+      digest: expect.stringMatching(/^sha256:/) as unknown,
+      total: expect.any(Number) as unknown,
+    });
+    expect(pulled.some((line) => typeof line.completed === 'number')).toBe(true);
+    expect(pulled.at(-1)).toEqual({ status: 'success' });
+    expect(await lines('ghost')).toEqual([
+      { status: 'pulling manifest' },
+      { error: 'pull model manifest: file does not exist' },
+    ]);
+    const none = await fetch(`${fake.url}/api/pull`, { method: 'POST', body: '{}' });
+    expect(none.status).toBe(400);
+  });
 });

@@ -92,7 +92,7 @@ describe('OllamaProvider streaming', () => {
     const { provider } = await setUp([{ type: 'answer', text: 'Once upon', doneReason: 'length' }]);
     const events = await collect(provider.chat(ask('story', { settings: { maxTokens: 2 } })));
     expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'length' });
-    expect(fake?.chatRequests[0]?.options).toEqual({ num_predict: 2 });
+    expect(fake?.chatRequests[0]?.options).toEqual({ num_predict: 2, num_ctx: 32_768 });
   });
 
   it('sends the system prompt, settings and tools it was given', async () => {
@@ -108,7 +108,7 @@ describe('OllamaProvider streaming', () => {
     );
     const received = server.chatRequests[0];
     expect(received?.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT });
-    expect(received?.options).toEqual({ temperature: 0, stop: ['x'] });
+    expect(received?.options).toEqual({ temperature: 0, stop: ['x'], num_ctx: 32_768 });
     expect(received?.tools?.map((tool) => tool.function.name)).toEqual(TOOLS.map((tool) => tool.name));
     expect(received?.tools?.[0]?.function.parameters).toEqual(TOOLS[0]?.inputSchema);
   });
@@ -134,15 +134,17 @@ describe('OllamaProvider streaming', () => {
     expect(server.chatRequests[0]?.messages[6]?.images).toHaveLength(1);
   });
 
-  it('uses the injected fetch', async () => {
-    let fetched = 0;
+  it('uses the injected fetch, for the model info and the chat', async () => {
+    const fetched: string[] = [];
     const countingFetch: typeof fetch = (input, init) => {
-      fetched++;
+      fetched.push(new URL(input instanceof Request ? input.url : input).pathname);
       return fetch(input, init);
     };
-    const { provider } = await setUp([textReply('ok')], { fetch: countingFetch });
+    const { provider } = await setUp([textReply('ok'), textReply('again')], { fetch: countingFetch });
     await collect(provider.chat(ask('hi')));
-    expect(fetched).toBe(1);
+    await collect(provider.chat(ask('hi')));
+    // `/api/show` once: the window it gives is kept for every later chat.
+    expect(fetched).toEqual(['/api/show', '/api/chat', '/api/chat']);
   });
 
   it('releases the connection when the caller stops reading early', async () => {
@@ -237,8 +239,17 @@ describe('OllamaProvider errors', () => {
   it('says to pull a model the server does not have', async () => {
     const { provider } = await setUp([], { model: 'no-such-model' });
     const error = await failure(provider.chat(ask('hi')));
-    expect(error).toMatchObject({ status: 404, retryable: false });
-    expect((error as Error).message).toContain('model "no-such-model" not found, try pulling it first');
+    expect(error).toMatchObject({ status: 404, retryable: false, missingModel: 'no-such-model' });
+    expect((error as Error).message).toBe(
+      `Ollama at ${fake?.url} does not have the model "no-such-model": run \`ollama pull no-such-model\``,
+    );
+  });
+
+  it('says the same when the chat itself is refused (a window given, so no /api/show first)', async () => {
+    const { provider, fake: server } = await setUp([], { model: 'no-such-model', contextWindow: 4096 });
+    const error = await failure(provider.chat(ask('hi')));
+    expect(server.requests.map((request) => request.path)).toEqual(['/api/chat']);
+    expect(error).toMatchObject({ status: 404, missingModel: 'no-such-model' });
     expect((error as Error).message).toContain('`ollama pull no-such-model`');
   });
 

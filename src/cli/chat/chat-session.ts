@@ -8,7 +8,7 @@
  * the input do depends on that mode and nothing else.
  */
 import { optional } from '../../util/optional.js';
-import { messageOf } from '../../core/errors.js';
+import { messageOf, ProviderError } from '../../core/errors.js';
 import { ConversationRecorder, modelNameOf } from '../sessions/conversation-recorder.js';
 import { openConversationFiles } from '../../conversation/conversation-journal.js';
 import type { Prompt } from '../../core/runner.js';
@@ -224,7 +224,8 @@ export class ChatSession implements Prompter {
     this.#turn()?.controller.abort();
   }
 
-  async #runTurn(text: string): Promise<void> {
+  /** Runs one turn; `retry` is false for the second try after pulling a missing model. */
+  async #runTurn(text: string, retry = true): Promise<void> {
     const { io, display, host, options, renderer, status } = this.#parts;
     await renderer.ready;
     const controller = new AbortController();
@@ -254,11 +255,29 @@ export class ChatSession implements Prompter {
     } catch (error) {
       // A failed turn is shown and the chat goes on.
       view.failed(error);
+      // An Ollama model that is not pulled: offered, pulled with a progress bar, and the turn tried again.
+      if (retry && (await this.#offerPull(error, controller.signal))) {
+        this.#mode = { kind: 'at-prompt' };
+        await this.#runTurn(text, false);
+        return;
+      }
     } finally {
       this.#mode = { kind: 'at-prompt' };
     }
     // A blank line between one turn and the next prompt.
     io.stdout.write('\n');
+  }
+
+  async #offerPull(error: unknown, signal: AbortSignal): Promise<boolean> {
+    if (!(error instanceof ProviderError) || error.missingModel === undefined) return false;
+    const { offerModelPull } = await import('./model-pull.js');
+    return offerModelPull(error, {
+      provider: this.#parts.host.runner.provider,
+      prompter: this,
+      display: this.#parts.display,
+      stdout: this.#parts.io.stdout,
+      signal,
+    });
   }
 
   #remember(entry: string): void {

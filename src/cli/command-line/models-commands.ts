@@ -1,7 +1,7 @@
 /**
  * `mcphost models list|pull|rm`: what is downloaded for `local:` models, in the model cache folder
- * (`<cache>/models`, see src/user-folders.ts). `ollama:` models are managed through the Ollama
- * client by providers/ollama-models.ts, wired in at the one marked dispatch point below.
+ * (`<cache>/models`, see src/util/user-folders.ts); `ollama:` models on the Ollama server
+ * `OLLAMA_HOST` names, through its client (providers/ollama-models.ts).
  */
 import { ConfigError } from '../../core/errors.js';
 import { localModelsFolder } from '../../util/user-folders.js';
@@ -42,30 +42,65 @@ export async function runModelsCommand(
   switch (command.action) {
     case 'list': {
       const provider = command.provider.toLowerCase();
-      if (provider === 'ollama') return ollamaNotYet('models list ollama');
+      if (provider === 'ollama') return listOllama(context.io);
       if (provider !== 'local')
         throw new ConfigError('models list', `"${command.provider}" is not local or ollama`);
       return listLocal(context.io);
     }
     case 'pull': {
       const argument = command.model === undefined ? undefined : modelArgument(command.model, 'models pull');
-      if (argument?.provider === 'ollama') return ollamaNotYet('models pull');
+      if (argument?.provider === 'ollama') return pullOllama(argument.name, context);
       return pullLocal(argument?.name, context);
     }
     case 'rm': {
       const argument = modelArgument(command.model, 'models rm');
-      if (argument.provider === 'ollama') return ollamaNotYet('models rm');
+      if (argument.provider === 'ollama') return removeOllama(argument.name, context.io);
       return removeLocal(argument.name, context.io);
     }
   }
 }
 
-/**
- * DISPATCH POINT for `ollama:` models: the lead wires providers/ollama-models.ts (list, pull with
- * progress, remove through the `ollama` client) here at the merge. Until then, one clear line.
- */
-function ollamaNotYet(source: string): never {
-  throw new ConfigError(source, 'ollama models are not managed here yet; use `ollama list|pull|rm` for now');
+/** The Ollama server `OLLAMA_HOST` names (else the local default), through its client. */
+async function ollamaModelsOf(io: CliIO) {
+  const { ollamaModels } = await import('../../../providers/ollama-models.js');
+  return ollamaModels({ env: io.env });
+}
+
+async function listOllama(io: CliIO): Promise<ExitCodeValue> {
+  const ollama = await ollamaModelsOf(io);
+  const models = await ollama.list();
+  if (models.length === 0) {
+    io.stdout.write(`No models at Ollama ${ollama.host}. mcphost models pull ollama:NAME pulls one.\n`);
+    return ExitCode.ok;
+  }
+  const width = Math.max(4, ...models.map((model) => model.name.length));
+  const rows = models.map((model) => `${model.name.padEnd(width)}  ${formatBytes(model.size)}`);
+  io.stdout.write([`${'NAME'.padEnd(width)}  SIZE`, ...rows].join('\n') + '\n');
+  return ExitCode.ok;
+}
+
+/** A line on stderr as each step of the pull starts and as each layer completes. */
+async function pullOllama(name: string, context: ModelsCommandContext): Promise<ExitCodeValue> {
+  const { io } = context;
+  if (name === '') throw new ConfigError('models pull', 'ollama: needs a model name (ollama:qwen2.5:3b)');
+  const ollama = await ollamaModelsOf(io);
+  const { pullProgressLine } = await import('../chat/model-pull.js');
+  let status: string | undefined;
+  for await (const event of ollama.pull(name, context.signal)) {
+    if (event.type === 'done') break;
+    const complete = event.type === 'progress' && event.total > 0 && event.completed === event.total;
+    if (event.status !== status || complete) notice(io, pullProgressLine(event));
+    status = event.status;
+  }
+  notice(io, `pulled ${name} into Ollama at ${ollama.host}`);
+  return ExitCode.ok;
+}
+
+async function removeOllama(name: string, io: CliIO): Promise<ExitCodeValue> {
+  const ollama = await ollamaModelsOf(io);
+  await ollama.remove(name);
+  notice(io, `removed ${name} from Ollama at ${ollama.host}`);
+  return ExitCode.ok;
 }
 
 async function listLocal(io: CliIO): Promise<ExitCodeValue> {
@@ -96,7 +131,8 @@ async function listLocal(io: CliIO): Promise<ExitCodeValue> {
 
 async function pullLocal(name: string | undefined, context: ModelsCommandContext): Promise<ExitCodeValue> {
   const { io } = context;
-  const { DEFAULT_LOCAL_MODEL, parseLocalModelName } = await import('../../../providers/local/model-names.js');
+  const { DEFAULT_LOCAL_MODEL, parseLocalModelName } =
+    await import('../../../providers/local/model-names.js');
   const { ensureLocalModelFile } = await import('../../../providers/local/model-files.js');
   const reference = parseLocalModelName(name ?? DEFAULT_LOCAL_MODEL, {
     source: 'models pull',
