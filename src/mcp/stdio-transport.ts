@@ -29,6 +29,7 @@ import {
 import { LineSplitter, TailBuffer, type OversizeLine } from './lines.js';
 import { ProbeWatch } from './probe-watch.js';
 import { ServerProcess, type ProcessExit } from './server-process.js';
+import type { SandboxSettings } from '../safety/sandbox-settings.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
   oversizeResponse,
@@ -68,6 +69,8 @@ export interface StdioTransportOptions {
   readonly cwd?: string;
   /** The child's complete environment (see `childEnvironment`). */
   readonly env: Readonly<Record<string, string>>;
+  /** Run it in a sandbox (src/safety/sandbox.ts); a sandbox that cannot be made fails the start. */
+  readonly sandbox?: SandboxSettings;
   /** The process, when it was spawned already (by the pool, before the SDK loaded): adopted, not spawned. */
   readonly process?: ServerProcess;
   /** Receives every stderr line of the server. */
