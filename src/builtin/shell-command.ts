@@ -14,6 +14,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { groupHasLiveMember } from '../safety/process-group.js';
 import { containedLaunch, holdWatchPipe, launchStdio } from '../safety/contained-launch.js';
 import type { SandboxSettings } from '../safety/sandbox-settings.js';
 
@@ -65,7 +66,7 @@ export async function endGroup(processGroupId: number, graceMs: number): Promise
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 20));
-    if (!signalGroup(processGroupId, 0)) return;
+    if (!groupHasLiveMember(processGroupId)) return;
   }
   signalGroup(processGroupId, 'SIGKILL');
 }
