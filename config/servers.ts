@@ -107,13 +107,19 @@ function stdioDefinition(
 }
 
 /** A sandbox's paths with their `${VAR}` references expanded. */
-function expandSandbox(sandbox: SandboxSettings, path: ConfigPath, context: ServerReadContext): SandboxSettings {
+function expandSandbox(
+  sandbox: SandboxSettings,
+  path: ConfigPath,
+  context: ServerReadContext,
+): SandboxSettings {
   return {
     ...sandbox,
     ...(sandbox.writable === undefined
       ? {}
       : { writable: expandList(sandbox.writable, [...path, 'writable'], context) }),
-    ...(sandbox.hidden === undefined ? {} : { hidden: expandList(sandbox.hidden, [...path, 'hidden'], context) }),
+    ...(sandbox.hidden === undefined
+      ? {}
+      : { hidden: expandList(sandbox.hidden, [...path, 'hidden'], context) }),
   };
 }
 

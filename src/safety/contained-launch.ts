@@ -52,7 +52,10 @@ export function containedLaunch(request: LaunchRequest): Launch {
     });
     if (plan.kind === 'refused') return plan;
     target = plan;
-  } else if (process.platform === 'win32' || findProgram(request.command, request.env.PATH, cwd) === undefined) {
+  } else if (
+    process.platform === 'win32' ||
+    findProgram(request.command, request.env.PATH, cwd) === undefined
+  ) {
     // Spawned as it is: a command that cannot be found fails the spawn with the usual ENOENT or
     // EACCES (the watcher's `exec` would turn that into an exit code), and nothing runs to watch.
     return { kind: 'spawn', ...target, watched: false };

@@ -41,5 +41,8 @@ export interface CommandLine {
 export function watchedCommand(target: CommandLine): CommandLine | undefined {
   if (process.platform === 'win32') return undefined;
   // "$0" of the script: the name `ps` shows for the watcher.
-  return { command: '/bin/sh', args: ['-c', WATCH_SCRIPT, 'mcphost-orphan-watch', target.command, ...target.args] };
+  return {
+    command: '/bin/sh',
+    args: ['-c', WATCH_SCRIPT, 'mcphost-orphan-watch', target.command, ...target.args],
+  };
 }

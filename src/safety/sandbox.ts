@@ -84,10 +84,11 @@ function findBwrap(
   env: Readonly<Record<string, string | undefined>>,
 ): { readonly bwrap: string } | { readonly missing: string } {
   if (process.platform !== 'linux') {
-    return { missing: `a sandbox needs Linux with bubblewrap; on ${process.platform} mcphost cannot make one` };
+    return {
+      missing: `a sandbox needs Linux with bubblewrap; on ${process.platform} mcphost cannot make one`,
+    };
   }
-  // bwrap's own path never depends on the working folder: PATH entries are absolute here.
-  const bwrap = findProgram('bwrap', env.PATH, '/');
+  const bwrap = findProgram('bwrap', env.PATH, process.cwd());
   return bwrap === undefined ? { missing: BWRAP_MISSING } : { bwrap };
 }
 
@@ -98,7 +99,9 @@ const probes = new Map<string, Promise<string | undefined>>();
  * Why a sandbox cannot be made here (no Linux, no bwrap, or bwrap refuses: no user namespaces…),
  * or `undefined` when one can. Runs bwrap once with the flags every sandbox uses (about 5 ms).
  */
-export function sandboxUnavailable(env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
+export function sandboxUnavailable(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string | undefined> {
   const found = findBwrap(env);
   if ('missing' in found) return Promise.resolve(found.missing);
   const { bwrap } = found;
@@ -111,7 +114,20 @@ export function sandboxUnavailable(env: Readonly<Record<string, string | undefin
 }
 
 function runProbe(bwrap: string): Promise<string | undefined> {
-  const args = [...isolationFlags(false), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '/bin/sh', '-c', ':'];
+  const args = [
+    ...isolationFlags(false),
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--',
+    '/bin/sh',
+    '-c',
+    ':',
+  ];
   return new Promise((resolvePromise) => {
     const child = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -123,7 +139,9 @@ function runProbe(bwrap: string): Promise<string | undefined> {
         return;
       }
       const said = stderr.trim().split('\n')[0] ?? '';
-      resolvePromise(`bwrap cannot make a sandbox here (exit code ${String(code)}${said === '' ? '' : `: ${said}`})`);
+      resolvePromise(
+        `bwrap cannot make a sandbox here (exit code ${String(code)}${said === '' ? '' : `: ${said}`})`,
+      );
     });
   });
 }
@@ -177,7 +195,8 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
   const { bwrap } = found;
   const { env, settings } = request;
   const cwd = realPath(request.cwd);
-  if (cwd === undefined) return { kind: 'refused', reason: `its working folder ${request.cwd} does not exist` };
+  if (cwd === undefined)
+    return { kind: 'refused', reason: `its working folder ${request.cwd} does not exist` };
   const program = findProgram(request.command, env.PATH, request.cwd);
   if (program === undefined) {
     return { kind: 'refused', reason: `no such command "${request.command}" (is it installed and on PATH?)` };
@@ -187,7 +206,8 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
   const writable: string[] = [];
   for (const given of [...(request.defaultWritable ?? []), ...(settings.writable ?? [])]) {
     const real = realPath(expand(given));
-    if (real === undefined) return { kind: 'refused', reason: `sandbox.writable: ${expand(given)} does not exist` };
+    if (real === undefined)
+      return { kind: 'refused', reason: `sandbox.writable: ${expand(given)} does not exist` };
     writable.push(real);
   }
   const hiddenGiven = [
@@ -228,7 +248,9 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
     ...readOnly.map((path) => ['--ro-bind', path, path] as const),
     ...writable.map((path) => ['--bind', path, path] as const),
   ]
-    .filter((bind, index, all) => all.findIndex((other) => other[1] === bind[1] && other[0] === bind[0]) === index)
+    .filter(
+      (bind, index, all) => all.findIndex((other) => other[1] === bind[1] && other[0] === bind[0]) === index,
+    )
     .sort((a, b) => depth(a[1]) - depth(b[1]));
   const visibleUnderTmp = binds.map((bind) => bind[1]);
   const hides = hidden

@@ -219,7 +219,9 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       ? chosen
       : { ...chosen, servers: withBuiltinServers(chosen.servers, parseBuiltinNames(options.builtin)) };
   const config =
-    options.sandbox === true ? { ...withBuiltins, servers: withSandboxes(withBuiltins.servers) } : withBuiltins;
+    options.sandbox === true
+      ? { ...withBuiltins, servers: withSandboxes(withBuiltins.servers) }
+      : withBuiltins;
   for (const warning of config.warnings) options.onWarning?.(warning);
   const modelString = options.model ?? config.model ?? DEFAULT_MODEL;
   // A bad model string is blamed on where it came from: the option, or the config file's `model`.

@@ -46,7 +46,10 @@ export function withSandboxes(
       if (definition.transport === 'builtin' && definition.builtin.name === 'bash') {
         return [
           name,
-          { ...definition, builtin: { ...definition.builtin, options: { ...definition.builtin.options, sandbox: {} } } },
+          {
+            ...definition,
+            builtin: { ...definition.builtin, options: { ...definition.builtin.options, sandbox: {} } },
+          },
         ];
       }
       return [name, definition];
