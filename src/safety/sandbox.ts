@@ -25,7 +25,7 @@
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { mcphostFolder } from '../user-folders.js';
 import { DEFAULT_HIDDEN_PATHS, type SandboxSettings } from './sandbox-settings.js';
 
@@ -175,7 +175,7 @@ function realPath(path: string): string | undefined {
 /** True when `path` is `folder` or inside it. */
 function within(path: string, folder: string): boolean {
   const rest = relative(folder, path);
-  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
 }
 
 function depth(path: string): number {

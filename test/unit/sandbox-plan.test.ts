@@ -75,14 +75,14 @@ describe('a sandbox plan', () => {
     expect(args.indexOf(join(home, '.ssh'))).toBeGreaterThan(args.indexOf('--bind'));
   });
 
-  it.each([
+  it.each<[Partial<SandboxRequest>, string]>([
     [{ settings: { writable: ['missing'] } }, 'sandbox.writable: FOLDER/missing does not exist'],
     [
       { command: 'no-such-program-here' },
       'no such command "no-such-program-here" (is it installed and on PATH?)',
     ],
     [{ cwd: '/no/such/folder' }, 'its working folder /no/such/folder does not exist'],
-  ] as const)('refuses %j, saying why', (overrides, reason) => {
+  ])('refuses %j, saying why', (overrides, reason) => {
     expect(plan(overrides)).toEqual({
       kind: 'refused',
       reason: reason.replace('FOLDER', realpathSync(folder)),
