@@ -22,6 +22,7 @@ import { requireSandboxSupport } from '../support/sandbox.js';
 requireSandboxSupport();
 
 const TRIALS = 20;
+const CONCURRENT = 2;
 /** How long after the kill nothing may be left. */
 const GONE_WITHIN_MS = 1_000;
 const MARK = 'MCPHOST_KILL_TEST';
@@ -129,9 +130,18 @@ async function killOnce(phase: Phase, sandbox: boolean): Promise<Trial> {
 
 describe('SIGKILL of mcphost', () => {
   it(`leaves no process of its servers (sh -c, npx-style, with grandchildren) in ${TRIALS} random kills`, async () => {
+    // Two at a time (each with its own marker, HOME and model): most of a run is waiting.
     const trials: Trial[] = [];
-    for (let index = 0; index < TRIALS; index++) {
-      trials.push(await killOnce(PHASES[index % PHASES.length] ?? 'start-up', index % 2 === 1));
+    for (let index = 0; index < TRIALS; index += CONCURRENT) {
+      const batch = Array.from(
+        { length: Math.min(CONCURRENT, TRIALS - index) },
+        (_, offset) => index + offset,
+      );
+      trials.push(
+        ...(await Promise.all(
+          batch.map((trial) => killOnce(PHASES[trial % PHASES.length] ?? 'start-up', trial % 2 === 1)),
+        )),
+      );
     }
     const slowest = Math.max(...trials.map((trial) => trial.goneAfterMs));
     console.info(`kill test: ${TRIALS} runs, all of their processes gone within ${slowest} ms at most`);
