@@ -192,7 +192,6 @@ interface NeededPath {
 export function planSandbox(request: SandboxRequest): SandboxPlan {
   const found = findBwrap(request.env);
   if ('missing' in found) return { kind: 'refused', reason: found.missing };
-  const { bwrap } = found;
   const { env, settings } = request;
   const cwd = realPath(request.cwd);
   if (cwd === undefined)
@@ -210,19 +209,7 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
       return { kind: 'refused', reason: `sandbox.writable: ${expand(given)} does not exist` };
     writable.push(real);
   }
-  const hiddenGiven = [
-    ...DEFAULT_HIDDEN_PATHS,
-    ...(env.HOME === undefined ? [] : [mcphostFolder('state', env.HOME, env)]),
-    ...(settings.hidden ?? []),
-  ];
-  const hiddenAll = [
-    ...new Set(hiddenGiven.map((path) => realPath(expand(path))).filter((path) => path !== undefined)),
-  ];
-  // A path inside another hidden one is hidden already (and could not be mounted on: the outer one is read-only).
-  const hidden = hiddenAll.filter(
-    (path) => !hiddenAll.some((other) => other !== path && within(path, other)),
-  );
-
+  const hidden = hiddenPaths(request, expand);
   const needed: NeededPath[] = [
     { path: realPath(program) ?? program, what: 'its program' },
     { path: cwd, what: 'its working folder' },
@@ -240,55 +227,68 @@ export function planSandbox(request: SandboxRequest): SandboxPlan {
     }
   }
 
-  // Under the private /tmp, what the command is started with is bound back read-only.
-  const readOnly = needed
-    .map(({ path }) => path)
-    .filter((path) => within(path, SANDBOX_TMP) && !writable.some((folder) => within(path, folder)));
+  return {
+    kind: 'ready',
+    command: found.bwrap,
+    args: [
+      ...isolationFlags(settings.network === true),
+      ...['--ro-bind', '/', '/', '--dev', '/dev', '--tmpfs', '/dev/shm', '--proc', '/proc'],
+      ...['--tmpfs', SANDBOX_TMP],
+      ...mountArgs(
+        needed.map(({ path }) => path),
+        writable,
+        hidden,
+      ),
+      ...['--setenv', 'TMPDIR', SANDBOX_TMP, '--chdir', cwd],
+      '--',
+      program,
+      ...request.args,
+    ],
+  };
+}
+
+/**
+ * The paths to hide that exist (the defaults, mcphost's state folder, the configured ones), as
+ * real paths, without those inside another: the outer one hides them already, and being read-only
+ * it could not take a mount.
+ */
+function hiddenPaths(request: SandboxRequest, expand: (path: string) => string): string[] {
+  const { env } = request;
+  const given = [
+    ...DEFAULT_HIDDEN_PATHS,
+    ...(env.HOME === undefined ? [] : [mcphostFolder('state', env.HOME, env)]),
+    ...(request.settings.hidden ?? []),
+  ];
+  const all = [...new Set(given.map((path) => realPath(expand(path))).filter((path) => path !== undefined))];
+  return all.filter((path) => !all.some((other) => other !== path && within(path, other)));
+}
+
+/**
+ * The mounts over the read-only root and the private /tmp: what the command is started with and
+ * lies under /tmp, bound back read-only; the writable folders; then the hidden paths, last, so
+ * that they win. Parents are mounted before what is inside them.
+ */
+function mountArgs(
+  needed: readonly string[],
+  writable: readonly string[],
+  hidden: readonly string[],
+): string[] {
+  const readOnly = needed.filter(
+    (path) => within(path, SANDBOX_TMP) && !writable.some((folder) => within(path, folder)),
+  );
   const binds = [
-    ...readOnly.map((path) => ['--ro-bind', path, path] as const),
-    ...writable.map((path) => ['--bind', path, path] as const),
-  ]
-    .filter(
-      (bind, index, all) => all.findIndex((other) => other[1] === bind[1] && other[0] === bind[0]) === index,
-    )
-    .sort((a, b) => depth(a[1]) - depth(b[1]));
-  const visibleUnderTmp = binds.map((bind) => bind[1]);
+    ...[...new Set(readOnly)].map((path) => ['--ro-bind', path] as const),
+    ...[...new Set(writable)].map((path) => ['--bind', path] as const),
+  ].sort((a, b) => depth(a[1]) - depth(b[1]));
+  const bound = binds.map(([, path]) => path);
   const hides = hidden
     // Under the private /tmp, only what was bound back needs hiding.
-    .filter((path) => !within(path, SANDBOX_TMP) || visibleUnderTmp.some((bound) => within(path, bound)))
+    .filter((path) => !within(path, SANDBOX_TMP) || bound.some((folder) => within(path, folder)))
     .flatMap((path) =>
       statSync(path).isDirectory()
         ? ['--tmpfs', path, '--remount-ro', path]
         : // A device bound on a nodev mount cannot be opened: reading the file fails (EACCES).
           ['--ro-bind', '/dev/null', path],
     );
-
-  return {
-    kind: 'ready',
-    command: bwrap,
-    args: [
-      ...isolationFlags(settings.network === true),
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--tmpfs',
-      '/dev/shm',
-      '--proc',
-      '/proc',
-      '--tmpfs',
-      SANDBOX_TMP,
-      ...binds.flat(),
-      ...hides,
-      '--setenv',
-      'TMPDIR',
-      SANDBOX_TMP,
-      '--chdir',
-      cwd,
-      '--',
-      program,
-      ...request.args,
-    ],
-  };
+  return [...binds.flatMap(([flag, path]) => [flag, path, path]), ...hides];
 }
