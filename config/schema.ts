@@ -18,6 +18,7 @@ import {
   permissionsSchema,
   untrustedContentSchema,
 } from './safety-schema.js';
+import { sandboxOptionSchema } from '../src/safety/sandbox-settings.js';
 
 /** A count or a duration in milliseconds: a whole number above zero. */
 export const positiveInteger = z.number().int().positive();
@@ -129,6 +130,8 @@ export const stdioServerSchema = z.object({
   env: stringMap.optional(),
   cwd: z.string().min(1).optional(),
   inheritEnv: z.boolean().optional(),
+  /** Run it in a sandbox: `{ writable, hidden, network }`, or `true` (docs/safety.md). */
+  sandbox: sandboxOptionSchema,
   ...commonServerShape,
 });
 
@@ -139,6 +142,8 @@ export const localServerSchema = z.object({
   environment: stringMap.optional(),
   cwd: z.string().min(1).optional(),
   inheritEnv: z.boolean().optional(),
+  /** Run it in a sandbox: `{ writable, hidden, network }`, or `true` (docs/safety.md). */
+  sandbox: sandboxOptionSchema,
   ...commonServerShape,
 });
 

@@ -26,6 +26,7 @@ import {
   withoutNulls,
 } from './server-form.js';
 import { BUILTIN_SERVER_NAMES, builtinServerNamed, parseBuiltinOptions } from '../src/builtin/options.js';
+import type { SandboxSettings } from '../src/safety/sandbox-settings.js';
 import type { VariableLookup } from './variables.js';
 import { describeExpansionFailure, expandVariables } from './variables.js';
 
@@ -98,7 +99,27 @@ function stdioDefinition(
     env: expandMap(entry.env, [...path, envKey], context),
     ...(cwd === undefined ? {} : { cwd }),
     inheritEnv: shared.inheritEnv ?? false,
+    ...(shared.sandbox === undefined
+      ? {}
+      : { sandbox: expandSandbox(shared.sandbox, [...path, 'sandbox'], context) }),
     ...commonSettings(shared, context),
+  };
+}
+
+/** A sandbox's paths with their `${VAR}` references expanded. */
+function expandSandbox(
+  sandbox: SandboxSettings,
+  path: ConfigPath,
+  context: ServerReadContext,
+): SandboxSettings {
+  return {
+    ...sandbox,
+    ...(sandbox.writable === undefined
+      ? {}
+      : { writable: expandList(sandbox.writable, [...path, 'writable'], context) }),
+    ...(sandbox.hidden === undefined
+      ? {}
+      : { hidden: expandList(sandbox.hidden, [...path, 'hidden'], context) }),
   };
 }
 
@@ -216,12 +237,20 @@ function builtinDefinition(
   return { transport: 'builtin', builtin: parsed.settings, ...commonSettings(entry, context) };
 }
 
-/** A string, or the strings of a list, with their variables expanded; anything else as it is. */
+/**
+ * A string, or the strings of a list or of an object (bash's `sandbox`), with their variables
+ * expanded; anything else as it is.
+ */
 function expandOptionValue(value: unknown, path: ConfigPath, context: ServerReadContext): unknown {
   if (typeof value === 'string') return expand(value, path, context) ?? value;
   if (Array.isArray(value)) {
     return value.map((item: unknown, index) =>
       typeof item === 'string' ? (expand(item, [...path, index], context) ?? item) : item,
+    );
+  }
+  if (isPlainObject(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, expandOptionValue(item, [...path, key], context)]),
     );
   }
   return value;

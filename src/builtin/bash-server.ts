@@ -8,6 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import type { BashOptions } from './options.js';
+import type { SandboxSettings } from '../safety/sandbox-settings.js';
 import { describeShellOutcome, endGroup, runShellCommand, signalGroup } from './shell-command.js';
 
 /** A command still running after this long is ended, unless configured. */
@@ -34,6 +35,7 @@ export function registerBashTools(server: McpServer, context: BashServerContext)
   const timeoutMs = context.options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS;
   const maxOutputBytes = context.options.maxOutputBytes ?? DEFAULT_BASH_MAX_OUTPUT_BYTES;
   const cwd = resolve(context.cwd, context.options.cwd ?? '.');
+  const { sandbox } = context.options;
   const running = new Set<number>();
   // Commands run in process groups of their own, so they would outlive an mcphost that exits
   // without closing its servers (process.exit on a signal): an exit hook can only kill, at once.
@@ -45,7 +47,7 @@ export function registerBashTools(server: McpServer, context: BashServerContext)
   server.registerTool(
     'run_command',
     {
-      description: `Run a shell command (bash -c) in ${cwd}. Output (stdout and stderr together) is cut at ${maxOutputBytes} bytes; the command is ended after ${timeoutMs / 1000} s. Background jobs end with the command. Each call starts a fresh shell: cd and variables do not carry over.`,
+      description: `Run a shell command (bash -c) in ${cwd}.${sandboxNote(sandbox, cwd)} Output (stdout and stderr together) is cut at ${maxOutputBytes} bytes; the command is ended after ${timeoutMs / 1000} s. Background jobs end with the command. Each call starts a fresh shell: cd and variables do not carry over.`,
       inputSchema: z.object({ command: z.string().min(1).describe('The command line') }),
       annotations: { destructiveHint: true, openWorldHint: true },
     },
@@ -59,6 +61,7 @@ export function registerBashTools(server: McpServer, context: BashServerContext)
         maxOutputBytes,
         killGraceMs: KILL_GRACE_MS,
         signal: context_.mcpReq.signal,
+        ...(sandbox === undefined ? {} : { sandbox }),
         onGroup: (id) => {
           if (group !== undefined) running.delete(group);
           group = id;
@@ -74,4 +77,12 @@ export function registerBashTools(server: McpServer, context: BashServerContext)
     process.off('exit', killAll);
     await Promise.all([...running].map((id) => endGroup(id, KILL_GRACE_MS)));
   };
+}
+
+/** What the model is told of the sandbox, so that it does not try what cannot work. */
+function sandboxNote(sandbox: SandboxSettings | undefined, cwd: string): string {
+  if (sandbox === undefined) return '';
+  const writable = [cwd, ...(sandbox.writable ?? [])].join(', ');
+  const network = sandbox.network === true ? '' : ' There is no network.';
+  return ` Commands run in a sandbox: only ${writable} and a private /tmp (emptied after each command) are writable.${network}`;
 }

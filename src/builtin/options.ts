@@ -4,6 +4,7 @@
  * only): the servers themselves, and the server SDK, are loaded when one is started.
  */
 import * as z from 'zod';
+import { sandboxOptionSchema } from '../safety/sandbox-settings.js';
 import type { BuiltinServerName } from './names.js';
 
 export { BUILTIN_SERVER_NAMES, builtinServerNamed, type BuiltinServerName } from './names.js';
@@ -44,6 +45,11 @@ export const bashOptionsSchema = z.strictObject({
   cwd: z.string().min(1).optional(),
   /** Ask the user before every command (an approval rule of its own). Default true. */
   requireApproval: z.boolean().optional(),
+  /**
+   * Run every command in a sandbox (docs/safety.md): `{ writable, hidden, network }`, or `true`
+   * for the defaults (the working folder writable, no network). Default: none, unless `--sandbox`.
+   */
+  sandbox: sandboxOptionSchema,
 });
 
 /** `todo`: a list the model keeps for the session. No options. */

@@ -5,11 +5,18 @@
  * - The command leads a new process group (`detached`), so that ending it ends what it started:
  *   pipelines, subshells, `&` jobs. When the command exits, or its time is up, or the call is
  *   cancelled, the whole group gets SIGTERM, then SIGKILL after a grace period.
+ * - It dies with mcphost, even on SIGKILL, with whatever it started (src/safety/orphan-watch.ts),
+ *   and runs in a sandbox when the server has one (src/safety/sandbox.ts): a sandbox that cannot
+ *   be made means the command does not run.
  * - stdout and stderr are kept together, in the order they arrive, up to the cap. Past the cap our
  *   end of the pipes is closed, as `| head -c` would: a command that goes on writing gets SIGPIPE.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { groupHasLiveMember } from '../safety/process-group.js';
+import { containedLaunch, holdWatchPipe, launchStdio } from '../safety/contained-launch.js';
+import type { SandboxSettings } from '../safety/sandbox-settings.js';
 
 /** How a command ended. */
 export type ShellOutcome =
@@ -31,6 +38,8 @@ export interface ShellCommandOptions {
   readonly signal?: AbortSignal;
   /** Told the group's id once it runs, and again (undefined) once it is gone: for ending it from outside. */
   readonly onGroup?: (processGroupId: number | undefined) => void;
+  /** Run it in a sandbox with these settings; its working folder is writable there. */
+  readonly sandbox?: SandboxSettings;
 }
 
 /** How long output that is still buffered may take to arrive after the command exited. */
@@ -57,7 +66,7 @@ export async function endGroup(processGroupId: number, graceMs: number): Promise
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 20));
-    if (!signalGroup(processGroupId, 0)) return;
+    if (!groupHasLiveMember(processGroupId)) return;
   }
   signalGroup(processGroupId, 'SIGKILL');
 }
@@ -65,12 +74,22 @@ export async function endGroup(processGroupId: number, graceMs: number): Promise
 /** Runs `command` with `sh -c` semantics. Never throws: every ending is an outcome. */
 export async function runShellCommand(options: ShellCommandOptions): Promise<ShellOutcome> {
   if (options.signal?.aborted === true) return { kind: 'cancelled', output: '', cut: false };
-  const child = spawn(shellProgram(), ['-c', options.command], {
+  const launch = containedLaunch({
+    command: shellProgram(),
+    args: ['-c', options.command],
+    cwd: options.cwd,
+    env: options.env,
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox, defaultWritable: [options.cwd] }),
+  });
+  if (launch.kind === 'refused') return { kind: 'not-started', reason: `its sandbox: ${launch.reason}` };
+  // stdout and stderr are pipes whatever else `stdio` holds (the watcher's pipe).
+  const child = spawn(launch.command, [...launch.args], {
     cwd: options.cwd,
     env: { ...options.env },
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+    stdio: launchStdio(launch, ['ignore', 'pipe', 'pipe']),
+  }) as ChildProcessByStdio<null, Readable, Readable>;
+  holdWatchPipe(child);
   const started = await new Promise<{ ok: true } | { ok: false; reason: string }>((resolve) => {
     child.once('spawn', () => resolve({ ok: true }));
     child.once('error', (error) => resolve({ ok: false, reason: error.message }));

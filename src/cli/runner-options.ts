@@ -33,6 +33,7 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
     },
     ...optional('servers', inputs.script?.servers),
     ...optional('builtin', options.builtin),
+    ...(options.sandbox === true ? { sandbox: true } : {}),
     ...optional('roots', rootFolders(options.roots, io)),
     ...optional('history', session.loaded?.messages),
     ...optional('model', options.model ?? session.loaded?.model),

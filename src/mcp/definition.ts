@@ -3,6 +3,7 @@
  * produces these; the pool consumes them. (src never imports config: this is the seam.)
  */
 import type { BuiltinServerSettings } from '../builtin/options.js';
+import type { SandboxSettings } from '../safety/sandbox-settings.js';
 
 /** Settings every server kind shares. */
 export interface ServerCommon {
@@ -32,6 +33,8 @@ export interface StdioServerDefinition extends ServerCommon {
   readonly cwd?: string;
   /** Pass our whole environment (API keys included) instead of the minimal one. Off by default. */
   readonly inheritEnv: boolean;
+  /** Run it in a sandbox with these settings (docs/safety.md). Absent: no sandbox. */
+  readonly sandbox?: SandboxSettings;
 }
 
 /**

@@ -400,19 +400,25 @@ export class McpPool implements ToolHost {
 /** Spawns every stdio server's process (see server-process.ts), by server name. */
 async function spawnStdioServers(options: McpPoolOptions): Promise<Map<string, ServerProcess>> {
   // Loaded here, not with the pool: a run without servers never needs child_process.
-  const { ServerProcess } = await import('./server-process.js');
+  const { ServerProcess, SandboxRefusedError } = await import('./server-process.js');
   const spawned = new Map<string, ServerProcess>();
   for (const [name, definition] of Object.entries(options.servers)) {
     if (definition.transport !== 'stdio') continue;
-    spawned.set(
-      name,
-      new ServerProcess({
-        command: definition.command,
-        args: definition.args,
-        ...optional('cwd', definition.cwd),
-        env: childEnvironment(options.env, definition),
-      }),
-    );
+    try {
+      spawned.set(
+        name,
+        new ServerProcess({
+          command: definition.command,
+          args: definition.args,
+          ...optional('cwd', definition.cwd),
+          env: childEnvironment(options.env, definition),
+          ...optional('sandbox', definition.sandbox),
+        }),
+      );
+    } catch (error) {
+      // Its sandbox cannot be made: not spawned early; its start says why (the transport tries again).
+      if (!(error instanceof SandboxRefusedError)) throw error;
+    }
   }
   return spawned;
 }

@@ -9,6 +9,8 @@
  * that fails at once would lose the stderr lines that say why.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { containedLaunch, holdWatchPipe, launchStdio } from '../safety/contained-launch.js';
+import type { SandboxSettings } from '../safety/sandbox-settings.js';
 
 /** What to run. */
 export interface ServerCommand {
@@ -17,7 +19,15 @@ export interface ServerCommand {
   readonly cwd?: string;
   /** The child's complete environment (see `childEnvironment`). */
   readonly env: Readonly<Record<string, string>>;
+  /** Run it in a sandbox with these settings (src/safety/sandbox.ts). Absent: no sandbox. */
+  readonly sandbox?: SandboxSettings;
 }
+
+/**
+ * A sandbox was asked for and cannot be made as configured (no bwrap, a path it needs is hidden):
+ * the server is not started at all, never started without its sandbox.
+ */
+export class SandboxRefusedError extends Error {}
 
 /** How the server process ended. */
 export interface ProcessExit {
@@ -36,7 +46,10 @@ export interface OutputHandlers {
 /** Whether the process could be started. */
 export type SpawnOutcome = { readonly kind: 'running' } | { readonly kind: 'failed'; readonly error: Error };
 
-/** A spawned server process, leading its own process group. */
+/**
+ * A spawned server process, leading its own process group, which dies with mcphost (see
+ * src/safety/orphan-watch.ts) and runs in its sandbox when it has one.
+ */
 export class ServerProcess {
   readonly child: ChildProcessWithoutNullStreams;
   /** Settles once the process runs or could not be started (command not found, bad cwd…). */
@@ -49,16 +62,23 @@ export class ServerProcess {
   /** Output events from before {@link adopt}, in order. */
   readonly #pending: Array<(handlers: OutputHandlers) => void> = [];
 
+  /** Throws {@link SandboxRefusedError} when its sandbox cannot be made. */
   constructor(what: ServerCommand) {
-    this.child = spawn(what.command, [...what.args], {
+    const launch = containedLaunch(what);
+    if (launch.kind === 'refused') {
+      throw new SandboxRefusedError(`cannot start "${what.command}" in its sandbox: ${launch.reason}`);
+    }
+    // Its stdin, stdout and stderr are pipes whatever else `stdio` holds (the watcher's pipe).
+    this.child = spawn(launch.command, [...launch.args], {
       ...(what.cwd === undefined ? {} : { cwd: what.cwd }),
       env: what.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: launchStdio(launch, ['pipe', 'pipe', 'pipe']),
       // Its own process group, so that closing reaches everything it started.
       detached: process.platform !== 'win32',
       windowsHide: true,
-    });
+    }) as ChildProcessWithoutNullStreams;
     const child = this.child;
+    holdWatchPipe(child);
     this.started = new Promise((resolve) => {
       child.once('spawn', () => {
         resolve({ kind: 'running' });

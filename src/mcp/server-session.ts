@@ -173,6 +173,7 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
           args: definition.args,
           ...(definition.cwd === undefined ? {} : { cwd: definition.cwd }),
           env: childEnvironment(options.parentEnv, definition),
+          ...optional('sandbox', definition.sandbox),
           onStderrLine: options.onStderrLine,
           onDebug: options.onDebug,
           ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),

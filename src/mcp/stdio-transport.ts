@@ -30,6 +30,8 @@ import { LineSplitter, TailBuffer, type OversizeLine } from './lines.js';
 import { ProbeWatch } from './probe-watch.js';
 import { spawnFailureError } from './spawn-failure.js';
 import { ServerProcess, type ProcessExit } from './server-process.js';
+import { groupHasLiveMember } from '../safety/process-group.js';
+import type { SandboxSettings } from '../safety/sandbox-settings.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
   oversizeResponse,
@@ -69,6 +71,8 @@ export interface StdioTransportOptions {
   readonly cwd?: string;
   /** The child's complete environment (see `childEnvironment`). */
   readonly env: Readonly<Record<string, string>>;
+  /** Run it in a sandbox (src/safety/sandbox.ts); a sandbox that cannot be made fails the start. */
+  readonly sandbox?: SandboxSettings;
   /** The process, when it was spawned already (by the pool, before the SDK loaded): adopted, not spawned. */
   readonly process?: ServerProcess;
   /** Receives every stderr line of the server. */
@@ -336,8 +340,7 @@ export class StdioProcessTransport implements Transport {
       if (this.exitInfo === undefined) child.stdin.end();
       this.signalGroup('SIGTERM');
       const deadline = Date.now() + (this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-      // Orphaned children become zombies where nothing reaps them (containers): they still count
-      // as group members here, so such a group waits out the grace period; SIGKILL is harmless.
+      // Zombies do not count (orphaned ones wait for a slow init in some containers).
       while (this.groupAlive() && Date.now() < deadline) {
         // A referenced timer on purpose: the host must stay alive until its servers are gone
         // (an unreferenced one lets Node exit mid-shutdown with an unsettled promise).
@@ -375,12 +378,7 @@ export class StdioProcessTransport implements Transport {
     const pid = this.child?.pid;
     if (pid === undefined || this.groupFinished) return false;
     if (process.platform === 'win32') return this.exitInfo === undefined;
-    try {
-      process.kill(-pid, 0);
-      return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
+    return groupHasLiveMember(pid);
   }
 }
 

@@ -17,6 +17,11 @@ export interface ApprovalRequest {
   readonly tool: string;
   /** What the tool's server says about it (read-only, destructive…), when known: hints, not facts. */
   readonly hints?: ToolHints;
+  /**
+   * Whether the tool's server runs in a sandbox (docs/safety.md): set for servers that run
+   * processes on this machine (stdio servers, the built-in `bash`), absent for the others.
+   */
+  readonly sandboxed?: boolean;
   /** Why the user is asked: the rule, or a PreToolUse hook's reason. */
   readonly reason: string;
   /** Aborted when the run is cancelled: a prompt may stop waiting (the call is then not run). */

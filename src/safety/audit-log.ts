@@ -38,6 +38,11 @@ export interface ServerIdentity {
   /** The command line of a stdio server (arguments included), or the URL of a remote one. */
   readonly command?: string;
   readonly url?: string;
+  /**
+   * Whether the server's processes run in a sandbox (docs/safety.md): set for the servers that
+   * run processes on this machine (stdio servers, the built-in `bash`), absent for the others.
+   */
+  readonly sandboxed?: boolean;
 }
 
 /** One audit line. */

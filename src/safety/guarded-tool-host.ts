@@ -414,6 +414,7 @@ export class GuardedToolHost implements ToolHost {
               reason,
               ...optionalServer(server),
               ...(location?.hints === undefined ? {} : { hints: location.hints }),
+              ...sandboxedOf(server === undefined ? undefined : this.#options.identify?.(server)),
               signal,
             }),
             signal,
@@ -509,4 +510,9 @@ function toolFields(call: ToolCallBlock, location: ToolLocation | undefined): Re
     mcp_server: location?.server ?? null,
     mcp_tool: location?.tool ?? call.name,
   };
+}
+
+/** `{ sandboxed }` when the server's identity says whether it runs in a sandbox. */
+function sandboxedOf(identity: ServerIdentity | undefined): { sandboxed?: boolean } {
+  return identity?.sandboxed === undefined ? {} : { sandboxed: identity.sandboxed };
 }

@@ -38,6 +38,7 @@ import {
 } from './safety-settings.js';
 import { packageVersion } from '../util/version.js';
 import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
+import { requireSandboxSupport, withSandboxes } from './sandbox-servers.js';
 import type { McpRunner } from './mcp-runner.js';
 import { readSystemPrompt } from './system-prompt.js';
 import type { ServerDefinition } from '../mcp/definition.js';
@@ -124,6 +125,11 @@ export interface CreateRunnerOptions {
    * home folder, `projectDir` and `signal` are used where these leave them out.
    */
   readonly modelFiles?: ModelFileOptions;
+  /**
+   * Run every stdio server and the built-in `bash` in a sandbox (`--sandbox`; see docs/safety.md),
+   * each with its own `sandbox` settings when it has some. A sandbox that cannot be made fails the start.
+   */
+  readonly sandbox?: boolean;
   /** A conversation to continue (a loaded session). */
   readonly history?: readonly Message[];
   /** The context window and compaction; each field overrides the config's (see docs/long-conversations.md). */
@@ -239,10 +245,14 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       : { ...parseConfig({ mcpServers: options.mcpServers }, 'mcpServers option', env), path: undefined };
   const chosen =
     options.servers === undefined ? loaded : { ...loaded, servers: options.servers, disabledServers: [] };
-  const config =
+  const withBuiltins =
     options.builtin === undefined || options.builtin.length === 0
       ? chosen
       : { ...chosen, servers: withBuiltinServers(chosen.servers, parseBuiltinNames(options.builtin)) };
+  const config =
+    options.sandbox === true
+      ? { ...withBuiltins, servers: withSandboxes(withBuiltins.servers) }
+      : withBuiltins;
   for (const warning of config.warnings) options.onWarning?.(warning);
   const modelString =
     options.model ?? config.model ?? defaultModel(options.providerUrl ?? config.providerUrl, env);
@@ -273,6 +283,12 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     projectDir,
     homeDir,
     configLabel: config.path ?? 'mcpServers',
+  });
+  // Asked for and impossible is an error before anything starts, never a run without it.
+  await requireSandboxSupport(config.servers, {
+    env,
+    fromFlag: options.sandbox === true,
+    configPath: config.path,
   });
   // Sampling runs on the runner's provider, under the guard's rules and budgets: none exists yet
   // while the servers start, so the handler reads them from here once the runner is built.

@@ -20,6 +20,7 @@ import {
   type FlagReport,
 } from '../safety/untrusted-content.js';
 import { mcphostFolder } from '../util/user-folders.js';
+import { runsLocalProcesses, sandboxOf } from './sandbox-servers.js';
 
 /** Tool output (and attached resources) reach the model marked as data from outside. */
 export const DEFAULT_MARK_TOOL_OUTPUT = true;
@@ -105,5 +106,10 @@ export function serverIdentity(
         : definition.transport === 'builtin'
           ? {} // in-process: its serverInfo (`mcphost-fs`…) says which one
           : { url: definition.url };
-  return { ...(implementation ?? {}), ...started };
+  const local = definition !== undefined && runsLocalProcesses(definition);
+  return {
+    ...(implementation ?? {}),
+    ...started,
+    ...(local ? { sandboxed: sandboxOf(definition) !== undefined } : {}),
+  };
 }

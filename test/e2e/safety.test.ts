@@ -212,6 +212,7 @@ describe('--audit-log', () => {
           name: 'mcp-servers/everything',
           version: expect.any(String) as unknown,
           command: expect.stringContaining('server-everything') as unknown,
+          sandboxed: false,
         },
         server: 'everything',
         tool: 'echo',

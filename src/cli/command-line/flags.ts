@@ -65,6 +65,8 @@ export interface CliOptions {
   readonly noColor?: boolean;
   /** `--builtin fs,todo`: built-in servers turned on for this run. */
   readonly builtin?: readonly BuiltinServerName[];
+  /** `--sandbox`: the built-in bash and every stdio server run in a sandbox (docs/safety.md). */
+  readonly sandbox?: boolean;
   /** `--root DIR` (repeatable): the folders servers may work in, instead of the working directory. */
   readonly roots?: readonly string[];
   /** `mcphost script FILE [--args:name value …]`. */
@@ -227,6 +229,11 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     describe: 'a folder servers may work in (MCP roots; repeat for several). Default: the working directory',
   },
   {
+    name: 'sandbox',
+    kind: 'boolean',
+    describe: 'run bash and every stdio server in a sandbox: read-only files, no network (Linux, bubblewrap)',
+  },
+  {
     name: 'approve-all',
     kind: 'boolean',
     describe: 'run tool calls that need approval without asking (deny rules and hooks still apply)',
@@ -339,6 +346,7 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     noColor: flag('color') === false,
     ...optional('builtin', builtinNames(strings('builtin'))),
     ...optional('roots', strings('root')),
+    ...(flag('sandbox') === true ? { sandbox: true } : {}),
     ...optional('script', script),
   });
 }

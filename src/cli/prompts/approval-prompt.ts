@@ -70,6 +70,9 @@ export function describeApprovalRequest(request: ApprovalRequest): string {
     `The model wants to run a tool that needs your approval: ${clean(request.reason)}.`,
     `  tool:      ${clean(request.tool)}${request.tool === request.call.name ? '' : `  (${clean(request.call.name)})`}`,
     ...(request.server === undefined ? [] : [`  server:    ${clean(request.server)}`]),
+    ...(request.sandboxed === undefined
+      ? []
+      : [`  sandbox:   ${request.sandboxed ? 'yes' : 'no (it runs with your full rights)'}`]),
     ...(request.hints === undefined ? [] : [`  hints:     ${describeHints(request.hints)}`]),
     `  arguments: ${indent(formatArguments(request.call.input))}`,
   ];
