@@ -8,6 +8,7 @@
  */
 import { CANCELLED, untilAborted } from '../util/abort.js';
 import { AbortedError, ServerError } from '../core/errors.js';
+import { errorResult } from '../core/tool-execution.js';
 import type { Client, FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
 import type { ToolResultBody } from './content.js';
@@ -275,14 +276,7 @@ export class McpPool implements ToolHost {
    * timeout or a cancellation comes back as a result with `isError: true`.
    */
   async call(call: ToolCallBlock, signal?: AbortSignal): Promise<ToolResultBlock> {
-    const failure = (text: string): ToolResultBlock => ({
-      type: 'tool-result',
-      toolCallId: call.id,
-      toolName: call.name,
-      content: [{ type: 'text', text }],
-      isError: true,
-      origin: 'host',
-    });
+    const failure = (text: string): ToolResultBlock => errorResult(call, text);
     if (this.closing !== undefined) return failure('the MCP servers have been shut down');
     const table = this.published ?? (await this.currentTable());
     const address = table.lookup.get(call.name);
