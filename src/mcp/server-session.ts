@@ -122,7 +122,7 @@ const PROBE_TIMEOUT_MS = 10_000;
 const EXIT_GRACE_MS = 300;
 
 /**
- * The process's exit, or nothing after {@link EXIT_GRACE_MS}. A process that never started (no
+ * The process's exit and the end of its output, or nothing after {@link EXIT_GRACE_MS}. A process that never started (no
  * such command, not executable) has no exit to wait for. The grace timer is referenced on purpose:
  * the start awaits it, and an unreferenced one let Node run out of work mid-await when the failed
  * server was the only thing running — the run then ended silently with exit code 0 (issue 26).
@@ -132,7 +132,9 @@ async function exitOrTimeout(serverProcess: StdioProcessTransport): Promise<void
   const settled = new AbortController();
   const grace = sleep(EXIT_GRACE_MS, undefined, { signal: settled.signal }).catch(() => undefined);
   try {
-    await Promise.race([serverProcess.exited, grace]);
+    // Its exit, and the end of its output: the last stderr lines (why it failed) may come after
+    // the exit is seen.
+    await Promise.race([Promise.all([serverProcess.exited, serverProcess.outputEnded]), grace]);
   } finally {
     // Once the exit came, the timer must not hold the process open for the rest of the grace.
     settled.abort();
@@ -241,8 +243,9 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
     };
   } catch (error) {
     // A server that exits at once makes our first write fail (EPIPE) before its exit is seen;
-    // give the exit a moment to arrive, so the user reads "exited with code 3", not "write EPIPE".
-    if (serverProcess !== undefined && serverProcess.exit === undefined && !deadline.signal.aborted) {
+    // give the exit a moment to arrive, so the user reads "exited with code 3", not "write EPIPE",
+    // and its last stderr lines (which may come after the exit) a moment to be read.
+    if (serverProcess !== undefined && !deadline.signal.aborted) {
       await exitOrTimeout(serverProcess);
     }
     const reason = describeStartFailure(

@@ -173,6 +173,11 @@ export class StdioProcessTransport implements Transport {
     return [...head.slice(0, head.length - overlap), ...gap, ...tail];
   }
 
+  /** Settles once the server's stdout and stderr have ended (what it wrote before dying is read). */
+  get outputEnded(): Promise<void> {
+    return this.serverProcess?.outputEnded ?? Promise.resolve();
+  }
+
   /** The last lines the server wrote to stderr, oldest first. */
   stderrTail(): readonly string[] {
     return this.stderrLines.snapshot();
@@ -350,6 +355,9 @@ export class StdioProcessTransport implements Transport {
       this.groupFinished = true;
     }
     if (child !== undefined) {
+      // Read what the server wrote before it ended (its last stderr lines say why) before its
+      // pipes go: with zombies not counted, the group is seen gone before those lines are read.
+      await Promise.race([this.outputEnded, sleep(STDOUT_DRAIN_MS)]);
       child.stdin.destroy();
       child.stdout.destroy();
       child.stderr.destroy();
