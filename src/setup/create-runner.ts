@@ -38,6 +38,8 @@ import { packageVersion } from '../util/version.js';
 import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
 import type { McpRunner } from './mcp-runner.js';
 import { readSystemPrompt } from './system-prompt.js';
+import { locateWithSkills, skillLibraryFor } from './skills.js';
+import { SkillToolHost } from '../mcp/skills/skill-tool.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import { configureClientFor } from '../mcp/client-features.js';
 import { serverFeatures, type LateParts } from './server-features.js';
@@ -399,8 +401,16 @@ function assembleAroundPool(
   const maxSteps = options.maxSteps ?? config.maxSteps;
   const sessionId = randomUuid();
   const onApproval = options.onApproval ?? options.questions?.approveToolCall;
+  const skills = skillLibraryFor({
+    pool,
+    config,
+    homeDir: options.homeDir,
+    env,
+    onWarning: options.onWarning,
+  });
   const safety = assembleSafety({
-    host: pool,
+    // The host's `skill` tool joins the pool's tools under the same guard.
+    host: new SkillToolHost({ inner: pool, library: skills }),
     // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
     safety: {
       ...settings,
@@ -410,7 +420,7 @@ function assembleAroundPool(
       approvalFallback:
         settings.approvalFallback ?? (onApproval === undefined ? 'allow' : 'ask-unless-read-only'),
     },
-    locate: (name) => pool.locate(name),
+    locate: (name) => locateWithSkills(pool, name),
     identify: (server) => serverIdentity(pool, config.servers[server], server),
     ...optional('audit', audit),
     ...optional('toolOutputFolder', toolOutputFolderFor(options, env)),
@@ -431,6 +441,7 @@ function assembleAroundPool(
   const runner = new McpRunner({
     provider,
     pool,
+    skills,
     serverLogs: context.serverLogs,
     roots: context.roots,
     offeringsChanges: context.offeringsChanges,
