@@ -63,11 +63,11 @@ describe('server skills (SEP-2640)', () => {
     await fixture.home.writeConfig({ mcpServers: { skills: skillsServer(readLog) } });
     const readsWhenAsked: string[][] = [];
     await fixture.startModel([
-      async (request) => {
+      async () => {
         readsWhenAsked.push(await readsOf(readLog));
         return toolCallReply(['skill', { name: 'skills:pdf-processing' }]);
       },
-      async (request) => {
+      async () => {
         readsWhenAsked.push(await readsOf(readLog));
         return toolCallReply(['skill', { name: 'skills:pdf-processing', file: 'references/FORMS.md' }]);
       },
