@@ -39,6 +39,7 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
       offerings: runner.mcp,
       serverLogs: (server) => runner.serverLogs.list(server),
       roots: { list: () => runner.roots, set: (folders) => runner.setRoots(folders, '/roots') },
+      skills: () => runner.skills.list(),
     },
     io,
     options,
