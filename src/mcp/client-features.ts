@@ -15,7 +15,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { ConfigureClient } from './server-session.js';
 import type { ServerLogLevel, ServerLogMessage } from './server-logs.js';
-import { SKILLS_EXTENSION } from './skills/server-skills.js';
+import { SKILLS_EXTENSION } from './skills/extension-id.js';
 
 /** A folder a server may work in, as `roots/list` gives it (`file://` URI, optional name). */
 export interface Root {

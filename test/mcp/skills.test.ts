@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configureClientFor } from '../../src/mcp/client-features.js';
 import { McpPool } from '../../src/mcp/pool.js';
 import { SkillLibrary } from '../../src/mcp/skills/skill-library.js';
-import { SKILLS_EXTENSION } from '../../src/mcp/skills/server-skills.js';
+import { SKILLS_EXTENSION } from '../../src/mcp/skills/extension-id.js';
 import { firstText, fixture, liveChildren, testEnvironment, toolCall } from './support.js';
 
 let pool: McpPool | undefined;

@@ -16,8 +16,7 @@ import { messageOf } from '../../core/errors.js';
 import type { ServerStatus } from '../status.js';
 import { decodeText } from './local-skills.js';
 
-/** The extension's id, as declared in capabilities (the SDK's `SKILLS_EXTENSION_ID`). */
-export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+import { SKILLS_EXTENSION } from './extension-id.js';
 
 /** What this needs of the pool: which servers run, and their live clients. */
 export interface SkillServers {
