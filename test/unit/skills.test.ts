@@ -10,6 +10,8 @@ import { findLocalSkills, loadLocalSkill, readLocalSkillFile } from '../../src/m
 import { parseSkillFile } from '../../src/mcp/skills/skill-file.js';
 import { SkillLibrary } from '../../src/mcp/skills/skill-library.js';
 import { readSkillInput, skillToolSpec, SkillToolHost } from '../../src/mcp/skills/skill-tool.js';
+import { ToolCatalog } from '../../src/context/tool-catalog.js';
+import { TOOL_SEARCH_NAME } from '../../src/context/tool-search.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 
 describe('parseSkillFile', () => {
@@ -76,6 +78,25 @@ describe('the skill tool', () => {
     const passed = await none.call({ type: 'tool-call', id: '2', name: 'fs__read', input: {} });
     expect(passed.content[0]).toEqual({ type: 'text', text: 'file text' });
     expect(inner.calls.map((call) => call.name)).toEqual(['fs__read']);
+  });
+});
+
+describe('the skill tool under tool search', () => {
+  it('is sent at every step with the search tool, its list of skills up front', () => {
+    const serverTools = Array.from({ length: 200 }, (_, index) => ({
+      name: `server__tool_${index}`,
+      description: `tool ${index}`,
+      inputSchema: { type: 'object' },
+    }));
+    const skill = skillToolSpec([
+      { name: 'notes', description: 'Takes notes', source: { kind: 'user', folder: '/x' } },
+    ]);
+    const tools = [...serverTools, skill];
+    const catalog = new ToolCatalog();
+    const step = catalog.select(new FakeToolHost({}), tools, { provider: 'openai', windowTokens: 8_000 });
+    expect(step.mode.kind).toBe('search');
+    expect(step.offered.map((tool) => tool.name)).toEqual([TOOL_SEARCH_NAME, 'skill']);
+    expect(step.offered[1]?.description).toContain('- notes: Takes notes');
   });
 });
 
