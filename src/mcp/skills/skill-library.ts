@@ -68,8 +68,8 @@ export class SkillLibrary {
   }
 
   /** Every skill, local ones first, each by name. Listed once; {@link refresh} lists again. */
-  async list(signal?: AbortSignal): Promise<readonly SkillSummary[]> {
-    return [...(await this.#found(signal)).values()].map((found) => found.summary);
+  async list(): Promise<readonly SkillSummary[]> {
+    return [...(await this.#found()).values()].map((found) => found.summary);
   }
 
   /** Forgets the listing (and which skills were loaded): the next use lists again. */
@@ -80,8 +80,8 @@ export class SkillLibrary {
 
   /** The skill's instructions (its SKILL.md body) and the list of its other files. */
   async load(name: string, signal?: AbortSignal): Promise<SkillAnswer> {
-    const found = (await this.#found(signal)).get(name);
-    if (found === undefined) return await this.#unknown(name, signal);
+    const found = (await this.#found()).get(name);
+    if (found === undefined) return await this.#unknown(name);
     switch (found.kind) {
       case 'local': {
         const loaded = await loadLocalSkill(found.skill);
@@ -114,8 +114,8 @@ export class SkillLibrary {
    * first if it was not: a file of a skill whose SKILL.md failed is never read.
    */
   async readFile(name: string, path: string, signal?: AbortSignal): Promise<SkillAnswer> {
-    const found = (await this.#found(signal)).get(name);
-    if (found === undefined) return await this.#unknown(name, signal);
+    const found = (await this.#found()).get(name);
+    if (found === undefined) return await this.#unknown(name);
     switch (found.kind) {
       case 'local': {
         const file = await readLocalSkillFile(found.skill, path);
@@ -152,25 +152,29 @@ export class SkillLibrary {
     return servers;
   }
 
-  async #unknown(name: string, signal?: AbortSignal): Promise<SkillAnswer> {
-    const names = [...(await this.#found(signal)).keys()];
+  async #unknown(name: string): Promise<SkillAnswer> {
+    const names = [...(await this.#found()).keys()];
     return hostError(
       `no skill is named "${name}"${names.length === 0 ? '' : ` (skills: ${names.join(', ')})`}`,
     );
   }
 
-  #found(signal?: AbortSignal): Promise<ReadonlyMap<string, Found>> {
-    this.#listing ??= this.#discover(signal);
+  /**
+   * The listing, made once and shared: no caller's signal is given to it, as one caller's cancel
+   * must not leave every later one a cancelled listing.
+   */
+  #found(): Promise<ReadonlyMap<string, Found>> {
+    this.#listing ??= this.#discover();
     return this.#listing;
   }
 
-  async #discover(signal?: AbortSignal): Promise<ReadonlyMap<string, Found>> {
+  async #discover(): Promise<ReadonlyMap<string, Found>> {
     const warn = this.#options.onWarning ?? (() => undefined);
     const { userFolder, projectFolder, servers } = this.#options;
     const [user, project, served] = await Promise.all([
       userFolder === undefined ? [] : findLocalSkills(userFolder, 'user', warn),
       projectFolder === undefined ? [] : findLocalSkills(projectFolder, 'project', warn),
-      servers === undefined ? [] : listServerSkills(servers, warn, signal),
+      servers === undefined ? [] : listServerSkills(servers, warn),
     ]);
     const found = new Map<string, Found>();
     for (const skill of [...project, ...user]) {
