@@ -38,8 +38,7 @@ import { packageVersion } from '../util/version.js';
 import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
 import type { McpRunner } from './mcp-runner.js';
 import { readSystemPrompt } from './system-prompt.js';
-import { locateWithSkills, skillLibraryFor } from './skills.js';
-import { SkillToolHost } from '../mcp/skills/skill-tool.js';
+import { skillsFor } from './skills.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import { configureClientFor } from '../mcp/client-features.js';
 import { serverFeatures, type LateParts } from './server-features.js';
@@ -401,16 +400,9 @@ function assembleAroundPool(
   const maxSteps = options.maxSteps ?? config.maxSteps;
   const sessionId = randomUuid();
   const onApproval = options.onApproval ?? options.questions?.approveToolCall;
-  const skills = skillLibraryFor({
-    pool,
-    config,
-    homeDir: options.homeDir,
-    env,
-    onWarning: options.onWarning,
-  });
+  const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: options.onWarning });
   const safety = assembleSafety({
-    // The host's `skill` tool joins the pool's tools under the same guard.
-    host: new SkillToolHost({ inner: pool, library: skills }),
+    host: skills.host, // the pool, and the host's `skill` tool under the same guard
     // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
     safety: {
       ...settings,
@@ -420,7 +412,7 @@ function assembleAroundPool(
       approvalFallback:
         settings.approvalFallback ?? (onApproval === undefined ? 'allow' : 'ask-unless-read-only'),
     },
-    locate: (name) => locateWithSkills(pool, name),
+    locate: (name) => skills.locate(name),
     identify: (server) => serverIdentity(pool, config.servers[server], server),
     ...optional('audit', audit),
     ...optional('toolOutputFolder', toolOutputFolderFor(options, env)),
@@ -441,7 +433,7 @@ function assembleAroundPool(
   const runner = new McpRunner({
     provider,
     pool,
-    skills,
+    skills: skills.library,
     serverLogs: context.serverLogs,
     roots: context.roots,
     offeringsChanges: context.offeringsChanges,

@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import type { LoadedConfig } from '../../config/index.js';
 import type { McpPool } from '../mcp/pool.js';
 import { SkillLibrary } from '../mcp/skills/skill-library.js';
-import { SKILL_TOOL_NAME } from '../mcp/skills/skill-tool.js';
+import { SKILL_TOOL_NAME, SkillToolHost } from '../mcp/skills/skill-tool.js';
+import type { ToolHost } from '../core/types.js';
 import type { ToolLocation } from '../safety/guarded-tool-host.js';
 import { mcphostFolder } from '../util/user-folders.js';
 import { optional } from '../util/optional.js';
@@ -18,19 +19,34 @@ export function userSkillsFolder(homeDir: string, env: Readonly<Record<string, s
   return join(mcphostFolder('config', homeDir, env), 'skills');
 }
 
+/** What the guard's rules and the audit log see for a call of the `skill` tool. */
+const SKILL_TOOL_LOCATION: ToolLocation = {
+  server: 'mcphost',
+  tool: SKILL_TOOL_NAME,
+  hints: { readOnly: true, destructive: false, openWorld: false },
+};
+
+/** A runner's skills: the library, the pool with the `skill` tool added, and where the guard finds it. */
+export interface RunnerSkills {
+  readonly library: SkillLibrary;
+  readonly host: ToolHost;
+  locate(exposedName: string): ToolLocation | undefined;
+}
+
 /**
- * The library of a runner. A project's `.mcphost/skills` is read only when its config file was
+ * The skills of a runner. A project's `.mcphost/skills` is read only when its config file was
  * trusted (`projectPath`): a cloned repository's skills are a stranger's instructions until then.
  */
-export function skillLibraryFor(context: {
+export function skillsFor(context: {
   readonly pool: McpPool;
   readonly config: Pick<LoadedConfig, 'projectPath'>;
   readonly homeDir: string | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly onWarning: ((message: string) => void) | undefined;
-}): SkillLibrary {
+}): RunnerSkills {
+  const { pool } = context;
   const { projectPath } = context.config;
-  return new SkillLibrary({
+  const library = new SkillLibrary({
     servers: context.pool,
     userFolder: userSkillsFolder(context.homeDir ?? homedir(), context.env),
     ...optional(
@@ -39,16 +55,9 @@ export function skillLibraryFor(context: {
     ),
     ...optional('onWarning', context.onWarning),
   });
-}
-
-/** What the guard's rules and the audit log see for a call of the `skill` tool. */
-const SKILL_TOOL_LOCATION: ToolLocation = {
-  server: 'mcphost',
-  tool: SKILL_TOOL_NAME,
-  hints: { readOnly: true, destructive: false, openWorld: false },
-};
-
-/** The pool's `locate`, knowing the host's `skill` tool too. */
-export function locateWithSkills(pool: McpPool, exposedName: string): ToolLocation | undefined {
-  return exposedName === SKILL_TOOL_NAME ? SKILL_TOOL_LOCATION : pool.locate(exposedName);
+  return {
+    library,
+    host: new SkillToolHost({ inner: pool, library }),
+    locate: (name) => (name === SKILL_TOOL_NAME ? SKILL_TOOL_LOCATION : pool.locate(name)),
+  };
 }
