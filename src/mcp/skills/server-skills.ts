@@ -6,17 +6,16 @@
  * asks for one of its files, never before (the extension forbids prefetching) — and turns its
  * answers into what the host's `skill` tool says.
  *
- * The SDK's module is imported on first use: a run whose servers offer no skills still loads it
- * once, at the first listing, but `mcphost --help` and a run without servers never do.
+ * The SDK's module is imported on first use: a run whose servers do not declare the extension
+ * never loads it.
  */
 import type { Client } from '@modelcontextprotocol/client';
 import type * as SkillsExtension from '@modelcontextprotocol/client/ext/skills';
 import type { Skill } from '@modelcontextprotocol/client/ext/skills';
 import { messageOf } from '../../core/errors.js';
 import type { ServerStatus } from '../status.js';
-import { decodeText } from './local-skills.js';
-
 import { SKILLS_EXTENSION } from './extension-id.js';
+import { decodeText } from './local-skills.js';
 
 /** What this needs of the pool: which servers run, and their live clients. */
 export interface SkillServers {
