@@ -102,6 +102,8 @@ export {
   type ToolSearchSetting,
 } from './context/tool-catalog.js';
 export { TOOL_SEARCH_NAME } from './context/tool-search.js';
+export { SKILL_TOOL_NAME } from './mcp/skills/skill-tool.js';
+export type { SkillAnswer, SkillLibrary, SkillSource, SkillSummary } from './mcp/skills/skill-library.js';
 export type { ServerDefinition } from './mcp/definition.js';
 export {
   ApprovalPolicy,

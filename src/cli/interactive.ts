@@ -46,6 +46,7 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
         followsShared: (server) => runner.rootsOf(server).shared,
         set: (folders) => runner.setRoots(folders, '/roots'),
       },
+      skills: () => runner.skills.list(),
     },
     io,
     options,

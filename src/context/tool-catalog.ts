@@ -143,11 +143,18 @@ export class ToolCatalog {
       };
     }
     const index = this.#indexOf(tools);
+    // The host's own tools (no `__`, so no server's: the `skill` tool) are always sent: there are
+    // few, and the skills the `skill` tool lists must be seen up front, not found by a search.
+    const hostTools = tools.filter((tool) => !tool.name.includes('__'));
     // The search tool takes one place of the vendor's cap; the oldest loaded tools give theirs up.
-    const room = vendorLimit === undefined ? Infinity : vendorLimit - 1;
-    const loaded = [...this.#loaded].filter((name) => index.get(name) !== undefined);
+    const room = vendorLimit === undefined ? Infinity : vendorLimit - 1 - hostTools.length;
+    const loaded = [...this.#loaded].filter((name) => name.includes('__') && index.get(name) !== undefined);
     const kept = loaded.slice(Math.max(0, loaded.length - room));
-    const offered = [toolSearchSpec(tools.length), ...kept.map((name) => index.get(name) as ToolSpec)];
+    const offered = [
+      toolSearchSpec(tools.length),
+      ...hostTools,
+      ...kept.map((name) => index.get(name) as ToolSpec),
+    ];
     const callable = new Set(tools.map((tool) => tool.name));
     callable.add(TOOL_SEARCH_NAME);
     return {

@@ -15,6 +15,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { ConfigureClient } from './server-session.js';
 import type { ServerLogLevel, ServerLogMessage } from './server-logs.js';
+import { SKILLS_EXTENSION } from './skills/extension-id.js';
 
 /** A folder a server may work in, as `roots/list` gives it (`file://` URI, optional name). */
 export interface Root {
@@ -52,6 +53,8 @@ export interface ServerFeatures {
   readonly onResourcesChanged?: (server: string, uri?: string) => void;
   /** A server's prompt list changed. */
   readonly onPromptsChanged?: (server: string) => void;
+  /** Declare the skills extension (SEP-2640): the host lists servers' skills and loads them on demand. */
+  readonly skills?: boolean;
 }
 
 /**
@@ -68,7 +71,11 @@ export function configureClientFor(features: ServerFeatures): ConfigureClient {
       onLogMessage,
       onResourcesChanged,
       onPromptsChanged,
+      skills,
     } = features;
+    if (skills === true) {
+      client.registerCapabilities({ extensions: { [SKILLS_EXTENSION]: {} } });
+    }
     if (elicit !== undefined) {
       // Both modes: URL mode is how a server asks for a secret without it passing through the client.
       client.registerCapabilities({ elicitation: { form: {}, url: {} } });

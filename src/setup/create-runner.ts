@@ -41,6 +41,7 @@ import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './b
 import { requireSandboxSupport, withSandboxes } from './sandbox-servers.js';
 import type { McpRunner } from './mcp-runner.js';
 import { readSystemPrompt } from './system-prompt.js';
+import { skillsFor } from './skills.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import { configureClientFor } from '../mcp/client-features.js';
 import { serverFeatures, type LateParts } from './server-features.js';
@@ -453,8 +454,9 @@ function assembleAroundPool(
   const maxSteps = options.maxSteps ?? config.maxSteps;
   const sessionId = randomUuid();
   const onApproval = options.onApproval ?? options.questions?.approveToolCall;
+  const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: options.onWarning });
   const safety = assembleSafety({
-    host: pool,
+    host: skills.host, // the pool, and the host's `skill` tool under the same guard
     // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
     safety: {
       ...settings,
@@ -464,7 +466,7 @@ function assembleAroundPool(
       approvalFallback:
         settings.approvalFallback ?? (onApproval === undefined ? 'allow' : 'ask-unless-read-only'),
     },
-    locate: (name) => pool.locate(name),
+    locate: (name) => skills.locate(name),
     identify: (server) => serverIdentity(pool, config.servers[server], server),
     ...optional('audit', audit),
     ...optional('toolOutputFolder', toolOutputFolderFor(options, env)),
@@ -485,6 +487,7 @@ function assembleAroundPool(
   const runner = new McpRunner({
     provider,
     pool,
+    skills: skills.library,
     serverLogs: context.serverLogs,
     roots: context.roots,
     offeringsChanges: context.offeringsChanges,

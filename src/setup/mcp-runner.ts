@@ -6,6 +6,7 @@ import { ServerLogBook } from '../mcp/server-logs.js';
 import type { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { ServerOfferings, type OfferingsOptions } from '../mcp/server-offerings.js';
 import { Runner } from '../core/runner.js';
+import { SkillLibrary } from '../mcp/skills/skill-library.js';
 
 /** A Runner whose tools come from the MCP servers of a config. */
 export class McpRunner extends Runner {
@@ -22,10 +23,15 @@ export class McpRunner extends Runner {
   /** The servers' latest log messages (`notifications/message`), for `/logs`. */
   readonly serverLogs: ServerLogBook;
 
+  /** The skills offered to the model (local and servers'): `skills.list()` for `/skills`. */
+  readonly skills: SkillLibrary;
+
   constructor(
     options: ConstructorParameters<typeof Runner>[0] & {
       readonly pool: McpPool;
       readonly serverLogs?: ServerLogBook;
+      /** The skills (createRunner builds them from the folders and the pool). Default: none. */
+      readonly skills?: SkillLibrary;
       /** How resources and prompts are screened and marked (see ServerOfferings). */
       readonly offerings?: OfferingsOptions;
       /**
@@ -50,6 +56,7 @@ export class McpRunner extends Runner {
     this.#systemPrompt = 'userSystemPrompt' in options ? options.userSystemPrompt : options.systemPrompt;
     this.mcp = new ServerOfferings(options.pool, options.offerings, options.offeringsChanges);
     this.serverLogs = options.serverLogs ?? new ServerLogBook();
+    this.skills = options.skills ?? new SkillLibrary({});
     this.#roots = options.roots ?? new ServerRoots({ shared: new RootList([]), sharedGiven: true });
   }
 

@@ -72,6 +72,7 @@ export function serverFeatures(parts: {
       return (await sampler)(server, params, signal);
     },
     roots: (server) => roots.toRoots(server),
+    skills: true,
     onLogMessage: (server, message) => {
       serverLogs.add({ ...message, server, at: Date.now() });
       const logger = message.logger === undefined ? '' : ` ${message.logger}`;

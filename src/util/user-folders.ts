@@ -9,6 +9,8 @@ import { isAbsolute, join } from 'node:path';
 const BASES = {
   state: { variable: 'XDG_STATE_HOME', underHome: ['.local', 'state'] },
   cache: { variable: 'XDG_CACHE_HOME', underHome: ['.cache'] },
+  // Config: the user's local skills (`skills/<name>/SKILL.md`).
+  config: { variable: 'XDG_CONFIG_HOME', underHome: ['.config'] },
 } as const;
 
 export function mcphostFolder(

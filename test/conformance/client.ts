@@ -44,6 +44,8 @@ import {
   type UserQuestions,
 } from '../../src/core/questions.js';
 import type { ToolCallBlock, ToolResultBlock } from '../../src/core/types.js';
+import { SkillLibrary } from '../../src/mcp/skills/skill-library.js';
+import { SKILL_TOOL_NAME, SkillToolHost } from '../../src/mcp/skills/skill-tool.js';
 
 /** The one configured server's name: tools are exposed as `conformance__<tool>`. */
 const SERVER = 'conformance';
@@ -172,6 +174,12 @@ async function runScenario(pool: McpPool): Promise<void> {
     case 'http-standard-headers':
       await standardHeaders(pool, tools);
       return;
+    case 'sep-2640-client-no-prefetch':
+    case 'sep-2640-client-verify-digest':
+    case 'sep-2640-client-verify-size':
+    case 'sep-2640-client-verify-frontmatter':
+      await useSkills(pool, scenario !== 'sep-2640-client-no-prefetch');
+      return;
     default:
       // Scenarios not scripted here (authorization, elicitation): call every tool once, as a
       // model exploring the server might.
@@ -250,6 +258,43 @@ async function authLogin(home: string, serverUrl: string): Promise<void> {
   if (code !== 0) throw new Error(`mcphost auth login exited ${String(code)}: ${stderr.trim()}`);
 }
 
+/**
+ * Skills (SEP-2640) as the CLI offers them: the host's `skill` tool over the pool, its description
+ * listing the skills (`skills/list`, nothing read). With `use`, the model loads each skill and then
+ * asks for each of its files: a skill whose SKILL.md fails verification must not be loaded, and
+ * none of its files read.
+ */
+async function useSkills(pool: McpPool, use: boolean): Promise<void> {
+  const library = new SkillLibrary({
+    servers: pool,
+    onWarning: (message) => process.stderr.write(`skills: ${message}\n`),
+  });
+  const host = new SkillToolHost({ inner: pool, library });
+  const offered = (await host.tools()).find((tool) => tool.name === SKILL_TOOL_NAME);
+  process.stderr.write(`skill tool: ${offered?.description ?? '(not offered)'}\n`);
+  if (!use) return;
+  for (const skill of await library.list()) {
+    // The scenario's supporting file: a model that went on despite a refused SKILL.md would ask
+    // for it, and the host must not read it.
+    const files = ['references/FORMS.md'];
+    for (const input of [{ name: skill.name }, ...files.map((file) => ({ name: skill.name, file }))]) {
+      callCount += 1;
+      const result = await host.call({
+        type: 'tool-call',
+        id: `call-${callCount}`,
+        name: SKILL_TOOL_NAME,
+        input,
+      });
+      const text = result.content
+        .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
+        .join(' ');
+      process.stderr.write(
+        `skill ${JSON.stringify(input)} → ${result.isError ? 'error' : 'ok'}: ${text.slice(0, 300)}\n`,
+      );
+    }
+  }
+}
+
 const stateFolder = mkdtempSync(join(tmpdir(), 'mcphost-conformance-'));
 const viaAuthLogin = process.env.MCPHOST_CONFORMANCE_SIGN_IN === 'auth-login';
 if (viaAuthLogin) await authLogin(stateFolder, url);
@@ -263,6 +308,8 @@ const pool = await McpPool.start({
     : { store: new SignInStore(join(stateFolder, 'sign-in.json')), questions: followingBrowser },
   clientInfo: { name: 'mcphost-conformance', version: '0.0.0' },
   configureClient: configureClientFor({
+    // As the CLI: the skills extension is declared to every server.
+    skills: true,
     elicit: createElicitationHandler({
       questions: undefined,
       queue: new QuestionQueue(),

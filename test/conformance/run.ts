@@ -63,12 +63,29 @@ interface ScenarioRun {
   readonly scored: boolean;
   /** How the client signs in: as the chat does when a server asks, or by `auth login` first. */
   readonly signIn: 'in-run' | 'auth-login';
+  /** An extension's scenario, run without `--spec-version` (see {@link EXTRA_SCENARIOS}). */
+  readonly extension?: true;
 }
 
 interface ScenarioOutcome extends ScenarioRun {
   readonly exitCode: number;
   readonly output: string;
 }
+
+/**
+ * Client scenarios no requirement file lists (`--requirements` does not run them) that mcphost
+ * runs anyway, scored, with `--scenario`: the skills extension's (SEP-2640, issue 30). The suite
+ * calls an extension's scenario "not applicable" at any `--spec-version`; without one it runs it
+ * at 2026-07-28, so these run without the flag.
+ */
+const EXTRA_SCENARIOS: Readonly<Record<string, readonly string[]>> = {
+  '2026-07-28': [
+    'sep-2640-client-no-prefetch',
+    'sep-2640-client-verify-digest',
+    'sep-2640-client-verify-size',
+    'sep-2640-client-verify-frontmatter',
+  ],
+};
 
 function scenariosOf(conformancePackage: string, revision: string): ScenarioRun[] {
   const path = join(conformancePackage, 'requirements', `${revision}.yaml`);
@@ -78,7 +95,13 @@ function scenariosOf(conformancePackage: string, revision: string): ScenarioRun[
   const unscored = parsed.data.not_scored
     .filter((entry) => entry.leg === 'client')
     .map((entry) => ({ revision, scenario: entry.scenario, scored: false }));
-  return [...scored, ...unscored].flatMap((run) => [
+  const extra = (EXTRA_SCENARIOS[revision] ?? []).map((scenario) => ({
+    revision,
+    scenario,
+    scored: true,
+    extension: true as const,
+  }));
+  return [...scored, ...unscored, ...extra].flatMap((run) => [
     { ...run, signIn: 'in-run' as const },
     ...(AUTH_LOGIN_SCENARIOS.has(run.scenario) ? [{ ...run, signIn: 'auth-login' as const }] : []),
   ]);
@@ -124,8 +147,7 @@ function runScenario(suite: Suite, run: ScenarioRun, outputDir: string): Promise
     clientCommand,
     '--scenario',
     run.scenario,
-    '--spec-version',
-    run.revision,
+    ...(run.extension === true ? [] : ['--spec-version', run.revision]),
     '--timeout',
     String(CLIENT_TIMEOUT_MS),
     '--expected-failures',

@@ -281,7 +281,7 @@ describe('runCommand', () => {
 describe('completeLine', () => {
   it('completes command names', () => {
     expect(completeLine('/he')).toEqual([['/help'], '/he']);
-    expect(completeLine('/s')).toEqual([['/servers', '/save'], '/s']);
+    expect(completeLine('/s')).toEqual([['/servers', '/skills', '/save'], '/s']);
     expect(completeLine('/mo')).toEqual([['/model '], '/mo']);
     expect(completeLine('/')[0]).toEqual(SLASH_COMMANDS.map((command) => command.name));
     expect(completeLine('/zzz')).toEqual([[], '/zzz']);

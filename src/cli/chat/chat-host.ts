@@ -10,6 +10,7 @@ import type { ServerLogRecord } from '../../mcp/server-logs.js';
 import type { ServerOfferings } from '../../mcp/server-offerings.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
 import type { ServerStatus } from '../../mcp/status.js';
+import type { SkillSummary } from '../../mcp/skills/skill-library.js';
 import type { KeptPermissions } from '../../safety/kept-permissions.js';
 import type { ConversationRecorder } from '../sessions/conversation-recorder.js';
 import type { RootsControl } from './command-table.js';
@@ -68,4 +69,6 @@ export interface ChatHost {
   serverLogs?(server?: string): readonly ServerLogRecord[];
   /** The MCP roots, for `/roots`. */
   readonly roots?: RootsControl;
+  /** The skills offered to the model, for `/skills`. */
+  skills?(): Promise<readonly SkillSummary[]>;
 }

@@ -327,6 +327,7 @@ export class ChatSession implements Prompter {
       debug: options.debug,
       ...(host.offerings === undefined ? {} : { offerings: host.offerings }),
       ...optional('roots', host.roots),
+      ...(host.skills === undefined ? {} : { skills: () => host.skills?.() ?? Promise.resolve([]) }),
       ...(host.serverLogs === undefined
         ? {}
         : { serverLogs: (server?: string) => host.serverLogs?.(server) ?? [] }),

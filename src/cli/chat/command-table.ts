@@ -10,6 +10,7 @@ import type { ServerStatus } from '../../mcp/status.js';
 import type { Runner } from '../../core/runner.js';
 import type { KeptPermissions } from '../../safety/kept-permissions.js';
 import type { Message } from '../../core/types.js';
+import type { SkillSummary } from '../../mcp/skills/skill-library.js';
 import type { ConversationSummary } from '../sessions/saved-conversations.js';
 import type { Style } from './style.js';
 import type { UsageTotals } from './usage.js';
@@ -56,6 +57,8 @@ export interface CommandContext {
   serverLogs?(server?: string): readonly ServerLogRecord[];
   /** The MCP roots (absent for a chat without MCP servers behind it). */
   readonly roots?: RootsControl;
+  /** The skills offered to the model, for `/skills` (absent: none). */
+  skills?(): Promise<readonly SkillSummary[]>;
 }
 
 /** The folders servers may work in, as `/roots` reads and changes them. */

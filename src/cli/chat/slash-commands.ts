@@ -9,6 +9,7 @@ import { OFFERINGS_COMMANDS, promptsHelp } from './offerings-commands.js';
 import { CONVERSATION_COMMANDS } from './conversation-commands.js';
 import { PERMISSIONS_COMMANDS } from './permissions-command.js';
 import { ROOTS_COMMANDS } from './roots-command.js';
+import { SKILLS_COMMANDS } from './skills-command.js';
 import {
   failed,
   parseCommandLine,
@@ -105,6 +106,7 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
   ...CORE_COMMANDS,
   ...OFFERINGS_COMMANDS,
   ...ROOTS_COMMANDS,
+  ...SKILLS_COMMANDS,
   ...CONVERSATION_COMMANDS,
   ...PERMISSIONS_COMMANDS,
   ...QUIT_COMMANDS,
