@@ -86,6 +86,8 @@ describe('the README example with -p, run from another folder', () => {
       expect(answer).toContain('buy milk');
       expect(answer).not.toMatch(/Access denied|outside allowed/);
       expect(result.stdout).toContain('Buy milk.');
+      // The window mcphost chose (here the Modelfile's 32k), sent with every request.
+      expect(ollama.chatRequests.map((request) => request.options?.num_ctx)).toEqual([32_768, 32_768]);
     } finally {
       await ollama.close();
     }

@@ -97,4 +97,3 @@ export function pullProgressLine(event: Exclude<OllamaPullEvent, { type: 'done' 
   const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_CELLS - filled)}]`;
   return `${event.status} ${percent} ${bar} ${formatBytes(event.completed)}/${formatBytes(event.total)}`;
 }
-

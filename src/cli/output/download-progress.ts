@@ -115,7 +115,8 @@ export function downloadProgressOnStderr(stream: Writable): Pick<ProgressDrawer,
   return {
     onProgress: (progress) => {
       drawer.onProgress(progress);
-      if (progress.totalBytes !== undefined && progress.downloadedBytes >= progress.totalBytes) drawer.finish();
+      if (progress.totalBytes !== undefined && progress.downloadedBytes >= progress.totalBytes)
+        drawer.finish();
     },
   };
 }
