@@ -4,29 +4,19 @@
  */
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import {
-  loadConfig,
-  parseConfig,
-  type LoadedConfig,
-  type ProjectConfigCandidate,
-} from '../../config/index.js';
-import { createProvider, parseModelString, type ModelFileOptions } from '../../providers/index.js';
+import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
+import { createProvider, parseModelString } from '../../providers/index.js';
 import { DEFAULT_LOCAL_MODEL } from '../../providers/local/model-names.js';
 import { ServerError } from '../core/errors.js';
-import { McpPool, type PoolLogEntry, type ServerStatus, type ToolProgress } from '../mcp/pool.js';
-import { ServerLogBook, type ServerLogLevel, type ServerLogMessage } from '../mcp/server-logs.js';
-import type { ElicitationOutcome, ElicitationPolicy } from '../mcp/elicitation.js';
+import { McpPool, type ServerStatus } from '../mcp/pool.js';
+import { ServerLogBook } from '../mcp/server-logs.js';
 import { checkRootDirectories } from '../mcp/roots.js';
 import { planServerRoots, type ServerRoots } from '../mcp/server-roots.js';
-import type { SamplingOutcome } from '../mcp/sampling.js';
 import { QuestionQueue } from '../core/questions.js';
 import { optional } from '../util/optional.js';
-import type { ContextOptions } from '../context/context-budget.js';
-import type { RunnerOptions } from '../core/runner.js';
-import type { ApprovalHandler } from '../safety/approval.js';
 import type { assembleSafety } from '../safety/assemble.js';
 import type { AuditSink } from '../safety/audit-log.js';
-import type { GuardedToolHost, GuardedToolHostOptions } from '../safety/guarded-tool-host.js';
+import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
 import {
   configSafety,
@@ -40,15 +30,14 @@ import { packageVersion } from '../util/version.js';
 import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
 import { requireSandboxSupport, withSandboxes } from './sandbox-servers.js';
 import type { McpRunner } from './mcp-runner.js';
+import type { CreateRunnerOptions } from './runner-options.js';
 import { readSystemPrompt } from './system-prompt.js';
 import { skillsFor } from './skills.js';
-import type { ServerDefinition } from '../mcp/definition.js';
 import { configureClientFor } from '../mcp/client-features.js';
 import { serverFeatures, type LateParts } from './server-features.js';
-import { OfferingsChanges, type OfferingsChange } from '../mcp/offerings-changes.js';
-import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../core/questions.js';
+import { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
-import type { GenerationSettings, Message, Provider } from '../core/types.js';
+import type { Provider } from '../core/types.js';
 import { randomUuid } from '../util/random-id.js';
 
 export type { McpRunner } from './mcp-runner.js';
@@ -75,152 +64,7 @@ export function defaultModel(
   return named ? DEFAULT_OLLAMA_MODEL : DEFAULT_MODEL;
 }
 
-/** Options of {@link createRunner}. Explicit options win over the config file. */
-export interface CreateRunnerOptions {
-  /**
-   * `provider:model`, e.g. `anthropic:claude-sonnet-4-5`. Default: config `model`, else
-   * {@link DEFAULT_MODEL} (the embedded model), or {@link DEFAULT_OLLAMA_MODEL} with a provider URL.
-   */
-  readonly model?: string;
-  /** A config file to read. Without it (and without `mcpServers`), `~/.mcp.json` and friends are searched. */
-  readonly configPath?: string;
-  /** Servers inline, in the config file's `mcpServers` format. Replaces any config file. */
-  readonly mcpServers?: Readonly<Record<string, unknown>>;
-  /** System prompt text (the config's `systemPrompt` may also name a file). */
-  readonly systemPrompt?: string;
-  /** Model calls per run before giving up (default 20). */
-  readonly maxSteps?: number;
-  /** Base URL of the provider API. */
-  readonly providerUrl?: string;
-  /** API key; overrides the provider's environment variable. */
-  readonly providerApiKey?: string;
-  /** Sampling settings; each overrides the config file's. */
-  readonly settings?: GenerationSettings;
-  /** Throw a ServerError when servers are configured and none of them started. */
-  readonly requireServers?: boolean;
-  /** Environment for keys, `${VAR}` expansion and the servers' base environment. Default `process.env`. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Where `~/.mcp.json` is looked for. Default: the user's home. */
-  readonly homeDir?: string;
-  /**
-   * Where sign-ins to remote servers (OAuth tokens, client registrations) are kept. Default
-   * `$XDG_STATE_HOME/mcphost/oauth.json`; `false` turns sign-in off for every server.
-   */
-  readonly signInStore?: string | false;
-  /** Server stderr lines, junk output (`debug`) and failures (`warn`). Default: ignored. */
-  readonly onServerLog?: (entry: PoolLogEntry) => void;
-  /** Notes for the user (unsupported settings…). Default: ignored. */
-  readonly onWarning?: (message: string) => void;
-  /**
-   * Servers to start instead of the config's (a script file's `mcpServers`); unlike `mcpServers`,
-   * the config file is still read for its other settings.
-   */
-  readonly servers?: Readonly<Record<string, ServerDefinition>>;
-  /**
-   * Built-in servers to turn on for this run, besides the configured ones (`["fs", "todo"]`;
-   * see docs/builtin-servers.md). Each is named as its server (`fs__read_file`).
-   */
-  readonly builtin?: readonly string[];
-  /**
-   * Where `local:` model files are kept and how a first-use download is shown (`onProgress`). The
-   * home folder, `projectDir` and `signal` are used where these leave them out.
-   */
-  readonly modelFiles?: ModelFileOptions;
-  /**
-   * Run every stdio server and the built-in `bash` in a sandbox (`--sandbox`; see docs/safety.md),
-   * each with its own `sandbox` settings when it has some. A sandbox that cannot be made fails the start.
-   */
-  readonly sandbox?: boolean;
-  /** A conversation to continue (a loaded session). */
-  readonly history?: readonly Message[];
-  /** The context window and compaction; each field overrides the config's (see docs/long-conversations.md). */
-  readonly context?: ContextOptions;
-  /**
-   * Where the whole text of a tool result over the budget is saved. Default: `tool-output` in the
-   * state folder (`$XDG_STATE_HOME/mcphost`, else `~/.local/state/mcphost`); `null` saves nothing.
-   */
-  readonly toolOutputFolder?: string | null;
-  /** Called, and awaited, after every change of the history (see {@link RunnerOptions}). */
-  readonly onHistoryChange?: RunnerOptions['onHistoryChange'];
-  /**
-   * Asks the user about a tool call an approval rule (or a PreToolUse hook) marks `ask`. Default:
-   * none, and such calls are denied (unless `approveAll`). Given (here or as
-   * `questions.approveToolCall`), a call no rule speaks to is asked about too unless the tool says
-   * it is read-only (`safety.approvalFallback` chooses otherwise).
-   */
-  readonly onApproval?: ApprovalHandler;
-  /**
-   * Asks the user things: tool approvals, elicitations, sampling reviews, sign-in pages, flagged
-   * content (see {@link UserQuestions}). A missing method takes the safe answer. `onApproval`, when
-   * given, wins over `questions.approveToolCall`.
-   */
-  readonly questions?: UserQuestions;
-  /**
-   * Answers servers' elicitations (form and URL mode); wins over `questions.elicit`. Default: none,
-   * and every elicitation is declined. Answers to a form are checked against its schema before
-   * they are sent; a form that cannot be shown, a bad answer or a suspicious URL is declined.
-   */
-  readonly onElicitation?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
-  /**
-   * How elicitations are answered when there is no `onElicitation` / `questions.elicit`:
-   * `decline` every one, or `accept-defaults` (a form whose required fields all have defaults is
-   * accepted with the schema's defaults). Default: the config file's `elicitation`, else decline.
-   */
-  readonly elicitation?: { readonly policy: ElicitationPolicy };
-  /** Told how each elicitation was answered (and why, when the host answered for the user). */
-  readonly onElicitationOutcome?: (outcome: ElicitationOutcome) => void;
-  /**
-   * The folders servers may work in (MCP roots; server-filesystem, for one, takes its allowed
-   * folders from them). Relative ones are taken from `projectDir`. Default: the config's `roots`,
-   * else `projectDir` alone. Change them later with `runner.setRoots()`.
-   */
-  readonly roots?: readonly string[];
-  /**
-   * Told what became of each server's sampling request (sent, or declined and why). Sampling is
-   * off unless an `approval.sampling` rule allows it for the server (`safety.approval`), or
-   * `questions.reviewSampling` lets a person review it (see docs/mcp-features.md).
-   */
-  readonly onSamplingOutcome?: (outcome: SamplingOutcome) => void;
-  /** Progress reports of running tool calls (every call carries a progress token). */
-  readonly onProgress?: (progress: ToolProgress) => void;
-  /**
-   * A server's resource or prompt list changed (`list-changed`), or a subscribed resource was
-   * updated (`resource-updated`; subscribe with `runner.mcp.subscribe`). Listeners added later go
-   * through `runner.mcp.onChange`.
-   */
-  readonly onOfferingsChange?: (change: OfferingsChange) => void;
-  /** Servers' log messages (`notifications/message`). Also passed to `onServerLog` as `debug`. */
-  readonly onServerLogMessage?: (server: string, message: ServerLogMessage) => void;
-  /** The least severe log level servers should send (`logging/setLevel`). Default: the server's own. */
-  readonly serverLogLevel?: ServerLogLevel;
-  /**
-   * Safety settings (`approveAll`, `auditLog`, `untrustedContent`, `budgets`…); each one set here
-   * overrides the config file's. The merged object goes unchanged to the tool guard.
-   */
-  readonly safety?: SafetyOptions;
-  /**
-   * Told when the untrusted-content detector flags a tool result, an attached resource or a prompt
-   * (the CLI shows it).
-   */
-  readonly onContentFlagged?: GuardedToolHostOptions['onFlagged'];
-  /** Told to hooks (`interactive`): true for a chat. Default false. */
-  readonly interactive?: boolean;
-  /**
-   * The folder whose `.mcp.json` / `.mcphost.*` is a project config (used once trusted). Default
-   * `process.cwd()`. Not used with `configPath` or `mcpServers`.
-   */
-  readonly projectDir?: string;
-  /**
-   * Asked about a project config that is not trusted yet; resolve true to trust it (remembered for
-   * that content). Default: none, and an untrusted project config is not used (with a warning).
-   */
-  readonly trustProject?: (project: ProjectConfigCandidate) => Promise<boolean>;
-  /**
-   * Cancels the start: servers already begun are ended and createRunner rejects with AbortedError.
-   * It does not reach the runs; give each `run()` its own signal.
-   */
-  readonly signal?: AbortSignal;
-}
+export type { CreateRunnerOptions } from './runner-options.js';
 
 /** What {@link assembleRunner} found on the way, for the CLI to report. */
 export interface Assembly {

@@ -13,7 +13,7 @@ import { describeLogData, type ServerLogBook } from '../mcp/server-logs.js';
 import { optional } from '../util/optional.js';
 import type { QuestionQueue, UserQuestions } from '../core/questions.js';
 import type { SafetyOptions } from '../safety/options.js';
-import type { CreateRunnerOptions } from './create-runner.js';
+import type { CreateRunnerOptions } from './runner-options.js';
 import { contentScreenFor } from './safety-settings.js';
 
 /** What exists only once the runner is built (see {@link assembleRunner}). */
