@@ -12,6 +12,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
+import { median } from './measure.js';
 import { performance } from 'node:perf_hooks';
 import { startFakeOllama, textReply } from '../fakes/ollama-server.js';
 import { CLI, REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
@@ -30,12 +31,6 @@ const SLOW_START = {
 
 function eightSlowServers(): Record<string, typeof SLOW_START> {
   return Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`slow${index}`, SLOW_START]));
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** Wall time of a command, in ms, from spawn to exit; a non-zero exit is an error. */

@@ -13,10 +13,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { spawn } from 'node:child_process';
 import { getLlama, LlamaChat, LlamaLogLevel } from 'node-llama-cpp';
 import { createProvider } from '../../providers/index.js';
 import { Runner } from '../../src/core/runner.js';
+import { median, timeCommand } from './measure.js';
 import { CLI, REPOSITORY, temporaryHome } from '../support/cli.js';
 import { TINY_GGUF_SHAPE, writeTinyGguf } from '../fixtures/tiny-gguf.js';
 
@@ -25,12 +25,6 @@ const THREADS = 1;
 const MAX_TOKENS = 200;
 const PROMPT = 'Tell me about the weather in a few sentences.';
 const BENCH_SHAPE = { ...TINY_GGUF_SHAPE, embedding: 256, heads: 4, layers: 4, feedForward: 768 };
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 interface Generation {
   readonly firstTokenMs: number;
@@ -111,20 +105,6 @@ async function generations(modelPath: string): Promise<{ alone: Generation[]; th
   return { alone, through };
 }
 
-function wallTime(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr}`));
-      else resolve(performance.now() - started);
-    });
-  });
-}
-
 export async function localModel(): Promise<void> {
   const folder = await mkdtemp(join(tmpdir(), 'mcphost-bench-local-'));
   const home = await temporaryHome();
@@ -149,8 +129,8 @@ export async function localModel(): Promise<void> {
     const times = { floor: [] as number[], oneShot: [] as number[] };
     for (let index = 0; index <= REPEATS; index++) {
       // Alternated, so that the machine's load falls on both alike; the first pair warms the caches.
-      const floor = await wallTime(process.execPath, [floorScript, modelPath, String(THREADS), '8'], env);
-      const oneShot = await wallTime(
+      const floor = await timeCommand(process.execPath, [floorScript, modelPath, String(THREADS), '8'], env);
+      const oneShot = await timeCommand(
         process.execPath,
         [CLI, '-m', `local:${modelPath}`, '-p', 'hi', '--max-tokens', '8'],
         env,

@@ -11,7 +11,6 @@
  *   5. The cold path (test/bench/cold-path.ts).
  *   6. The embedded model against node-llama-cpp alone (test/bench/local-model.ts).
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { availableParallelism } from 'node:os';
@@ -24,30 +23,10 @@ import type { Message } from '../../src/core/types.js';
 import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { coldPath } from './cold-path.js';
 import { localModel } from './local-model.js';
+import { median, timeCommand } from './measure.js';
 import { CLI, REPOSITORY, temporaryHome, EVERYTHING_SERVER, npmServerConfig } from '../support/cli.js';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/** Wall time of a command, in ms, waiting for it to exit. */
-function timeCommand(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr}`));
-      else resolve(performance.now() - started);
-    });
-  });
-}
 
 async function medianOf(runs: number, measure: () => Promise<number>): Promise<number> {
   const times: number[] = [];
