@@ -7,7 +7,8 @@
  * - the folders named `writable` (for `bash`, its working folder by default), bound read-write;
  * - a private, empty `/tmp` (TMPDIR points there); the paths the command is started with (its
  *   program, its working folder, arguments that are existing absolute paths) stay visible there
- *   read-only, so a server started from a folder under `/tmp` still starts;
+ *   read-only with the whole top folder under `/tmp` holding each, so a server started from a
+ *   project under `/tmp` still starts and finds its neighbouring files;
  * - hidden paths (the defaults of sandbox-settings.ts, and `hidden`): an empty, read-only folder
  *   in place of a folder, an unreadable file in place of a file;
  * - its own `/dev` and `/proc`, and its own pid namespace, so that it sees only its own
@@ -263,6 +264,12 @@ function hiddenPaths(request: SandboxRequest, expand: (path: string) => string):
   return all.filter((path) => !all.some((other) => other !== path && within(path, other)));
 }
 
+/** `/tmp/a/b/c` → `/tmp/a`; `/tmp` itself stays. */
+function topFolderUnderTmp(path: string): string {
+  const [top] = relative(SANDBOX_TMP, path).split(sep);
+  return top === undefined || top === '' ? path : join(SANDBOX_TMP, top);
+}
+
 /**
  * The mounts over the read-only root and the private /tmp: what the command is started with and
  * lies under /tmp, bound back read-only; the writable folders; then the hidden paths, last, so
@@ -273,9 +280,11 @@ function mountArgs(
   writable: readonly string[],
   hidden: readonly string[],
 ): string[] {
-  const readOnly = needed.filter(
-    (path) => within(path, SANDBOX_TMP) && !writable.some((folder) => within(path, folder)),
-  );
+  const readOnly = needed
+    .filter((path) => within(path, SANDBOX_TMP) && !writable.some((folder) => within(path, folder)))
+    // Its whole top folder under /tmp: a script there imports its neighbours (a project cloned
+    // into /tmp, a package unpacked there), and outside /tmp all of that is readable anyway.
+    .map(topFolderUnderTmp);
   const binds = [
     ...[...new Set(readOnly)].map((path) => ['--ro-bind', path] as const),
     ...[...new Set(writable)].map((path) => ['--bind', path] as const),
