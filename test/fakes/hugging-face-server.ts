@@ -58,6 +58,18 @@ export async function startFakeHub(
 ): Promise<FakeHub> {
   const requests: RecordedRequest[] = [];
   let sent = 0;
+  /** The repository, when it exists and the request may read it; otherwise the Hub's answer is sent. */
+  const admitted = (
+    key: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): FakeHubRepository | undefined => {
+    const repository = repositories[key];
+    if (repository === undefined) notFound(response, 'Repository not found');
+    else if (!authorized(request, repository)) unauthorized(response);
+    else return repository;
+    return undefined;
+  };
   const server = await startLoopbackServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const path = decodeURIComponent(url.pathname);
@@ -69,15 +81,8 @@ export async function startFakeHub(
     const manifest = /^\/v2\/([^/]+)\/([^/]+)\/manifests\/([^/]+)$/.exec(path);
     if (manifest !== null) {
       const [, owner = '', name = '', tag = ''] = manifest;
-      const repository = repositories[`${owner}/${name}`];
-      if (repository === undefined) {
-        notFound(response, 'Repository not found');
-        return;
-      }
-      if (!authorized(request, repository)) {
-        unauthorized(response);
-        return;
-      }
+      const repository = admitted(`${owner}/${name}`, request, response);
+      if (repository === undefined) return;
       const file = Object.entries(repository.tags ?? {}).find(
         ([key]) => key.toUpperCase() === tag.toUpperCase(),
       )?.[1];
@@ -89,12 +94,10 @@ export async function startFakeHub(
         json(response, 200, { layers: [] });
         return;
       }
-      {
-        json(response, 200, {
-          ggufFile: { rfilename: file, size: repository.files[file]?.content.length },
-        });
-        return;
-      }
+      json(response, 200, {
+        ggufFile: { rfilename: file, size: repository.files[file]?.content.length },
+      });
+      return;
     }
     const resolve = /^\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(path);
     const cdn = /^\/cdn\/([^/]+)\/([^/]+)\/(.+)$/.exec(path);
@@ -106,15 +109,8 @@ export async function startFakeHub(
     const owner = match[1] ?? '';
     const name = match[2] ?? '';
     const filePath = (resolve === null ? match[3] : match[4]) ?? '';
-    const repository = repositories[`${owner}/${name}`];
-    if (repository === undefined) {
-      notFound(response, 'Repository not found');
-      return;
-    }
-    if (!authorized(request, repository)) {
-      unauthorized(response);
-      return;
-    }
+    const repository = admitted(`${owner}/${name}`, request, response);
+    if (repository === undefined) return;
     const file = repository.files[filePath];
     if (file === undefined) {
       notFound(response, 'Entry not found');
