@@ -81,7 +81,7 @@ function fitsNode(node: unknown, depth: number): boolean {
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
   if (types.includes('object') || 'properties' in schema) {
     const properties = schema.properties ?? {};
-    if (typeof properties !== 'object' || properties === null) return false;
+    if (typeof properties !== 'object') return false;
     const names = Object.keys(properties);
     const required = Array.isArray(schema.required) ? schema.required : [];
     if (schema.additionalProperties !== false) return false;

@@ -7,7 +7,13 @@
  * Gemini 3 accepts.
  */
 import { validateJsonSchemaParameters, validateOpenApiParameters } from './gemini-schema-validation.js';
-import { invalidArgument, type FakeGeminiError } from './gemini-validation.js';
+import type { FakeGeminiError } from './gemini-validation.js';
+
+const invalidArgument = (message: string): FakeGeminiError => ({
+  code: 400,
+  status: 'INVALID_ARGUMENT',
+  message,
+});
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -22,7 +28,7 @@ export function validateResponseFormat(
   const { responseMimeType: mimeType, responseSchema, responseJsonSchema } = config;
   if (mimeType !== undefined && (typeof mimeType !== 'string' || !MIME_TYPES.has(mimeType))) {
     return invalidArgument(
-      `* GenerateContentRequest.generation_config.response_mime_type: allowed mimetypes are \`text/plain\`, \`application/json\`, \`text/x.enum\`. ${String(mimeType)} is not supported.\n`,
+      `* GenerateContentRequest.generation_config.response_mime_type: allowed mimetypes are \`text/plain\`, \`application/json\`, \`text/x.enum\`. ${JSON.stringify(mimeType)} is not supported.\n`,
     );
   }
   if (responseSchema !== undefined && responseJsonSchema !== undefined) {
