@@ -16,7 +16,7 @@ import type { SafetyOptions } from '../safety/options.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { OfferingsChange } from '../mcp/offerings-changes.js';
 import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../core/questions.js';
-import type { GenerationSettings, Message } from '../core/types.js';
+import type { GenerationSettings, JsonSchemaObject, Message } from '../core/types.js';
 
 /** Options of {@link createRunner}. Explicit options win over the config file. */
 export interface CreateRunnerOptions {
@@ -33,6 +33,11 @@ export interface CreateRunnerOptions {
   readonly systemPrompt?: string;
   /** Model calls per run before giving up (default 20). */
   readonly maxSteps?: number;
+  /**
+   * Every run's answer must be JSON valid against this JSON Schema (`RunResult.structured`), unless
+   * the run gives its own (`run(prompt, { outputSchema })`). See docs/structured-output.md.
+   */
+  readonly outputSchema?: JsonSchemaObject;
   /** Base URL of the provider API. */
   readonly providerUrl?: string;
   /** API key; overrides the provider's environment variable. */

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonResult } from '../../src/cli/output/schema.js';
 import { DEFAULT_OUTPUT_SCHEMA_RETRIES } from '../../src/core/structured-output.js';
 import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { createRunner } from '../../src/setup/create-runner.js';
 import { EVERYTHING_SERVER, runCli } from '../support/cli.js';
 import { useCliFixture } from '../support/cli-fixture.js';
 
@@ -126,5 +127,25 @@ describe('--output-schema', () => {
     const run = await runCli(['--output-schema', 'x.json'], fixture.home.path);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toBe('mcphost: --output-schema: only with -p or a script');
+  });
+});
+
+describe('createRunner({ outputSchema })', () => {
+  it('is the default of every run; a run may give its own', async () => {
+    const ollama = await fixture.startModel([textReply('{"echoed":"a","length":1}'), textReply('[1,2]')]);
+    await using runner = await createRunner({
+      model: 'ollama:mistral-small',
+      providerUrl: ollama.url,
+      mcpServers: {},
+      env: {},
+      outputSchema: SCHEMA,
+    });
+    expect((await runner.run('first')).structured).toEqual({ echoed: 'a', length: 1 });
+    const list = { type: 'array', items: { type: 'integer' } };
+    expect((await runner.run('second', { outputSchema: list })).structured).toEqual([1, 2]);
+    expect(ollama.chatRequests.map((request) => request.format)).toEqual([
+      SCHEMA,
+      { type: 'object', properties: { value: list }, required: ['value'], additionalProperties: false },
+    ]);
   });
 });
