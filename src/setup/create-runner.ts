@@ -320,7 +320,6 @@ function assembleAroundPool(
     identify: (server) => serverIdentity(pool, config.servers[server], server),
     ...optional('audit', audit),
     ...optional('toolOutputFolder', toolOutputFolderFor(options, env)),
-    ...optional('onApproval', onApproval),
     ...optional('questions', options.questions),
     ...optional('onFlagged', notices.contentFlagged),
     hookContext: {
