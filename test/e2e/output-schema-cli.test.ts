@@ -74,6 +74,34 @@ describe('--output-schema', () => {
     expect(ollama.chatRequests[0]?.format).toEqual(SCHEMA);
   });
 
+  it('carries it in the last line of --output-format stream-json', async () => {
+    const ollama = await fixture.startModel([
+      textReply('no JSON here'),
+      textReply('{"echoed":"y","length":1}'),
+    ]);
+    const run = await runCli(
+      [
+        '-p',
+        'go',
+        '--output-format',
+        'stream-json',
+        '--output-schema',
+        await schemaFile(SCHEMA),
+        '--provider-url',
+        ollama.url,
+      ],
+      fixture.home.path,
+    );
+    expect(run.code).toBe(0);
+    const last = JSON.parse(run.stdout.trimEnd().split('\n').at(-1) ?? '{}') as JsonResult;
+    expect(last).toMatchObject({
+      type: 'result',
+      ok: true,
+      steps: 2,
+      structured: { echoed: 'y', length: 1 },
+    });
+  });
+
   it('exits 7 with one line when the answer never matches, and says so in JSON', async () => {
     const answers = Array.from({ length: DEFAULT_OUTPUT_SCHEMA_RETRIES + 1 }, () =>
       textReply('{"echoed":"x"}'),
