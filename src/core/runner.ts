@@ -355,7 +355,7 @@ export class Runner {
       messages: this.#messages,
       tools,
       settings,
-      ...(signal === undefined ? {} : { signal }),
+      signal,
     });
     if (await this.#context.shouldCompact(this.#provider, request(), settings)) {
       await this.#compact('threshold', emit, signal);

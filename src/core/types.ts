@@ -156,7 +156,7 @@ export interface ChatRequest {
   /** Sampling settings. */
   readonly settings: GenerationSettings;
   /** Aborts the call, including a stream in progress. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Why the model stopped. A closed set, mapped from each vendor's own values. */
