@@ -2,6 +2,7 @@
  * Composition: config → provider → MCP servers → Runner. This folder (like src/cli) is the edge
  * of the library and may import `providers/` and `config/`; the core in src/ never does.
  */
+import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import {
@@ -45,7 +46,6 @@ import { OfferingsChanges, type OfferingsChange } from '../mcp/offerings-changes
 import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../questions.js';
 import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
 import type { GenerationSettings, Message, Provider } from '../types.js';
-import { randomUuid } from '../random-id.js';
 
 export type { McpRunner } from './mcp-runner.js';
 
@@ -395,7 +395,7 @@ function assembleAroundPool(
     throw new ServerError('*', `none of the ${started.length} configured servers started`);
   }
   const maxSteps = options.maxSteps ?? config.maxSteps;
-  const sessionId = randomUuid();
+  const sessionId = randomUUID();
   const safety = assembleSafety({
     host: pool,
     // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.

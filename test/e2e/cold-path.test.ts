@@ -6,15 +6,13 @@
  * source text. Node's built-in modules are those it loaded (`process.moduleLoadList`). The timings
  * and memory these choices buy are measured by `npm run bench` (test/bench/cold-path.ts).
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { modulesRunBy } from '../support/modules-run.js';
 
 const SLOW_START = join(REPOSITORY, 'test/fixtures/servers/slow-start.mjs');
-const COUNT_GENERATED_CODE = join(REPOSITORY, 'test/fixtures/count-generated-code.mjs');
 
 let ollama: FakeOllama;
 let home: TemporaryHome;
@@ -50,10 +48,6 @@ describe('the cold path', () => {
     expect(loaded).toContain('node-internal:http');
     expect(loaded).not.toContain('node-internal:internal/deps/undici/undici');
     expect(loaded).not.toContain('node-internal:http2');
-    // Node's own modules it has no use for: node:crypto (~4 ms of CPU; names are not secrets,
-    // src/random-id.ts) and node:assert (~2.5 ms; yargs' two checks, src/cli/yargs-assert.ts).
-    expect(loaded).not.toContain('node-internal:crypto');
-    expect(loaded).not.toContain('node-internal:assert');
     for (const absent of [
       '@modelcontextprotocol/client',
       '@modelcontextprotocol/core',
@@ -82,21 +76,6 @@ describe('the cold path', () => {
       (name) => name.startsWith('src/cli/chat/') && name !== 'src/cli/chat/sanitize.js',
     );
     expect(chatModules).toEqual([]);
-  });
-
-  it('a one-shot compiles no code made at run time: zod runs without its compiled parsers', async () => {
-    // zod makes a parser per object schema with `new Function` unless told not to
-    // (src/cli/zod-jitless.ts); the bundle drops that module if package.json's sideEffects stops
-    // naming it. Before it, a one-shot made 5.
-    await home.writeConfig({ mcpServers: {} });
-    const countFile = join(home.path, 'generated-code.txt');
-    const run = await runCli(['-p', 'hi', '--provider-url', ollama.url], home.path, {
-      command: [process.execPath, '--import', COUNT_GENERATED_CODE, CLI],
-      env: { GENERATED_CODE_FILE: countFile },
-    });
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toBe('ok\n');
-    expect(await readFile(countFile, 'utf8')).toBe('0');
   });
 
   it('a one-shot with a server loads the MCP SDK', async () => {
