@@ -1,7 +1,6 @@
 /**
  * The injection patterns take the typographic apostrophe (’) as well as the typewriter one. They
- * write it as `\u2019`: the executable's bundle must stay ASCII (esbuild.config.mjs), and a wrong
- * escape there would silently stop matching.
+ * write it as `\u2019`, and a wrong escape there would silently stop matching.
  */
 import { describe, expect, it } from 'vitest';
 import { detectInjection } from '../../src/safety/injection.js';

@@ -113,7 +113,9 @@ export class ChatInput {
           }),
     });
     this.#readline.on('line', (line) => {
-      this.#onLine(line);
+      // Node 24's readline gives a recalled multi-line history entry back with `\r` between its
+      // lines (Node 20 with the `\n` we kept); a typed line holds no `\r`, Enter ends it.
+      this.#onLine(line.replaceAll('\r', '\n'));
     });
     this.#readline.on('SIGINT', () => {
       this.#onInterrupt();
