@@ -90,7 +90,17 @@ describe('the published package', () => {
       ['--yes', '--prefer-offline', '--package', tarballPath, 'mcphost', '--version'],
       {
         cwd: project,
-        env: { PATH: process.env.PATH ?? '', HOME: project, npm_config_cache: join(project, 'npm-cache') },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: project,
+          npm_config_cache: join(project, 'npm-cache'),
+          // The machine's extra certificate authorities (a TLS-inspecting proxy): the registry's Node
+          // 24 reads only its own store and Node 20 here the system's, so without them npx on Node 24
+          // waits on the registry until the test times out.
+          ...(process.env.NODE_EXTRA_CA_CERTS === undefined
+            ? {}
+            : { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS }),
+        },
       },
     );
     expect(stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
