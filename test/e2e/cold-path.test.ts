@@ -6,6 +6,7 @@
  * source text. Node's built-in modules are those it loaded (`process.moduleLoadList`). The timings
  * and memory these choices buy are measured by `npm run bench` (test/bench/cold-path.ts).
  */
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
@@ -84,5 +85,20 @@ describe('the cold path', () => {
     });
     const loaded = await loadedBy(['-p', 'hi', '--provider-url', ollama.url]);
     expect(loaded).toContain('@modelcontextprotocol/client');
+  });
+});
+
+describe('the bundle', () => {
+  it('holds one copy of string-width, the package every run loads through yargs', async () => {
+    // Each copy makes an Intl.Segmenter and its regular expressions as it loads (~10 ms of every
+    // run on Node 20): package.json's `overrides` give yargs' cliui and wrap-ansi the one
+    // string-width the project depends on, instead of their own nested string-width 7.
+    const map = JSON.parse(await readFile(join(REPOSITORY, 'dist/bin/mcphost-bundle.cjs.map'), 'utf8')) as {
+      sources: string[];
+    };
+    const copies = map.sources.filter((source) =>
+      /node_modules\/(.*\/)?string-width\/index\.js$/.test(source),
+    );
+    expect(copies).toHaveLength(1);
   });
 });
