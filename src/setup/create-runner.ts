@@ -2,6 +2,7 @@
  * Composition: config → provider → MCP servers → Runner. This folder (like src/cli) is the edge
  * of the library and may import `providers/` and `config/`; the core in src/ never does.
  */
+import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
@@ -38,7 +39,6 @@ import { serverFeatures, type LateParts } from './server-features.js';
 import { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
 import type { Provider } from '../core/types.js';
-import { randomUuid } from '../util/random-id.js';
 
 export type { McpRunner } from './mcp-runner.js';
 
@@ -296,7 +296,7 @@ function assembleAroundPool(
     throw new ServerError('*', `none of the ${started.length} configured servers started`);
   }
   const maxSteps = options.maxSteps ?? config.maxSteps;
-  const sessionId = randomUuid();
+  const sessionId = randomUUID();
   const onApproval = options.onApproval ?? options.questions?.approveToolCall;
   const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: options.onWarning });
   const safety = assembleSafety({
