@@ -132,6 +132,16 @@ export async function coldPath(): Promise<void> {
     );
     const nodeAlone = await ownUsage(home, ['-e', '0']);
     const none = await ownUsage(home, oneShot);
+    // CPU time is moved far less than wall time by other work on a shared machine: the same two
+    // ratios by it (each process's own user + system time, medians).
+    const helpUsage = await ownUsage(home, [CLI, '--help']);
+    const exchangeUsage = await ownUsage(home, [OLLAMA_EXCHANGE, ollama.url]);
+    console.log(
+      `a+b by CPU time (user + system of the process alone): --help ${helpUsage.cpuMs.toFixed(0)} ms vs ` +
+        `node -e 0 ${nodeAlone.cpuMs.toFixed(0)} ms: ${(helpUsage.cpuMs / nodeAlone.cpuMs).toFixed(2)}×; ` +
+        `one-shot ${none.cpuMs.toFixed(0)} ms vs the exchange floor ${exchangeUsage.cpuMs.toFixed(0)} ms: ` +
+        `${(none.cpuMs / exchangeUsage.cpuMs).toFixed(2)}×\n`,
+    );
 
     const servers = eightSlowServers();
     await home.writeConfig({ mcpServers: servers });
