@@ -21,6 +21,7 @@ export {
   type CreateRunnerOptions,
 } from './setup/create-runner.js';
 export { McpRunner } from './setup/mcp-runner.js';
+export type { HostEvent, HostEventListener, HostEventType } from './setup/host-event.js';
 export type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './core/events.js';
 export type {
   AssistantContent,
@@ -30,10 +31,12 @@ export type {
   GenerationSettings,
   ImageBlock,
   JsonSchema,
+  JsonSchemaObject,
   Message,
   Provider,
   ProviderEvent,
   ProviderMetadata,
+  ResponseFormat,
   TextBlock,
   ToolCallBlock,
   ToolHost,
@@ -54,8 +57,10 @@ export {
   PromptBlockedError,
   ProviderError,
   ServerError,
+  StructuredOutputError,
   type ProviderErrorDetails,
 } from './core/errors.js';
+export { DEFAULT_OUTPUT_SCHEMA_RETRIES } from './core/structured-output.js';
 export type {
   ElicitationAnswer,
   ElicitationRequest,
