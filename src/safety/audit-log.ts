@@ -5,10 +5,10 @@
  * the user, blocked by a hook), so the log answers both "what did the agent do" and "what did it
  * try". Lines are appended one write at a time, in the order calls finish.
  */
+import { createHash } from 'node:crypto';
 import { appendFile, open, rename, rm } from 'node:fs/promises';
 import { ConfigError, messageOf } from '../core/errors.js';
 import { redactSecrets, redactText } from './redact.js';
-import { sha256Hex } from '../util/sha256.js';
 
 /** Who decided that a call runs (or not). */
 export type DecidedBy =
@@ -205,5 +205,5 @@ async function rotate(path: string, keep: number): Promise<void> {
 
 /** The digest of a result as the model got it, for `resultDigest`. */
 export function resultDigest(content: unknown): string {
-  return `sha256:${sha256Hex(JSON.stringify(content))}`;
+  return `sha256:${createHash('sha256').update(JSON.stringify(content)).digest('hex')}`;
 }
