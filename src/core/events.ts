@@ -43,6 +43,8 @@ export interface RunResult {
   readonly stopReason: StopReason;
   /** The messages this run added to the history, its prompt first (`runner.history` has them all). */
   readonly messages: readonly Message[];
+  /** The parsed answer, when the run had an `outputSchema` (implemented on w7-schema). */
+  readonly structured?: unknown;
 }
 
 /** Events of one run, in the order they happen. A tagged union: switch on `type`. */

@@ -91,6 +91,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Receives every event of the run as it happens. */
   readonly onEvent?: (event: RunnerEvent) => void;
+  /** A JSON Schema the final answer must match (structured output; implemented on w7-schema). */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 /** A prompt: plain text, or text and images. */
