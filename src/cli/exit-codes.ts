@@ -29,6 +29,8 @@ export const ExitCode = {
   servers: 5,
   /** A UserPromptSubmit hook blocked the prompt. */
   blocked: 6,
+  /** `mcphost batch`: every job ran, and some failed or some lines were not jobs (docs/batch.md). */
+  batchFailures: 8,
   /** Interrupted by Ctrl-C or a signal (128 + SIGINT). */
   interrupted: 130,
 } as const;
