@@ -128,7 +128,9 @@ async function runOneJob(
     } catch (error) {
       outcome = { kind: 'failed', error, usage: { inputTokens: 0, outputTokens: 0 }, toolCalls: [] };
     }
-    if (signal.aborted) return undefined;
+    // A run the stop cut short did not end: no result, and it runs again next time. One that
+    // completed as the stop came is kept.
+    if (outcome.kind === 'failed' && signal.aborted) return undefined;
     const attemptUsage = outcome.kind === 'completed' ? outcome.result.usage : outcome.usage;
     usage.inputTokens += attemptUsage.inputTokens;
     usage.outputTokens += attemptUsage.outputTokens;
