@@ -33,6 +33,8 @@ export type AttemptOutcome =
 /** What the scheduler tells its caller while jobs run (for a progress display). */
 export type JobProgress =
   | { readonly type: 'job-start'; readonly job: NumberedJob; readonly attempt: number }
+  /** The job ended (its result is about to be yielded) or was stopped (`stopped`, no result). */
+  | { readonly type: 'job-end'; readonly job: NumberedJob; readonly stopped: boolean }
   | {
       readonly type: 'job-retry';
       readonly job: NumberedJob;
@@ -94,6 +96,7 @@ export function runJobs(
       const next = await nextJob();
       if (next.done === true || signal.aborted) return;
       const result = await runOneJob(next.value, options, signal);
+      options.onProgress?.({ type: 'job-end', job: next.value, stopped: result === undefined });
       if (result !== undefined) results.push(result);
     }
   };

@@ -95,9 +95,11 @@ export async function runBatchCommand(
         ...(command.concurrency === undefined ? {} : { concurrency: command.concurrency }),
         ...(command.retries === undefined ? {} : { retries: command.retries }),
         onProgress: (event) => {
-          if (event.type === 'job-start') progress.started();
+          if (event.type === 'job-start') {
+            // A retry is the same job still running.
+            if (event.attempt === 1) progress.started();
+          } else if (event.type === 'job-end') progress.ended();
           else {
-            progress.retrying();
             progress.note(
               `line ${event.job.line} failed (${event.error.kind}: ${event.error.message}); attempt ${event.attempt} in ${Math.round(event.delayMs / 1000)}s`,
             );

@@ -40,6 +40,9 @@ export class BatchProgress {
   #tokens = 0;
   #lastDraw = Number.NEGATIVE_INFINITY;
   #barShown = false;
+  /** A redraw put off by the rate limit, so the bar never stays behind the counts. */
+  #pendingDraw: NodeJS.Timeout | undefined;
+  #ended = false;
 
   constructor(options: BatchProgressOptions) {
     this.#options = options;
@@ -56,8 +59,13 @@ export class BatchProgress {
     this.#drawBar(false);
   }
 
-  finished(result: BatchResult): void {
+  /** A job stopped running (its result, if any, follows through {@link finished}). */
+  ended(): void {
     this.#running = Math.max(0, this.#running - 1);
+    this.#drawBar(false);
+  }
+
+  finished(result: BatchResult): void {
     this.#done += 1;
     this.#tokens += result.usage.inputTokens + result.usage.outputTokens;
     if (result.status === 'failed') {
@@ -80,11 +88,6 @@ export class BatchProgress {
     }
   }
 
-  /** A job went back to wait for another attempt. */
-  retrying(): void {
-    this.#running = Math.max(0, this.#running - 1);
-  }
-
   /** A line of its own, above the bar. */
   note(message: string): void {
     this.#clearBar();
@@ -94,6 +97,9 @@ export class BatchProgress {
 
   /** Takes the bar off the screen (before the summary). */
   end(): void {
+    clearTimeout(this.#pendingDraw);
+    this.#pendingDraw = undefined;
+    this.#ended = true;
     this.#clearBar();
   }
 
@@ -113,9 +119,17 @@ export class BatchProgress {
   }
 
   #drawBar(force: boolean): void {
-    if (!this.#options.terminal) return;
+    if (!this.#options.terminal || this.#ended) return;
     const now = this.#now();
-    if (!force && now - this.#lastDraw < REDRAW_MS) return;
+    if (!force && now - this.#lastDraw < REDRAW_MS) {
+      this.#pendingDraw ??= setTimeout(() => {
+        this.#pendingDraw = undefined;
+        this.#drawBar(true);
+      }, REDRAW_MS).unref();
+      return;
+    }
+    clearTimeout(this.#pendingDraw);
+    this.#pendingDraw = undefined;
     this.#lastDraw = now;
     const total = Math.max(1, this.#options.total);
     const filled = Math.round((BAR_WIDTH * this.#done) / total);
