@@ -5,6 +5,7 @@
  * it a fresh Runner over the shared servers). A failed job is a result like any other; only the
  * caller's signal stops the batch, and jobs it interrupts yield nothing (they were not done).
  */
+import { setMaxListeners } from 'node:events';
 import { isRetryable, messageOf, ServerError } from '../core/errors.js';
 import type { RunResult } from '../core/events.js';
 import type { Usage } from '../core/types.js';
@@ -83,6 +84,9 @@ export function runJobs(
     stop.abort();
   });
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? DEFAULT_CONCURRENCY));
+  // Every job in flight listens to the batch's signal (its run, its tool calls, its server start):
+  // many listeners on one signal are the design here, not a leak.
+  setMaxListeners(0, signal);
   const source = toAsyncIterator(jobs);
   // One source, several lanes: each lane takes the next job when it is free.
   let taking: Promise<unknown> = Promise.resolve();
