@@ -32,6 +32,7 @@ import { randomUuid } from '../util/random-id.js';
 import { builtinApprovalRules } from './builtin-servers.js';
 import { assembleRunner, createModel, type Assembly } from './create-runner.js';
 import type { CreateRunnerOptions } from './runner-options.js';
+import { hostNotices } from './host-event.js';
 import {
   configSafety,
   marksToolOutput,
@@ -52,7 +53,7 @@ export interface RunBatchOptions {
    * `model` and `system` override `model` and `systemPrompt`. Question callbacks are not used: a
    * batch asks no one (`ask` rules deny, as with `-p`).
    */
-  readonly runner?: Omit<CreateRunnerOptions, 'onApproval' | 'questions' | 'history' | 'onHistoryChange'>;
+  readonly runner?: Omit<CreateRunnerOptions, 'questions' | 'history' | 'onHistoryChange'>;
   /** Jobs run at once. Default 4. */
   readonly concurrency?: number;
   /** Attempts after the first for a failure that may pass (docs/batch.md). Default 2. */
@@ -121,10 +122,11 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
     throw error;
   }
   const { config } = shared;
+  const notices = hostNotices(runnerOptions.onEvent);
   const safety: SafetyOptions = mergeSafetyOptions(configSafety(config), runnerOptions.safety ?? {});
   if (safety.auditLog !== undefined) {
     const { openAuditLog } = await import('../safety/audit-log.js');
-    audit = await openAuditLog(resolve(safety.auditLog), runnerOptions.onWarning, {
+    audit = await openAuditLog(resolve(safety.auditLog), notices.warning, {
       ...optional('maxBytes', safety.auditLogMaxBytes),
     });
   }
@@ -190,7 +192,8 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
           cwd: resolve(runnerOptions.projectDir ?? process.cwd()),
         },
         env,
-        ...optional('onWarning', runnerOptions.onWarning),
+        ...optional('onFlagged', notices.contentFlagged),
+        ...optional('onWarning', notices.warning),
       });
       guardClose = () => guard.close();
       const systemPrompt = withUntrustedContentClause(job.job.system ?? shared.runner.systemPrompt, safety);

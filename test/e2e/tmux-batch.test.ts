@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { textReply, type FakeOllamaReply } from '../fakes/ollama-server.js';
+import type { FakeOllamaReply } from '../fakes/ollama-server.js';
 import { CLI } from '../support/cli.js';
 import { useCliFixture } from '../support/cli-fixture.js';
 import { TmuxTerminal, tmuxAvailable } from '../support/tmux.js';

@@ -9,6 +9,7 @@ import { ConfigError } from '../../core/errors.js';
 import { redactText } from '../../safety/redact.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
 import { runBatch } from '../../setup/batch.js';
+import type { HostEvent } from '../../setup/host-event.js';
 import { readSystemPrompt } from '../../setup/system-prompt.js';
 import type { CliOptions } from '../args.js';
 import type { BatchCommand } from '../command-line/batch-tree.js';
@@ -85,11 +86,10 @@ export async function runBatchCommand(
       for await (const result of runBatch(jobs, {
         runner: {
           ...base,
-          onServerLog: (entry) => {
-            if (entry.level === 'warn') progress.note(redactText(entry.message));
-            else if (options.debug) progress.note(`[${entry.server}] ${redactText(entry.message)}`);
+          onEvent: (event) => {
+            const note = noteFor(event, options.debug);
+            if (note !== undefined) progress.note(note);
           },
-          onWarning: (message) => progress.note(`warning: ${message}`),
         },
         signal: controller.signal,
         ...(command.concurrency === undefined ? {} : { concurrency: command.concurrency }),
@@ -132,4 +132,28 @@ export async function runBatchCommand(
   }
   say(`${parts.join(', ')}; ${progress.counts.tokens} tokens; ${seconds}s; results in ${command.out}`);
   return failed > 0 || invalid.length > 0 ? ExitCode.batchFailures : ExitCode.ok;
+}
+
+/** The host's notices worth a line above the progress (server failures, warnings, flagged content). */
+function noteFor(event: HostEvent, debug: boolean): string | undefined {
+  switch (event.type) {
+    case 'server-log': {
+      const { entry } = event;
+      if (entry.level === 'warn') return redactText(entry.message);
+      return debug ? `[${entry.server}] ${redactText(entry.message)}` : undefined;
+    }
+    case 'warning':
+      return `warning: ${event.message}`;
+    case 'content-flagged': {
+      const { source, origin, flag } = event.report;
+      return `possible prompt injection in ${origin.kind === 'tool-result' ? `the result of ${source}` : source} (${flag.action}): ${flag.findings.join('; ')}`;
+    }
+    case 'server-log-message':
+    case 'tool-progress':
+    case 'offerings-change':
+    case 'elicitation-outcome':
+    case 'sampling-outcome':
+      // Per-call detail a batch of many jobs does not show (the audit log keeps the calls).
+      return undefined;
+  }
 }
