@@ -17,7 +17,8 @@ import {
   type FakeOllama,
   type FakeOllamaReply,
 } from '../fakes/ollama-server.js';
-import { npmServer } from '../support/cli.js';
+import { isAlive, npmServer } from '../support/cli.js';
+import { liveChildren } from '../support/processes.js';
 import { unwrapped } from '../support/untrusted.js';
 
 let ollama: FakeOllama | undefined;
@@ -163,5 +164,49 @@ describe('runBatch', () => {
     const names = (ollama.chatRequests[0]?.tools ?? []).map((tool) => tool.function.name);
     expect(names.length).toBeGreaterThan(0);
     expect(names.every((name) => name.startsWith('memory__'))).toBe(true);
+  });
+
+  it('closes the servers when the loop is left early', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
+    ollama = await startFakeOllama([], { fallback: () => textReply('done') });
+    const running: number[] = [];
+    for await (const result of runBatch([{ prompt: 'one' }, { prompt: 'two' }, { prompt: 'three' }], {
+      concurrency: 1,
+      runner: {
+        model: 'ollama:mistral-small',
+        providerUrl: ollama.url,
+        env: {},
+        homeDir: folder,
+        mcpServers: { everything: { command: process.execPath, args: [npmServer('everything'), 'stdio'] } },
+      },
+    })) {
+      expect(result.status).toBe('ok');
+      running.push(...liveChildren());
+      break;
+    }
+    expect(running.length).toBeGreaterThan(0);
+    expect(running.filter(isAlive)).toEqual([]);
+    expect(ollama.chatRequests.length).toBeLessThan(3);
+  });
+
+  // Needs w7-schema (RunOptions.outputSchema implemented: Ollama's native `format`, then the
+  // answer validated and parsed into RunResult.structured). Un-skip once it is merged.
+  it.skip("passes a job's outputSchema to its run and records the parsed answer", async () => {
+    folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
+    ollama = await startFakeOllama([], { fallback: () => textReply('{"title": "Batch"}') });
+    const schema = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
+    const [result] = await collect(
+      runBatch([{ id: 's', prompt: 'Title?', outputSchema: schema }], {
+        runner: {
+          model: 'ollama:mistral-small',
+          providerUrl: ollama.url,
+          env: {},
+          homeDir: folder,
+          mcpServers: {},
+        },
+      }),
+    );
+    expect(result).toMatchObject({ status: 'ok', structured: { title: 'Batch' } });
+    expect((ollama.chatRequests[0] as { format?: unknown }).format).toEqual(schema);
   });
 });
