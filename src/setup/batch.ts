@@ -161,6 +161,9 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
             Object.entries(servers).filter(([, definition]) => isPerJob(definition)),
           ),
           builtin: [],
+          // A job whose own servers all failed to start fails (and is tried again), rather than
+          // running without the tools it was given them for.
+          requireServers: true,
           signal,
         });
       }
