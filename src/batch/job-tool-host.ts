@@ -4,7 +4,7 @@
  * wraps this host, so every call still passes the job's approval rules and budgets.
  */
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
-import type { ToolLocation } from '../safety/guarded-tool-host.js';
+import type { ToolLocation } from '../safety/tool-location.js';
 
 /** What the host needs of a pool (McpPool has it). */
 export interface ToolPool extends ToolHost {

@@ -30,7 +30,8 @@ import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
 import { optional } from '../util/optional.js';
 import { randomUuid } from '../util/random-id.js';
 import { builtinApprovalRules } from './builtin-servers.js';
-import { assembleRunner, createModel, type Assembly } from './create-runner.js';
+import { assembleRunner, type Assembly } from './create-runner.js';
+import { createModel } from './model-choice.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 import { hostNotices } from './host-event.js';
 import {
