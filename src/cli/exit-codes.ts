@@ -9,6 +9,7 @@ import {
   PromptBlockedError,
   ProviderError,
   ServerError,
+  StructuredOutputError,
 } from '../core/errors.js';
 
 export const ExitCode = {
@@ -29,6 +30,8 @@ export const ExitCode = {
   servers: 5,
   /** A UserPromptSubmit hook blocked the prompt. */
   blocked: 6,
+  /** The answer never matched `--output-schema` (after the follow-ups: docs/scripting.md). */
+  schema: 7,
   /** `mcphost batch`: every job ran, and some failed or some lines were not jobs (docs/batch.md). */
   batchFailures: 8,
   /** Interrupted by Ctrl-C or a signal (128 + SIGINT). */
@@ -54,6 +57,7 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
   if (error instanceof AbortedError) return ExitCode.interrupted;
   if (error instanceof ServerError) return ExitCode.servers;
   if (error instanceof PromptBlockedError) return ExitCode.blocked;
+  if (error instanceof StructuredOutputError) return ExitCode.schema;
   return ExitCode.internal;
 }
 

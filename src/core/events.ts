@@ -33,6 +33,11 @@ export interface ToolCallRecord {
 export interface RunResult {
   /** The final answer's text (the text of the last model message). */
   readonly text: string;
+  /**
+   * The final answer parsed and validated against the run's output schema
+   * (`RunOptions.outputSchema`, `--output-schema`). Present only on runs with a schema.
+   */
+  readonly structured?: unknown;
   /** Model calls made during this run (each may have run tools). */
   readonly steps: number;
   /** Every tool call of this run, in order. */
@@ -43,8 +48,6 @@ export interface RunResult {
   readonly stopReason: StopReason;
   /** The messages this run added to the history, its prompt first (`runner.history` has them all). */
   readonly messages: readonly Message[];
-  /** The parsed answer, when the run had an `outputSchema` (implemented on w7-schema). */
-  readonly structured?: unknown;
 }
 
 /** Events of one run, in the order they happen. A tagged union: switch on `type`. */

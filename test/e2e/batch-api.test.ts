@@ -189,9 +189,8 @@ describe('runBatch', () => {
     expect(ollama.chatRequests.length).toBeLessThan(3);
   });
 
-  // Needs w7-schema (RunOptions.outputSchema implemented: Ollama's native `format`, then the
-  // answer validated and parsed into RunResult.structured). Un-skip once it is merged.
-  it.skip("passes a job's outputSchema to its run and records the parsed answer", async () => {
+  // RunOptions.outputSchema (w7-schema): Ollama's native `format`, the answer parsed into `structured`.
+  it("passes a job's outputSchema to its run and records the parsed answer", async () => {
     folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
     ollama = await startFakeOllama([], { fallback: () => textReply('{"title": "Batch"}') });
     const schema = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
@@ -207,6 +206,6 @@ describe('runBatch', () => {
       }),
     );
     expect(result).toMatchObject({ status: 'ok', structured: { title: 'Batch' } });
-    expect((ollama.chatRequests[0] as { format?: unknown }).format).toEqual(schema);
+    expect(ollama.chatRequests[0]?.format).toEqual(schema);
   });
 });
