@@ -120,6 +120,11 @@ const commonServerShape = {
    * name folders (docs/mcp-features.md#roots).
    */
   roots: z.union([z.boolean(), z.array(z.string().min(1)).min(1)]).optional(),
+  /**
+   * `mcphost batch` / `runBatch`: `shared` (default) starts the server once for every job;
+   * `per-job` starts a process of it for each job (a stateful server such as server-memory).
+   */
+  isolation: z.enum(['shared', 'per-job']).optional(),
 };
 
 /** Claude Desktop / Claude Code: a program started with `command` and `args`, over stdio. */

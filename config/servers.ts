@@ -81,6 +81,7 @@ function commonSettings(
     ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
     ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
     ...(entry.roots === undefined ? {} : { roots: entry.roots }),
+    ...(entry.isolation === undefined ? {} : { isolation: entry.isolation }),
   };
 }
 

@@ -9,6 +9,7 @@ import { optional } from '../util/optional.js';
 import { CHAT_FLAGS, toCliOptions, type CliOptions, type ParsedValues } from './command-line/flags.js';
 import { nearest } from './command-line/suggest.js';
 import { AUTH_SUBCOMMANDS, authCommands, type AuthCommand } from './command-line/auth-tree.js';
+import { batchCommandOf, withBatchFlags, type BatchCommand } from './command-line/batch-tree.js';
 import { MODELS_SUBCOMMANDS, modelsCommands, type ModelsCommand } from './command-line/models-tree.js';
 import { splitScriptArguments } from './script/script-arguments.js';
 
@@ -37,6 +38,7 @@ export type ParsedArguments =
   | { readonly kind: 'mcp'; readonly command: McpCommand; readonly configPath?: string }
   | { readonly kind: 'auth'; readonly command: AuthCommand; readonly configPath?: string }
   | { readonly kind: 'models'; readonly command: ModelsCommand }
+  | { readonly kind: 'batch'; readonly options: CliOptions; readonly batch: BatchCommand }
   | { readonly kind: 'completion'; readonly shell: 'bash' | 'zsh' };
 
 /** Commands and sub-commands, for typo suggestions. */
@@ -53,6 +55,7 @@ const COMMANDS = [
   ...AUTH_SUBCOMMANDS,
   'models',
   ...MODELS_SUBCOMMANDS,
+  'batch',
 ];
 
 const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
@@ -111,6 +114,7 @@ type Chosen =
   | { readonly kind: 'mcp'; readonly command: McpCommand }
   | { readonly kind: 'auth'; readonly command: AuthCommand }
   | { readonly kind: 'models'; readonly command: ModelsCommand }
+  | { readonly kind: 'batch'; readonly file: string }
   | { readonly kind: 'completion'; readonly shell: string };
 
 function mcpCommands(parser: Argv, choose: (command: McpCommand) => void): Argv {
@@ -221,6 +225,13 @@ export function parseArguments(argv: readonly string[], version: string, columns
   );
   parser = command(
     parser,
+    'batch <file>',
+    'run every job of a JSONL file over servers started once (--out results.jsonl)',
+    (batch) => withBatchFlags(withChatFlags(batch)),
+    (values) => (chosen = { kind: 'batch', file: String(values.file) }),
+  );
+  parser = command(
+    parser,
     'completion [shell]',
     'print a bash or zsh completion script',
     noOptions,
@@ -271,6 +282,12 @@ export function parseArguments(argv: readonly string[], version: string, columns
       return { kind: 'auth', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
     case 'models':
       return { kind: 'models', command: chosen.command };
+    case 'batch':
+      return {
+        kind: 'batch',
+        options: toCliOptions(values, undefined),
+        batch: batchCommandOf(chosen.file, values),
+      };
     case 'completion':
       if (chosen.shell !== 'bash' && chosen.shell !== 'zsh') {
         throw new ConfigError('completion', `"${chosen.shell}" is not bash or zsh`);

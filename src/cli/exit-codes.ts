@@ -32,6 +32,8 @@ export const ExitCode = {
   blocked: 6,
   /** The answer never matched `--output-schema` (after the follow-ups: docs/scripting.md). */
   schema: 7,
+  /** `mcphost batch`: every job ran, and some failed or some lines were not jobs (docs/batch.md). */
+  batchFailures: 8,
   /** Interrupted by Ctrl-C or a signal (128 + SIGINT). */
   interrupted: 130,
 } as const;

@@ -43,6 +43,11 @@ export async function main(
         const { runModelsCommand } = await import('./command-line/models-commands.js');
         return await withStopSignal(signals, (signal) => runModelsCommand(parsed.command, { io, signal }));
       }
+      case 'batch': {
+        debug = parsed.options.debug;
+        const { runBatchCommand } = await import('./batch/batch-command.js');
+        return await runBatchCommand(parsed.batch, parsed.options, io, signals);
+      }
       case 'run': {
         const { options } = parsed;
         debug = options.debug;

@@ -21,6 +21,11 @@ export interface ServerCommon {
    * relative to the project folder); `true`: the shared roots even when its arguments name folders.
    */
   readonly roots?: boolean | readonly string[];
+  /**
+   * For batch runs: `shared` (the default) starts the server once for all jobs; `per-job` starts
+   * its own process for each job, so state kept in the server does not pass between jobs.
+   */
+  readonly isolation?: 'shared' | 'per-job';
 }
 
 /** A server we start as a child process and talk to over its stdin/stdout. */
