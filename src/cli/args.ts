@@ -10,11 +10,20 @@ import { CHAT_FLAGS, toCliOptions, type CliOptions, type ParsedValues } from './
 import { nearest } from './command-line/suggest.js';
 import { AUTH_SUBCOMMANDS, authCommands, type AuthCommand } from './command-line/auth-tree.js';
 import { MODELS_SUBCOMMANDS, modelsCommands, type ModelsCommand } from './command-line/models-tree.js';
+import {
+  JOBS_SUBCOMMANDS,
+  jobsCommands,
+  workerCommandOf,
+  workerFlags,
+  type JobsCommand,
+  type WorkerCommand,
+} from './command-line/jobs-tree.js';
 import { splitScriptArguments } from './script/script-arguments.js';
 
 export type { CliOptions, ScriptCommand } from './command-line/flags.js';
 export type { AuthCommand } from './command-line/auth-tree.js';
 export type { ModelsCommand } from './command-line/models-tree.js';
+export type { JobsCommand, WorkerCommand } from './command-line/jobs-tree.js';
 
 /** `mcphost mcp …`: a change to the servers of a config file, or a look at them. */
 export type McpCommand =
@@ -37,6 +46,8 @@ export type ParsedArguments =
   | { readonly kind: 'mcp'; readonly command: McpCommand; readonly configPath?: string }
   | { readonly kind: 'auth'; readonly command: AuthCommand; readonly configPath?: string }
   | { readonly kind: 'models'; readonly command: ModelsCommand }
+  | { readonly kind: 'jobs'; readonly command: JobsCommand }
+  | { readonly kind: 'worker'; readonly command: WorkerCommand }
   | { readonly kind: 'completion'; readonly shell: 'bash' | 'zsh' };
 
 /** Commands and sub-commands, for typo suggestions. */
@@ -53,6 +64,9 @@ const COMMANDS = [
   ...AUTH_SUBCOMMANDS,
   'models',
   ...MODELS_SUBCOMMANDS,
+  'jobs',
+  ...JOBS_SUBCOMMANDS,
+  'worker',
 ];
 
 const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
@@ -111,6 +125,8 @@ type Chosen =
   | { readonly kind: 'mcp'; readonly command: McpCommand }
   | { readonly kind: 'auth'; readonly command: AuthCommand }
   | { readonly kind: 'models'; readonly command: ModelsCommand }
+  | { readonly kind: 'jobs'; readonly command: JobsCommand }
+  | { readonly kind: 'worker'; readonly command: WorkerCommand }
   | { readonly kind: 'completion'; readonly shell: string };
 
 function mcpCommands(parser: Argv, choose: (command: McpCommand) => void): Argv {
@@ -221,6 +237,16 @@ export function parseArguments(argv: readonly string[], version: string, columns
   );
   parser = command(
     parser,
+    'jobs',
+    'submit jobs to durable workers on PostgreSQL, and follow, cancel, retry or recover them',
+    (jobs) => jobsCommands(jobs, (jobsCommand) => (chosen = { kind: 'jobs', command: jobsCommand })),
+    () => undefined,
+  );
+  parser = command(parser, 'worker', 'run submitted jobs until stopped (any number, on any machines)', workerFlags, (values) => {
+    chosen = { kind: 'worker', command: workerCommandOf(values) };
+  });
+  parser = command(
+    parser,
     'completion [shell]',
     'print a bash or zsh completion script',
     noOptions,
@@ -271,6 +297,10 @@ export function parseArguments(argv: readonly string[], version: string, columns
       return { kind: 'auth', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
     case 'models':
       return { kind: 'models', command: chosen.command };
+    case 'jobs':
+      return { kind: 'jobs', command: chosen.command };
+    case 'worker':
+      return { kind: 'worker', command: chosen.command };
     case 'completion':
       if (chosen.shell !== 'bash' && chosen.shell !== 'zsh') {
         throw new ConfigError('completion', `"${chosen.shell}" is not bash or zsh`);

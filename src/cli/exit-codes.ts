@@ -10,6 +10,7 @@ import {
   ProviderError,
   ServerError,
 } from '../core/errors.js';
+import { DatabaseUnreachableError } from '../jobs/workers/database-error.js';
 
 export const ExitCode = {
   /** The model answered. */
@@ -29,6 +30,8 @@ export const ExitCode = {
   servers: 5,
   /** A UserPromptSubmit hook blocked the prompt. */
   blocked: 6,
+  /** `jobs` and `worker`: the jobs database could not be reached (docs/workers.md). */
+  database: 10,
   /** Interrupted by Ctrl-C or a signal (128 + SIGINT). */
   interrupted: 130,
 } as const;
@@ -47,6 +50,7 @@ export function signalExitCode(signal: NodeJS.Signals): ExitCodeValue {
 
 export function exitCodeOf(error: unknown): ExitCodeValue {
   if (error instanceof ConfigError) return ExitCode.usage;
+  if (error instanceof DatabaseUnreachableError) return ExitCode.database;
   if (error instanceof ProviderError) return ExitCode.provider;
   if (error instanceof MaxStepsError) return ExitCode.maxSteps;
   if (error instanceof AbortedError) return ExitCode.interrupted;

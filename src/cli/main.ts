@@ -43,6 +43,14 @@ export async function main(
         const { runModelsCommand } = await import('./command-line/models-commands.js');
         return await withStopSignal(signals, (signal) => runModelsCommand(parsed.command, { io, signal }));
       }
+      case 'jobs': {
+        const { runJobsCommand } = await import('./command-line/jobs-commands.js');
+        return await withStopSignal(signals, (signal) => runJobsCommand(parsed.command, { io, signal }));
+      }
+      case 'worker': {
+        const { runWorkerCommand } = await import('./command-line/jobs-commands.js');
+        return await withStopSignal(signals, (signal) => runWorkerCommand(parsed.command, { io, signal }));
+      }
       case 'run': {
         const { options } = parsed;
         debug = options.debug;
