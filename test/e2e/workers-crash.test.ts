@@ -101,4 +101,51 @@ describe('durable workers', () => {
     expect(keys.length).toBe(200);
     expect(results.every((line) => (JSON.parse(line) as { status: string }).status === 'ok')).toBe(true);
   }, 600_000);
+
+  it('jobs recover: the jobs of a worker that never comes back go to a live worker', async () => {
+    const db = await postgres.freshDatabase();
+    const ledger = newLedger();
+    const modelA = await model(ledger);
+    const modelB = await model(ledger);
+    const file = await writeJobsFile(setup.home.path, 6, setup.note, 'gone');
+    expect((await jobs(setup.home.path, db, 'submit', file)).code).toBe(0);
+    modelA.hold();
+    const workerA = worker(db, modelA, 'w-gone', ['--dead-after', '0']);
+    await waitUntil(
+      async () => modelA.held() === 6,
+      async () => `held ${modelA.held()}: ${JSON.stringify(await jobCounts(db))}`,
+      60_000,
+    );
+    workerA.child.kill('SIGKILL');
+    await workerA.done;
+    modelA.release(true);
+    // The live worker recovers nobody on its own (--dead-after 0): the jobs wait for `jobs recover`.
+    worker(db, modelB, 'w-live', ['--dead-after', '0']);
+    expect(await jobCounts(db)).toEqual({ PENDING: 6 });
+    const recovered = await jobs(setup.home.path, db, 'recover', '--executor', 'w-gone');
+    expect(recovered.stderr).toContain('recovered 6 jobs of worker w-gone');
+    expect(recovered.code).toBe(0);
+    await waitUntil(async () => (await jobCounts(db)).SUCCESS === 6, async () => JSON.stringify(await jobCounts(db)));
+    expect(modelB.answeredCount()).toBe(12);
+    expect(answeredTwice(ledger)).toBe(0);
+  }, 180_000);
+
+  it('automatic recovery: a live worker takes over the jobs of one not seen for --dead-after seconds', async () => {
+    const db = await postgres.freshDatabase();
+    const ledger = newLedger();
+    const modelA = await model(ledger);
+    const modelB = await model(ledger);
+    const file = await writeJobsFile(setup.home.path, 4, setup.note, 'auto');
+    expect((await jobs(setup.home.path, db, 'submit', file)).code).toBe(0);
+    modelA.hold();
+    const workerA = worker(db, modelA, 'w-dies', ['--dead-after', '2']);
+    await waitUntil(async () => modelA.held() === 4, async () => `held ${modelA.held()}`, 60_000);
+    workerA.child.kill('SIGKILL');
+    await workerA.done;
+    modelA.release(true);
+    const workerB = worker(db, modelB, 'w-survives', ['--dead-after', '2']);
+    await waitUntil(async () => (await jobCounts(db)).SUCCESS === 4, async () => `${JSON.stringify(await jobCounts(db))}\n${workerB.stderr()}`, 120_000);
+    expect(workerB.stderr()).toContain('recovered 4 job(s) of worker w-dies, which is gone');
+    expect(answeredTwice(ledger)).toBe(0);
+  }, 180_000);
 });
