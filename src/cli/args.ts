@@ -82,7 +82,7 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
 const EPILOGUE = [
   'Providers: ollama, anthropic, google (or gemini), openai. Docs: docs/cli.md.',
   'Exit codes: 0 ok, 1 internal, 2 usage/config, 3 provider, 4 max steps,',
-  '  5 no server started (library), 6 prompt blocked by a hook,',
+  '  5 no server started (library), 6 prompt blocked by a hook, 10 jobs database unreachable,',
   '  129/130/143 SIGHUP/Ctrl-C/SIGTERM, 141 stdout closed.',
 ].join('\n');
 
@@ -242,9 +242,15 @@ export function parseArguments(argv: readonly string[], version: string, columns
     (jobs) => jobsCommands(jobs, (jobsCommand) => (chosen = { kind: 'jobs', command: jobsCommand })),
     () => undefined,
   );
-  parser = command(parser, 'worker', 'run submitted jobs until stopped (any number, on any machines)', workerFlags, (values) => {
-    chosen = { kind: 'worker', command: workerCommandOf(values) };
-  });
+  parser = command(
+    parser,
+    'worker',
+    'run submitted jobs until stopped (any number, on any machines)',
+    workerFlags,
+    (values) => {
+      chosen = { kind: 'worker', command: workerCommandOf(values) };
+    },
+  );
   parser = command(
     parser,
     'completion [shell]',

@@ -18,12 +18,17 @@ export interface WorkerRuntime {
 }
 
 export async function assembleWorkerRuntime(
-  options: Pick<CreateRunnerOptions, 'configPath' | 'model' | 'env' | 'homeDir' | 'projectDir' | 'maxSteps' | 'onWarning'>,
+  options: Pick<
+    CreateRunnerOptions,
+    'configPath' | 'model' | 'env' | 'homeDir' | 'projectDir' | 'maxSteps' | 'onWarning'
+  >,
 ): Promise<WorkerRuntime> {
   const env = options.env ?? process.env;
   const assembly = await assembleRunner({ ...options, interactive: false });
   const { runner, config } = assembly;
-  const providers = new Map<string, Promise<Provider>>([[assembly.modelString, Promise.resolve(runner.provider)]]);
+  const providers = new Map<string, Promise<Provider>>([
+    [assembly.modelString, Promise.resolve(runner.provider)],
+  ]);
   const runtime: JobRuntime = {
     provider: (model) => {
       let provider = providers.get(model);
@@ -47,7 +52,7 @@ export async function assembleWorkerRuntime(
     ...(runner.systemPrompt === undefined ? {} : { systemPrompt: runner.systemPrompt }),
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
     ...(config.context === undefined ? {} : { context: config.context }),
-    ...(config.generation === undefined ? {} : { settings: config.generation }),
+    settings: config.generation,
   };
   return {
     runtime,
@@ -56,7 +61,8 @@ export async function assembleWorkerRuntime(
       const made = await Promise.allSettled([...providers.values()]);
       await runner.close();
       for (const outcome of made) {
-        if (outcome.status === 'fulfilled' && outcome.value !== runner.provider) await outcome.value.close?.();
+        if (outcome.status === 'fulfilled' && outcome.value !== runner.provider)
+          await outcome.value.close?.();
       }
     },
   };

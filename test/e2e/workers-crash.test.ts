@@ -72,7 +72,8 @@ describe('durable workers', () => {
     modelA.hold();
     await waitUntil(
       async () => modelA.held() > 0 && (await recordedModelCalls(db, 'w-a')) === modelA.answeredCount(),
-      async () => `held ${modelA.held()}, answered ${modelA.answeredCount()}, recorded ${await recordedModelCalls(db, 'w-a')}`,
+      async () =>
+        `held ${modelA.held()}, answered ${modelA.answeredCount()}, recorded ${await recordedModelCalls(db, 'w-a')}`,
       60_000,
     );
     const heldAtKill = modelA.held();
@@ -125,7 +126,10 @@ describe('durable workers', () => {
     const recovered = await jobs(setup.home.path, db, 'recover', '--executor', 'w-gone');
     expect(recovered.stderr).toContain('recovered 6 jobs of worker w-gone');
     expect(recovered.code).toBe(0);
-    await waitUntil(async () => (await jobCounts(db)).SUCCESS === 6, async () => JSON.stringify(await jobCounts(db)));
+    await waitUntil(
+      async () => (await jobCounts(db)).SUCCESS === 6,
+      async () => JSON.stringify(await jobCounts(db)),
+    );
     expect(modelB.answeredCount()).toBe(12);
     expect(answeredTwice(ledger)).toBe(0);
   }, 180_000);
@@ -139,12 +143,20 @@ describe('durable workers', () => {
     expect((await jobs(setup.home.path, db, 'submit', file)).code).toBe(0);
     modelA.hold();
     const workerA = worker(db, modelA, 'w-dies', ['--dead-after', '2']);
-    await waitUntil(async () => modelA.held() === 4, async () => `held ${modelA.held()}`, 60_000);
+    await waitUntil(
+      async () => modelA.held() === 4,
+      async () => `held ${modelA.held()}`,
+      60_000,
+    );
     workerA.child.kill('SIGKILL');
     await workerA.done;
     modelA.release(true);
     const workerB = worker(db, modelB, 'w-survives', ['--dead-after', '2']);
-    await waitUntil(async () => (await jobCounts(db)).SUCCESS === 4, async () => `${JSON.stringify(await jobCounts(db))}\n${workerB.stderr()}`, 120_000);
+    await waitUntil(
+      async () => (await jobCounts(db)).SUCCESS === 4,
+      async () => `${JSON.stringify(await jobCounts(db))}\n${workerB.stderr()}`,
+      120_000,
+    );
     expect(workerB.stderr()).toContain('recovered 4 job(s) of worker w-dies, which is gone');
     expect(answeredTwice(ledger)).toBe(0);
   }, 180_000);

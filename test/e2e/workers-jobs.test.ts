@@ -39,7 +39,11 @@ describe('mcphost jobs and worker', () => {
     const submitted = await jobs(setup.home.path, db, 'submit', file);
     expect(submitted.stderr).toContain('submitted 3 jobs');
     expect(submitted.code).toBe(0);
-    const worker = startWorkerProcess(setup.home.path, { db, modelUrl: model.fake.url, executorId: 'w-once' });
+    const worker = startWorkerProcess(setup.home.path, {
+      db,
+      modelUrl: model.fake.url,
+      executorId: 'w-once',
+    });
     try {
       await waitUntil(
         async () => (await jobCounts(db)).SUCCESS === 3,
@@ -49,12 +53,17 @@ describe('mcphost jobs and worker', () => {
       const again = await jobs(setup.home.path, db, 'submit', file);
       expect(again.stderr).toContain('submitted 0 jobs, 3 already submitted (not run again)');
       const results = await jobs(setup.home.path, db, 'results');
-      const lines = results.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = results.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines.map((line) => line.key).sort()).toEqual(['once-1', 'once-2', 'once-3']);
       for (const line of lines) {
         expect(line.status).toBe('ok');
         expect(line.answer).toContain('the secret word is mango');
-        expect(line.toolCalls).toEqual([expect.objectContaining({ name: 'filesystem__read_text_file', isError: false })]);
+        expect(line.toolCalls).toEqual([
+          expect.objectContaining({ name: 'filesystem__read_text_file', isError: false }),
+        ]);
       }
     } finally {
       worker.child.kill('SIGTERM');
@@ -71,7 +80,12 @@ describe('mcphost jobs and worker', () => {
   it('a malformed line names its line number and the other jobs are submitted', async () => {
     const db = await postgres.freshDatabase();
     const file = join(setup.home.path, 'mixed.jsonl');
-    await writeFile(file, ['{"id": "a", "prompt": "one"}', '{"id": "b", "prompt": ', 'plain text job', '{"promt": "x"}'].join('\n'));
+    await writeFile(
+      file,
+      ['{"id": "a", "prompt": "one"}', '{"id": "b", "prompt": ', 'plain text job', '{"promt": "x"}'].join(
+        '\n',
+      ),
+    );
     const run = await jobs(setup.home.path, db, 'submit', file, '-m', 'ollama:mistral-small');
     expect(run.stderr).toContain('mixed.jsonl: line 2: not valid JSON');
     expect(run.stderr).toContain('mixed.jsonl: line 4: unknown field "promt"');
@@ -85,7 +99,11 @@ describe('mcphost jobs and worker', () => {
     const file = await writeJobsFile(setup.home.path, 1, setup.note, 'nodb');
     for (const args of [['jobs', 'submit', file], ['jobs', 'status'], ['worker']]) {
       const run = await (args[0] === 'worker'
-        ? startWorkerProcess(setup.home.path, { db: `postgres://u@127.0.0.1:${port}/x`, modelUrl: 'http://127.0.0.1:9', executorId: 'w-nodb' }).done
+        ? startWorkerProcess(setup.home.path, {
+            db: `postgres://u@127.0.0.1:${port}/x`,
+            modelUrl: 'http://127.0.0.1:9',
+            executorId: 'w-nodb',
+          }).done
         : jobs(setup.home.path, `postgres://u@127.0.0.1:${port}/x`, ...args.slice(1)));
       expect(run.stderr.trim().split('\n')).toEqual([
         `mcphost: the jobs database at 127.0.0.1:${port} cannot be reached: connection refused (is PostgreSQL running there?)`,

@@ -25,7 +25,9 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   let ownDirectory: string | undefined;
   if (serverUrl === undefined || serverUrl === '') {
     if (process.env.CI === 'true') {
-      throw new Error('MCPHOST_TEST_DATABASE_URL is not set: .ci/run starts PostgreSQL with test/support/postgres.sh');
+      throw new Error(
+        'MCPHOST_TEST_DATABASE_URL is not set: .ci/run starts PostgreSQL with test/support/postgres.sh',
+      );
     }
     const { stdout } = await run(SCRIPT, ['start']);
     const exported = Object.fromEntries(
@@ -56,7 +58,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       return url.toString();
     },
     async close() {
-      for (const name of made) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      for (const name of made)
+        await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
       if (ownDirectory !== undefined) await run(SCRIPT, ['stop', ownDirectory]);
     },
   };

@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { npmServerConfig, runCli, startCli, temporaryHome, type CliRun, type RunningCli, type TemporaryHome } from './cli.js';
+import {
+  npmServerConfig,
+  runCli,
+  startCli,
+  temporaryHome,
+  type CliRun,
+  type RunningCli,
+  type TemporaryHome,
+} from './cli.js';
 
 export const JOB_MODEL = 'ollama:mistral-small';
 
@@ -94,7 +102,12 @@ export async function startWorkerModel(ledger: ModelLedger, answerDelayMs = 0): 
 }
 
 /** A HOME whose `.mcp.json` has the filesystem server over `files`, and a file to read there. */
-export async function workerHome(): Promise<{ home: TemporaryHome; files: string; note: string; remove(): Promise<void> }> {
+export async function workerHome(): Promise<{
+  home: TemporaryHome;
+  files: string;
+  note: string;
+  remove(): Promise<void>;
+}> {
   const home = await temporaryHome();
   const files = await mkdtemp(join(tmpdir(), 'mcphost-worker-files-'));
   const note = join(files, 'note.txt');
@@ -116,7 +129,12 @@ export async function workerHome(): Promise<{ home: TemporaryHome; files: string
 }
 
 /** A jobs file of `count` jobs with ids `prefix-<n>`, each reading `note`. */
-export async function writeJobsFile(directory: string, count: number, note: string, prefix = 'job'): Promise<string> {
+export async function writeJobsFile(
+  directory: string,
+  count: number,
+  note: string,
+  prefix = 'job',
+): Promise<string> {
   const lines = Array.from({ length: count }, (_, index) =>
     JSON.stringify({ id: `${prefix}-${index + 1}`, prompt: `job ${index + 1}: read ${note}` }),
   );
@@ -128,7 +146,12 @@ export async function writeJobsFile(directory: string, count: number, note: stri
 /** `mcphost worker` as a user starts it: HOME's config, the model's host and the database from the environment. */
 export function startWorkerProcess(
   home: string,
-  options: { readonly db: string; readonly modelUrl: string; readonly executorId: string; readonly args?: readonly string[] },
+  options: {
+    readonly db: string;
+    readonly modelUrl: string;
+    readonly executorId: string;
+    readonly args?: readonly string[];
+  },
 ): RunningCli {
   return startCli(['worker', '--executor-id', options.executorId, ...(options.args ?? [])], home, {
     env: { MCPHOST_DATABASE_URL: options.db, OLLAMA_HOST: options.modelUrl },
@@ -183,5 +206,31 @@ export async function waitUntil(
   while (!(await test())) {
     if (Date.now() > deadline) throw new Error(`timed out: ${await describe()}`);
     await delay(everyMs);
+  }
+}
+
+/** Where a finished job's time went, averaged over the jobs (ms): waiting in the queue, running, and in model-call steps. */
+export async function jobTimings(db: string): Promise<{ queued: number; running: number; modelStep: number; toolStep: number }> {
+  const client = new pg.Client({ connectionString: db });
+  await client.connect();
+  try {
+    const jobs = await client.query<{ queued: string; running: string }>(
+      `SELECT avg(started_at_epoch_ms - created_at) AS queued, avg(updated_at - started_at_epoch_ms) AS running
+       FROM dbos.workflow_status WHERE name = 'mcphostJob' AND status = 'SUCCESS'`,
+    );
+    const steps = await client.query<{ name: string; duration: string }>(
+      `SELECT CASE WHEN function_name = 'model-call' THEN 'model' ELSE 'tool' END AS name,
+              avg(completed_at_epoch_ms - started_at_epoch_ms) AS duration
+       FROM dbos.operation_outputs WHERE function_name = 'model-call' OR function_name LIKE 'tool:%' GROUP BY 1`,
+    );
+    const step = (name: string): number => Number(steps.rows.find((row) => row.name === name)?.duration ?? NaN);
+    return {
+      queued: Number(jobs.rows[0]?.queued ?? NaN),
+      running: Number(jobs.rows[0]?.running ?? NaN),
+      modelStep: step('model'),
+      toolStep: step('tool'),
+    };
+  } finally {
+    await client.end();
   }
 }

@@ -33,11 +33,15 @@ function databaseUrl(given: string | undefined, io: CliIO): string {
   return url;
 }
 
-export async function runJobsCommand(command: JobsCommand, context: JobsCommandContext): Promise<ExitCodeValue> {
+export async function runJobsCommand(
+  command: JobsCommand,
+  context: JobsCommandContext,
+): Promise<ExitCodeValue> {
   const { io } = context;
   const url = databaseUrl(command.db, io);
   // The file is read before the database is opened: a missing file is the first thing to say.
-  const submission = command.action === 'submit' ? await readJobsFile(command.file, command.vars, io) : undefined;
+  const submission =
+    command.action === 'submit' ? await readJobsFile(command.file, command.vars, io) : undefined;
   const client = await JobsClient.open(url);
   try {
     switch (command.action) {
@@ -66,7 +70,9 @@ export async function runJobsCommand(command: JobsCommand, context: JobsCommandC
           }
           await Promise.race([
             client.follow(key, (text) => io.stdout.write(text)),
-            new Promise<void>((done) => context.signal.addEventListener('abort', () => done(), { once: true })),
+            new Promise<void>((done) =>
+              context.signal.addEventListener('abort', () => done(), { once: true }),
+            ),
           ]);
           io.stdout.write('\n');
           return ExitCode.ok;
@@ -74,7 +80,9 @@ export async function runJobsCommand(command: JobsCommand, context: JobsCommandC
         const states = await client.states(command.keys.length > 0 ? command.keys : undefined);
         if (command.keys.length > 0) {
           for (const state of states) {
-            io.stdout.write(`${state.key}\t${state.status}\t${state.model ?? '-'}\t${state.executorId ?? '-'}\n`);
+            io.stdout.write(
+              `${state.key}\t${state.status}\t${state.model ?? '-'}\t${state.executorId ?? '-'}\n`,
+            );
           }
           return ExitCode.ok;
         }
@@ -168,7 +176,8 @@ async function configuredModel(io: CliIO): Promise<string> {
 /** DBOS's log lines: warnings and errors always, the rest with `--debug`. */
 function dbosLogger(io: CliIO, debug: boolean): DLogger {
   const write = (level: string, entry: unknown): void => {
-    const text = entry instanceof Error ? entry.message : typeof entry === 'string' ? entry : JSON.stringify(entry);
+    const text =
+      entry instanceof Error ? entry.message : typeof entry === 'string' ? entry : JSON.stringify(entry);
     notice(io, `dbos ${level}: ${text}`);
   };
   return {
@@ -179,7 +188,10 @@ function dbosLogger(io: CliIO, debug: boolean): DLogger {
   };
 }
 
-export async function runWorkerCommand(command: WorkerCommand, context: JobsCommandContext): Promise<ExitCodeValue> {
+export async function runWorkerCommand(
+  command: WorkerCommand,
+  context: JobsCommandContext,
+): Promise<ExitCodeValue> {
   const { io, signal } = context;
   const url = databaseUrl(command.db, io);
   const executorId = command.executorId ?? `${hostname()}:${process.pid}`;

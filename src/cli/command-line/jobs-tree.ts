@@ -26,7 +26,11 @@ export type JobsCommand = { readonly db: string | undefined } & (
   | { readonly action: 'results'; readonly keys: readonly string[] }
   | { readonly action: 'cancel'; readonly keys: readonly string[] }
   | { readonly action: 'retry'; readonly keys: readonly string[] }
-  | { readonly action: 'recover'; readonly executors: readonly string[]; readonly deadAfterMs: number | undefined }
+  | {
+      readonly action: 'recover';
+      readonly executors: readonly string[];
+      readonly deadAfterMs: number | undefined;
+    }
 );
 
 /** `mcphost worker …`. */
@@ -80,7 +84,8 @@ function seconds(value: unknown, flag: string): number | undefined {
   const raw = text(value);
   if (raw === undefined) return undefined;
   const parsed = Number(raw);
-  if (!Number.isFinite(parsed) || parsed <= 0) throw new ConfigError(flag, `"${raw}" is not a number of seconds`);
+  if (!Number.isFinite(parsed) || parsed <= 0)
+    throw new ConfigError(flag, `"${raw}" is not a number of seconds`);
   return parsed * 1000;
 }
 
@@ -99,7 +104,8 @@ function limitsOf(values: Values): QueueLimitFlags | undefined {
   const workerConcurrency = positiveInteger(values.concurrency, '--concurrency');
   const globalConcurrency = positiveInteger(values['global-concurrency'], '--global-concurrency');
   const rateLimit = rate(values.rate);
-  if (workerConcurrency === undefined && globalConcurrency === undefined && rateLimit === undefined) return undefined;
+  if (workerConcurrency === undefined && globalConcurrency === undefined && rateLimit === undefined)
+    return undefined;
   return {
     ...(workerConcurrency === undefined ? {} : { workerConcurrency }),
     ...(globalConcurrency === undefined ? {} : { globalConcurrency }),
@@ -118,9 +124,18 @@ export function jobsCommands(parser: Argv, choose: (command: JobsCommand) => voi
       sub
         .option('model', { alias: 'm', type: 'string', describe: 'the model of jobs that name none' })
         .option('var', { type: 'string', array: true, describe: 'NAME=VALUE for the prompt templates' })
-        .option('concurrency', { type: 'string', describe: "jobs of a model each worker runs at once (the model's queue)" })
-        .option('global-concurrency', { type: 'string', describe: 'jobs of a model running at once over all workers' })
-        .option('rate', { type: 'string', describe: 'N/SECONDS: jobs of a model started per period over all workers' }),
+        .option('concurrency', {
+          type: 'string',
+          describe: "jobs of a model each worker runs at once (the model's queue)",
+        })
+        .option('global-concurrency', {
+          type: 'string',
+          describe: 'jobs of a model running at once over all workers',
+        })
+        .option('rate', {
+          type: 'string',
+          describe: 'N/SECONDS: jobs of a model started per period over all workers',
+        }),
     (values) =>
       choose({
         action: 'submit',
@@ -135,8 +150,19 @@ export function jobsCommands(parser: Argv, choose: (command: JobsCommand) => voi
     tree,
     'status [keys..]',
     'count the jobs by state, or list the given ones; --follow KEY prints its text as it comes',
-    (sub) => sub.option('follow', { alias: 'f', type: 'boolean', describe: "print one job's text as the model writes it" }),
-    (values) => choose({ action: 'status', db: text(values.db), keys: texts(values.keys), follow: values.follow === true }),
+    (sub) =>
+      sub.option('follow', {
+        alias: 'f',
+        type: 'boolean',
+        describe: "print one job's text as the model writes it",
+      }),
+    (values) =>
+      choose({
+        action: 'status',
+        db: text(values.db),
+        keys: texts(values.keys),
+        follow: values.follow === true,
+      }),
   );
   tree = subcommand(
     tree,
@@ -165,8 +191,15 @@ export function jobsCommands(parser: Argv, choose: (command: JobsCommand) => voi
     "move a dead worker's jobs onto the live workers",
     (sub) =>
       sub
-        .option('executor', { type: 'string', array: true, describe: 'the executor id of a worker that is gone' })
-        .option('dead-after', { type: 'string', describe: 'else: workers not seen for this many seconds (default 60)' }),
+        .option('executor', {
+          type: 'string',
+          array: true,
+          describe: 'the executor id of a worker that is gone',
+        })
+        .option('dead-after', {
+          type: 'string',
+          describe: 'else: workers not seen for this many seconds (default 60)',
+        }),
     (values) =>
       choose({
         action: 'recover',
@@ -183,9 +216,19 @@ export function workerFlags(parser: Argv): Argv {
   return parser
     .option('db', DB_OPTION)
     .option('config', { type: 'string', describe: 'read the servers and settings from this config file' })
-    .option('model', { alias: 'm', type: 'string', describe: 'the model whose provider is made at start (others on first use)' })
-    .option('executor-id', { type: 'string', describe: 'this worker\'s id; the same id started again resumes its jobs (default host:pid)' })
-    .option('dead-after', { type: 'string', describe: 'recover the jobs of workers not seen for this many seconds (default 60; 0: never)' })
+    .option('model', {
+      alias: 'm',
+      type: 'string',
+      describe: 'the model whose provider is made at start (others on first use)',
+    })
+    .option('executor-id', {
+      type: 'string',
+      describe: "this worker's id; the same id started again resumes its jobs (default host:pid)",
+    })
+    .option('dead-after', {
+      type: 'string',
+      describe: 'recover the jobs of workers not seen for this many seconds (default 60; 0: never)',
+    })
     .option('max-steps', { type: 'string', describe: 'model calls per job' })
     .option('debug', { type: 'boolean', describe: "DBOS's own log lines on stderr" });
 }

@@ -34,7 +34,10 @@ export async function checkDatabase(url: string): Promise<void> {
   // answers for the server.
   const serverUrl = new URL(url);
   serverUrl.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: serverUrl.toString(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const client = new pg.Client({
+    connectionString: serverUrl.toString(),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   // A connection that dies later must not crash the process with an unhandled 'error' event.
   client.on('error', () => undefined);
   try {

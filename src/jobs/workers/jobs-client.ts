@@ -9,7 +9,13 @@ import type { NumberedJob } from '../../batch/job.js';
 import type { BatchResult } from '../../batch/result.js';
 import { checkDatabase } from './database.js';
 import type { JobInput } from './job-input.js';
-import { APPLICATION_NAME, JOB_WORKFLOW_NAME, modelOfQueue, queueNameForModel, TEXT_STREAM } from './names.js';
+import {
+  APPLICATION_NAME,
+  JOB_WORKFLOW_NAME,
+  modelOfQueue,
+  queueNameForModel,
+  TEXT_STREAM,
+} from './names.js';
 import { claimDeadExecutors, ensurePresenceTable, listWorkers, recoverExecutor } from './presence.js';
 
 /** Jobs of one model a worker runs at once when the queue was made without `--concurrency`. */
@@ -61,7 +67,10 @@ export class JobsClient {
   static async open(databaseUrl: string): Promise<JobsClient> {
     await checkDatabase(databaseUrl);
     await DBOS.migrate(databaseUrl);
-    const client = await DBOSClient.create({ systemDatabaseUrl: databaseUrl, applicationName: APPLICATION_NAME });
+    const client = await DBOSClient.create({
+      systemDatabaseUrl: databaseUrl,
+      applicationName: APPLICATION_NAME,
+    });
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     pool.on('error', () => undefined);
     await ensurePresenceTable(pool);
@@ -183,9 +192,10 @@ export class JobsClient {
    * Moves the jobs of dead workers onto the live ones: of the given executors (the caller knows
    * they are gone), else of every worker whose heartbeat is older than `deadAfterMs`.
    */
-  async recover(
-    options: { readonly executorIds?: readonly string[]; readonly deadAfterMs: number },
-  ): Promise<ReadonlyArray<{ readonly executorId: string; readonly jobs: readonly string[] }>> {
+  async recover(options: {
+    readonly executorIds?: readonly string[];
+    readonly deadAfterMs: number;
+  }): Promise<ReadonlyArray<{ readonly executorId: string; readonly jobs: readonly string[] }>> {
     const executors = options.executorIds ?? (await claimDeadExecutors(this.#pool, options.deadAfterMs));
     const recovered = [];
     for (const executorId of executors) {

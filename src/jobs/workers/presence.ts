@@ -37,14 +37,20 @@ export async function beat(pool: pg.Pool, executorId: string): Promise<void> {
  * recovers whatever it left unfinished, without waiting for the dead-after time.
  */
 export async function markGone(pool: pg.Pool, executorId: string): Promise<void> {
-  await pool.query(`UPDATE mcphost.worker_presence SET last_seen = '-infinity' WHERE executor_id = $1`, [executorId]);
+  await pool.query(`UPDATE mcphost.worker_presence SET last_seen = '-infinity' WHERE executor_id = $1`, [
+    executorId,
+  ]);
 }
 
 /**
  * Claims the executors not seen for `deadAfterMs` (other than `self`): their rows are deleted in
  * one statement, so two workers never both claim one.
  */
-export async function claimDeadExecutors(pool: pg.Pool, deadAfterMs: number, self?: string): Promise<string[]> {
+export async function claimDeadExecutors(
+  pool: pg.Pool,
+  deadAfterMs: number,
+  self?: string,
+): Promise<string[]> {
   const result = await pool.query<{ executor_id: string }>(
     `DELETE FROM mcphost.worker_presence
      WHERE last_seen < now() - make_interval(secs => $1::double precision / 1000)

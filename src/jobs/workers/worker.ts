@@ -60,7 +60,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await DBOS.launch();
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
   pool.on('error', () => undefined);
-  const client = await DBOSClient.create({ systemDatabaseUrl: options.databaseUrl, applicationName: APPLICATION_NAME });
+  const client = await DBOSClient.create({
+    systemDatabaseUrl: options.databaseUrl,
+    applicationName: APPLICATION_NAME,
+  });
   await ensurePresenceTable(pool);
   await beat(pool, options.executorId);
   options.onNotice?.({ type: 'started', executorId: options.executorId });
@@ -82,9 +85,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     }
   };
   let ticking: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    ticking = ticking.then(tick);
-  }, Math.min(HEARTBEAT_INTERVAL_MS, Math.max(250, deadAfterMs / 3)));
+  const timer = setInterval(
+    () => {
+      ticking = ticking.then(tick);
+    },
+    Math.min(HEARTBEAT_INTERVAL_MS, Math.max(250, deadAfterMs / 3)),
+  );
 
   return {
     async stop(drainMs = DEFAULT_DRAIN_MS): Promise<void> {
