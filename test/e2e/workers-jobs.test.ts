@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unusedPort } from '../support/loopback.js';
+import { REPOSITORY, temporaryHome } from '../support/cli.js';
+import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import {
   jobCounts,
@@ -111,4 +113,49 @@ describe('mcphost jobs and worker', () => {
       expect(run.code).toBe(10);
     }
   });
+
+  it('a tool call carries the idempotency key JOB:STEP:CALL in _meta; --follow prints the text of a job', async () => {
+    const db = await postgres.freshDatabase();
+    const home = await temporaryHome();
+    await home.writeConfig({
+      model: 'ollama:mistral-small',
+      contextWindow: 131072,
+      mcpServers: {
+        meta: { command: process.execPath, args: [join(REPOSITORY, 'test/fixtures/servers/meta-echo.mjs')] },
+      },
+    });
+    const fake = await startFakeOllama([], {
+      fallback: (chat) => {
+        const last = chat.messages.at(-1);
+        return last?.role === 'tool'
+          ? textReply('the key was ', last.content)
+          : toolCallReply(['meta__meta', {}]);
+      },
+    });
+    const file = join(home.path, 'meta.jsonl');
+    await writeFile(file, '{"id": "meta-1", "prompt": "show your _meta"}\n');
+    const worker = startWorkerProcess(home.path, { db, modelUrl: fake.url, executorId: 'w-meta' });
+    try {
+      const submitted = await jobs(home.path, db, 'submit', file);
+      expect(submitted.stderr).toContain('submitted 1 job');
+      expect(submitted.code).toBe(0);
+      await waitUntil(
+        async () => (await jobCounts(db)).SUCCESS === 1,
+        async () => `${JSON.stringify(await jobCounts(db))}\n${worker.stderr()}`,
+        60_000,
+      );
+      const followed = await jobs(home.path, db, 'status', '--follow', 'meta-1');
+      expect(followed.code).toBe(0);
+      expect(followed.stdout).toMatch(/^the key was [\s\S]*"mcphost\/idempotencyKey":"meta-1:\d+:call_/);
+      const [result] = (await jobs(home.path, db, 'results', 'meta-1')).stdout.trim().split('\n');
+      const answer = (JSON.parse(result ?? '{}') as { answer?: string }).answer ?? '';
+      const key = /"mcphost\/idempotencyKey":"([^"]+)"/.exec(answer)?.[1];
+      expect(key).toMatch(/^meta-1:\d+:\S+$/);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.done;
+      await fake.close();
+      await home.remove();
+    }
+  }, 120_000);
 });

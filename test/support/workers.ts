@@ -210,7 +210,9 @@ export async function waitUntil(
 }
 
 /** Where a finished job's time went, averaged over the jobs (ms): waiting in the queue, running, and in model-call steps. */
-export async function jobTimings(db: string): Promise<{ queued: number; running: number; modelStep: number; toolStep: number }> {
+export async function jobTimings(
+  db: string,
+): Promise<{ queued: number; running: number; modelStep: number; toolStep: number }> {
   const client = new pg.Client({ connectionString: db });
   await client.connect();
   try {
@@ -223,7 +225,8 @@ export async function jobTimings(db: string): Promise<{ queued: number; running:
               avg(completed_at_epoch_ms - started_at_epoch_ms) AS duration
        FROM dbos.operation_outputs WHERE function_name = 'model-call' OR function_name LIKE 'tool:%' GROUP BY 1`,
     );
-    const step = (name: string): number => Number(steps.rows.find((row) => row.name === name)?.duration ?? NaN);
+    const step = (name: string): number =>
+      Number(steps.rows.find((row) => row.name === name)?.duration ?? NaN);
     return {
       queued: Number(jobs.rows[0]?.queued ?? NaN),
       running: Number(jobs.rows[0]?.running ?? NaN),

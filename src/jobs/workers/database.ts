@@ -3,6 +3,7 @@
  * DBOS would otherwise retry the connection for a long time and then fail with a driver message,
  * so every command checks once, with a short timeout, before it hands the URL to DBOS.
  */
+import { DBOS } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
 import { DatabaseUnreachableError } from './database-error.js';
 
@@ -57,4 +58,30 @@ function describeConnectFailure(error: unknown): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
   if (/timeout/i.test(message)) return `no answer within ${CONNECT_TIMEOUT_MS / 1000} s`;
   return message.split('\n')[0] ?? message;
+}
+
+/** An advisory lock key of our own: "mcphost" in ASCII. */
+const MIGRATION_LOCK = 0x6d6370686f7374;
+
+/**
+ * Creates or updates DBOS's tables, one process at a time: workers and `jobs submit` started
+ * together on a fresh database would otherwise create the same tables at once and fail
+ * (`duplicate key value violates unique constraint "pg_type_typname_nsp_index"`). The lock is
+ * taken in the server's `postgres` database, which exists before the jobs database does.
+ */
+export async function migrateDatabase(url: string): Promise<void> {
+  const serverUrl = new URL(url);
+  serverUrl.pathname = '/postgres';
+  const lock = new pg.Client({
+    connectionString: serverUrl.toString(),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  lock.on('error', () => undefined);
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await DBOS.migrate(url);
+  } finally {
+    await lock.end().catch(() => undefined);
+  }
 }

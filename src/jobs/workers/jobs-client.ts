@@ -3,11 +3,11 @@
  * job's text, cancel, retry and recover. Everything goes through DBOS's own client; the job's key
  * is the workflow id, so submitting a job twice finds the first and runs it once.
  */
-import { DBOS, DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import { DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
 import type { NumberedJob } from '../../batch/job.js';
 import type { BatchResult } from '../../batch/result.js';
-import { checkDatabase } from './database.js';
+import { checkDatabase, migrateDatabase } from './database.js';
 import type { JobInput } from './job-input.js';
 import {
   APPLICATION_NAME,
@@ -66,7 +66,7 @@ export class JobsClient {
   /** Opens the database (creating DBOS's tables if missing). Throws DatabaseUnreachableError. */
   static async open(databaseUrl: string): Promise<JobsClient> {
     await checkDatabase(databaseUrl);
-    await DBOS.migrate(databaseUrl);
+    await migrateDatabase(databaseUrl);
     const client = await DBOSClient.create({
       systemDatabaseUrl: databaseUrl,
       applicationName: APPLICATION_NAME,

@@ -7,7 +7,7 @@
  */
 import { DBOS, DBOSClient, type DLogger } from '@dbos-inc/dbos-sdk';
 import pg from 'pg';
-import { checkDatabase } from './database.js';
+import { checkDatabase, migrateDatabase } from './database.js';
 import { setJobRuntime, type JobRuntime } from './job-workflow.js';
 import { APPLICATION_NAME } from './names.js';
 import { beat, claimDeadExecutors, ensurePresenceTable, markGone, recoverExecutor } from './presence.js';
@@ -49,6 +49,7 @@ export interface RunningWorker {
 /** Starts a worker. Throws a DatabaseUnreachableError when the database cannot be reached. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   await checkDatabase(options.databaseUrl);
+  await migrateDatabase(options.databaseUrl);
   setJobRuntime(options.runtime);
   DBOS.setConfig({
     name: APPLICATION_NAME,
