@@ -20,7 +20,7 @@ export interface WorkerRuntime {
 export async function assembleWorkerRuntime(
   options: Pick<
     CreateRunnerOptions,
-    'configPath' | 'model' | 'env' | 'homeDir' | 'projectDir' | 'maxSteps' | 'onWarning'
+    'configPath' | 'model' | 'env' | 'homeDir' | 'projectDir' | 'maxSteps' | 'onEvent'
   >,
 ): Promise<WorkerRuntime> {
   const env = options.env ?? process.env;
@@ -36,7 +36,7 @@ export async function assembleWorkerRuntime(
         provider = createModel(
           model,
           {
-            ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+            ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
             ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
             ...(options.projectDir === undefined ? {} : { projectDir: options.projectDir }),
           },

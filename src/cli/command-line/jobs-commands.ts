@@ -202,7 +202,10 @@ export async function runWorkerCommand(
     env: io.env,
     homeDir: io.homeDir,
     projectDir: io.cwd,
-    onWarning: (message) => notice(io, message),
+    // A worker has no screen: warnings go to stderr; the rest of the host's notices are for a chat.
+    onEvent: (event) => {
+      if (event.type === 'warning') notice(io, event.message);
+    },
   });
   try {
     const worker = await startWorker({
