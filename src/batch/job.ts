@@ -7,7 +7,7 @@
  * lines are skipped. A malformed line is an error naming its line number; the other lines still run.
  */
 import * as z from 'zod';
-import { sha256Hex } from '../util/sha256.js';
+import { createHash } from 'node:crypto';
 
 /** One job: a prompt run by a fresh Runner, with its own history, budgets and approval state. */
 export interface BatchJob {
@@ -194,7 +194,7 @@ export function jobKey(job: BatchJob, line: number): string {
     servers: job.servers ?? null,
     outputSchema: job.outputSchema ?? null,
   };
-  return `line:${line}:${sha256Hex(canonicalJson(decisive)).slice(0, 12)}`;
+  return `line:${line}:${createHash('sha256').update(canonicalJson(decisive)).digest('hex').slice(0, 12)}`;
 }
 
 /** JSON with object keys sorted, so equal values hash equally whatever order their keys came in. */

@@ -11,11 +11,20 @@ import { nearest } from './command-line/suggest.js';
 import { AUTH_SUBCOMMANDS, authCommands, type AuthCommand } from './command-line/auth-tree.js';
 import { batchCommandOf, withBatchFlags, type BatchCommand } from './command-line/batch-tree.js';
 import { MODELS_SUBCOMMANDS, modelsCommands, type ModelsCommand } from './command-line/models-tree.js';
+import {
+  JOBS_SUBCOMMANDS,
+  jobsCommands,
+  workerCommandOf,
+  workerFlags,
+  type JobsCommand,
+  type WorkerCommand,
+} from './command-line/jobs-tree.js';
 import { splitScriptArguments } from './script/script-arguments.js';
 
 export type { CliOptions, ScriptCommand } from './command-line/flags.js';
 export type { AuthCommand } from './command-line/auth-tree.js';
 export type { ModelsCommand } from './command-line/models-tree.js';
+export type { JobsCommand, WorkerCommand } from './command-line/jobs-tree.js';
 
 /** `mcphost mcp …`: a change to the servers of a config file, or a look at them. */
 export type McpCommand =
@@ -39,6 +48,8 @@ export type ParsedArguments =
   | { readonly kind: 'auth'; readonly command: AuthCommand; readonly configPath?: string }
   | { readonly kind: 'models'; readonly command: ModelsCommand }
   | { readonly kind: 'batch'; readonly options: CliOptions; readonly batch: BatchCommand }
+  | { readonly kind: 'jobs'; readonly command: JobsCommand }
+  | { readonly kind: 'worker'; readonly command: WorkerCommand }
   | { readonly kind: 'completion'; readonly shell: 'bash' | 'zsh' };
 
 /** Commands and sub-commands, for typo suggestions. */
@@ -56,6 +67,9 @@ const COMMANDS = [
   'models',
   ...MODELS_SUBCOMMANDS,
   'batch',
+  'jobs',
+  ...JOBS_SUBCOMMANDS,
+  'worker',
 ];
 
 const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
@@ -71,7 +85,7 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
 const EPILOGUE = [
   'Providers: ollama, anthropic, google (or gemini), openai. Docs: docs/cli.md.',
   'Exit codes: 0 ok, 1 internal, 2 usage/config, 3 provider, 4 max steps,',
-  '  5 no server started (library), 6 prompt blocked by a hook,',
+  '  5 no server started (library), 6 prompt blocked by a hook, 10 jobs database unreachable,',
   '  129/130/143 SIGHUP/Ctrl-C/SIGTERM, 141 stdout closed.',
 ].join('\n');
 
@@ -115,6 +129,8 @@ type Chosen =
   | { readonly kind: 'auth'; readonly command: AuthCommand }
   | { readonly kind: 'models'; readonly command: ModelsCommand }
   | { readonly kind: 'batch'; readonly file: string }
+  | { readonly kind: 'jobs'; readonly command: JobsCommand }
+  | { readonly kind: 'worker'; readonly command: WorkerCommand }
   | { readonly kind: 'completion'; readonly shell: string };
 
 function mcpCommands(parser: Argv, choose: (command: McpCommand) => void): Argv {
@@ -232,6 +248,22 @@ export function parseArguments(argv: readonly string[], version: string, columns
   );
   parser = command(
     parser,
+    'jobs',
+    'submit jobs to durable workers on PostgreSQL, and follow, cancel, retry or recover them',
+    (jobs) => jobsCommands(jobs, (jobsCommand) => (chosen = { kind: 'jobs', command: jobsCommand })),
+    () => undefined,
+  );
+  parser = command(
+    parser,
+    'worker',
+    'run submitted jobs until stopped (any number, on any machines)',
+    workerFlags,
+    (values) => {
+      chosen = { kind: 'worker', command: workerCommandOf(values) };
+    },
+  );
+  parser = command(
+    parser,
     'completion [shell]',
     'print a bash or zsh completion script',
     noOptions,
@@ -288,6 +320,10 @@ export function parseArguments(argv: readonly string[], version: string, columns
         options: toCliOptions(values, undefined),
         batch: batchCommandOf(chosen.file, values),
       };
+    case 'jobs':
+      return { kind: 'jobs', command: chosen.command };
+    case 'worker':
+      return { kind: 'worker', command: chosen.command };
     case 'completion':
       if (chosen.shell !== 'bash' && chosen.shell !== 'zsh') {
         throw new ConfigError('completion', `"${chosen.shell}" is not bash or zsh`);

@@ -286,7 +286,7 @@ export class McpPool implements ToolHost {
     }
     let body: ToolResultBody;
     try {
-      body = await connection.call(address.tool, call.input, signal, call.id);
+      body = await connection.call(address.tool, call.input, signal, call.id, call.meta);
     } catch (error) {
       // Unreachable by design (a connection answers every failure as data); kept so a bug here
       // costs one tool result, not the whole run.

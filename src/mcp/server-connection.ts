@@ -111,6 +111,7 @@ export class ServerConnection {
     input: Readonly<Record<string, unknown>>,
     signal?: AbortSignal,
     toolCallId?: string,
+    meta?: Readonly<Record<string, unknown>>,
   ): Promise<ToolResultBody> {
     const session = await this.#usableSession(signal);
     // Why a server is unusable may quote it (its error, its stderr): the server's words.
@@ -119,7 +120,7 @@ export class ServerConnection {
     const { toolTimeoutMs, maxToolTimeoutMs } = this.#options;
     const send = () =>
       session.client.callTool(
-        { name: tool, arguments: { ...input } },
+        { name: tool, arguments: { ...input }, ...(meta === undefined ? {} : { _meta: { ...meta } }) },
         {
           ...(signal ? { signal } : {}),
           timeout: toolTimeoutMs,

@@ -28,7 +28,7 @@ import { assembleSafety } from '../safety/assemble.js';
 import type { AuditSink } from '../safety/audit-log.js';
 import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
 import { optional } from '../util/optional.js';
-import { randomUuid } from '../util/random-id.js';
+import { randomUUID } from 'node:crypto';
 import { builtinApprovalRules } from './builtin-servers.js';
 import { assembleRunner, type Assembly } from './create-runner.js';
 import { createModel } from './model-choice.js';
@@ -190,7 +190,7 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
         ...optional('audit', audit),
         ...optional('toolOutputFolder', toolOutputFolderFor(runnerOptions, env)),
         hookContext: {
-          sessionId: randomUuid(),
+          sessionId: randomUUID(),
           model: job.job.model ?? shared.modelString,
           interactive: false,
           cwd: resolve(runnerOptions.projectDir ?? process.cwd()),
