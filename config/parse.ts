@@ -7,6 +7,7 @@ import type { UntrustedContentOptions } from '../src/safety/untrusted-content.js
 import type { ServerDefinition } from '../src/mcp/definition.js';
 import type { HooksConfig } from '../src/safety/hooks.js';
 import type { ApprovalRuleSet } from '../src/safety/policy.js';
+import type { ToolChangePolicy } from '../src/safety/tool-pins.js';
 import type { GenerationSettings } from '../src/core/types.js';
 import type { Problem } from './problems.js';
 import { configErrorFor, describeKind, problemsFromError, throwIfProblems } from './problems.js';
@@ -72,6 +73,8 @@ export interface ParsedConfig {
   readonly roots?: readonly string[];
   /** False: keep no conversation in the state folder (home config only). */
   readonly sessionPersistence?: boolean;
+  /** What a changed tool definition is met with where a server sets nothing (home config only). */
+  readonly toolChanges?: ToolChangePolicy;
 }
 
 /**
@@ -184,6 +187,7 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     ...(settings.elicitation === undefined ? {} : { elicitation: settings.elicitation }),
     ...(settings.roots === undefined ? {} : { roots: settings.roots }),
     ...(settings.sessionPersistence === undefined ? {} : { sessionPersistence: settings.sessionPersistence }),
+    ...(settings.toolChanges === undefined ? {} : { toolChanges: settings.toolChanges }),
   };
 }
 

@@ -81,6 +81,7 @@ function commonSettings(
     ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
     ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
     ...(entry.roots === undefined ? {} : { roots: entry.roots }),
+    ...(entry.toolChanges === undefined ? {} : { toolChanges: entry.toolChanges }),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { BuiltinServerSettings } from '../builtin/options.js';
 import type { SandboxSettings } from '../safety/sandbox-settings.js';
+import type { ToolChangePolicy } from '../safety/tool-pins.js';
 
 /** Settings every server kind shares. */
 export interface ServerCommon {
@@ -21,6 +22,8 @@ export interface ServerCommon {
    * relative to the project folder); `true`: the shared roots even when its arguments name folders.
    */
   readonly roots?: boolean | readonly string[];
+  /** What a tool definition that changed since it was pinned is met with (docs/safety.md). */
+  readonly toolChanges?: ToolChangePolicy;
 }
 
 /** A server we start as a child process and talk to over its stdin/stdout. */

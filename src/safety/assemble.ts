@@ -8,12 +8,13 @@ import type { UserQuestions } from '../core/questions.js';
 import type { RunnerOptions } from '../core/runner.js';
 import type { ToolHost } from '../core/types.js';
 import type { ApprovalHandler } from './approval.js';
-import type { QuestionQueue } from '../core/questions.js';
+import { QuestionQueue } from '../core/questions.js';
 import type { AuditSink, ServerIdentity } from './audit-log.js';
 import { GuardedToolHost, type GuardedToolHostOptions, type ToolLocation } from './guarded-tool-host.js';
 import { HookRunner, type HookSessionContext } from './hooks.js';
 import type { SafetyOptions } from './options.js';
 import { promptHooks } from './prompt-hooks.js';
+import { ToolPinCheck } from './tool-pin-check.js';
 
 /** What a session's safety is made of: the settings, and what they act on. */
 export interface SafetySettings {
@@ -61,6 +62,20 @@ export function assembleSafety(settings: SafetySettings): Safety {
           env: settings.env,
           ...(settings.onWarning === undefined ? {} : { onWarning: settings.onWarning }),
         });
+  const questionQueue = settings.questionQueue ?? new QuestionQueue();
+  const pins =
+    safety.toolPins === undefined || safety.toolPins === false
+      ? undefined
+      : new ToolPinCheck({
+          store: safety.toolPins,
+          ...(safety.toolChanges === undefined ? {} : { settings: safety.toolChanges }),
+          ...(settings.questions === undefined ? {} : { questions: settings.questions }),
+          queue: questionQueue,
+          ...(settings.audit === undefined ? {} : { audit: settings.audit }),
+          sessionId: settings.hookContext.sessionId,
+          ...(settings.identify === undefined ? {} : { identify: settings.identify }),
+          ...(settings.onWarning === undefined ? {} : { onWarning: settings.onWarning }),
+        });
   const guard = new GuardedToolHost({
     host: settings.host,
     safety,
@@ -73,7 +88,8 @@ export function assembleSafety(settings: SafetySettings): Safety {
     ...(hooks === undefined ? {} : { hooks }),
     ...(settings.audit === undefined ? {} : { audit: settings.audit }),
     ...(settings.toolOutputFolder === undefined ? {} : { toolOutputFolder: settings.toolOutputFolder }),
-    ...(settings.questionQueue === undefined ? {} : { questionQueue: settings.questionQueue }),
+    questionQueue,
+    ...(pins === undefined ? {} : { pins }),
     ...(settings.onWarning === undefined ? {} : { onWarning: settings.onWarning }),
   });
   const prompt: Partial<Safety['runnerOptions']> = hooks === undefined ? {} : promptHooks(hooks);

@@ -39,6 +39,8 @@ import type { UserQuestions } from '../core/questions.js';
 import type { HookRunner } from './hooks.js';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES, stripResultControlCharacters } from './output-limits.js';
 import { ApprovalPolicy, type SamplingVerdict, type ToolHints } from './policy.js';
+import type { ListedTool } from './tool-pins.js';
+import type { ToolPinCheck } from './tool-pin-check.js';
 
 /** Where an exposed tool name leads. */
 export interface ToolLocation {
@@ -48,6 +50,8 @@ export interface ToolLocation {
   readonly tool: string;
   /** What the server says about the tool (its annotations), for rules and the approval question. */
   readonly hints?: ToolHints;
+  /** The tool's definition as its server lists it, for pinning (tool-pin-check.ts). */
+  readonly definition?: ListedTool;
 }
 
 /** How to guard a tool host. Everything but `host` is optional: alone, it only cleans and caps results. */
@@ -87,6 +91,8 @@ export interface GuardedToolHostOptions {
   readonly onWarning?: (message: string) => void;
   /** The runner's one question queue (shared with elicitation). Default: a queue of its own. */
   readonly questionQueue?: QuestionQueue;
+  /** Checks tool definitions against their pins: a changed one may be withheld (tool-pin-check.ts). */
+  readonly pins?: ToolPinCheck;
 }
 
 /** Whether a call may run, and who said so. */
@@ -147,8 +153,30 @@ export class GuardedToolHost implements ToolHost {
     return this.#budgets.admit({ tool: `${server}:sampling/createMessage`, server });
   }
 
-  tools(): Promise<readonly ToolSpec[]> {
-    return this.#options.host.tools();
+  async tools(): Promise<readonly ToolSpec[]> {
+    const tools = await this.#options.host.tools();
+    const pins = this.#options.pins;
+    if (pins === undefined) return tools;
+    const located = await Promise.all(
+      tools.map(async (tool) => ({ exposedName: tool.name, location: await this.#locate(tool.name) })),
+    );
+    const withheld = await pins.screen(
+      located,
+      (exposedName, location) => this.#pinsOnSight(exposedName, location),
+      this.#closing.signal,
+    );
+    return withheld.size === 0 ? tools : tools.filter((tool) => !withheld.has(tool.name));
+  }
+
+  /** A tool that needs no approval is pinned when first listed; the others when first approved. */
+  #pinsOnSight(exposedName: string, location: ToolLocation): boolean {
+    const { decision } = this.#policy.decide({
+      exposedName,
+      server: location.server,
+      tool: location.tool,
+      ...(location.hints === undefined ? {} : { hints: location.hints }),
+    });
+    return decision !== 'ask' || this.#options.safety?.approveAll === true;
   }
 
   call(call: ToolCallBlock, signal?: AbortSignal): Promise<ToolResultBlock> {
@@ -189,7 +217,17 @@ export class GuardedToolHost implements ToolHost {
       callId: call.id,
       arguments: call.input,
     };
-    const gate = await this.#gate(call, location, signal);
+    const pinned = await this.#options.pins?.beforeCall(
+      call.name,
+      location,
+      location !== undefined && this.#pinsOnSight(call.name, location),
+      signal,
+    );
+    const gate: Gate =
+      pinned?.kind === 'refuse'
+        ? refuse('blocked', 'tool-pin', pinned.message, pinned.message)
+        : await this.#gate(call, location, signal);
+    if (gate.kind === 'run') await this.#options.pins?.approved(location);
     if (gate.kind === 'refuse') {
       this.#audit({ ...entry, ...refusedFacts(gate), outcome: 'not-run', durationMs: 0, isError: true });
       return errorResult(call, gate.message);

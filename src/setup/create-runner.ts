@@ -24,6 +24,7 @@ import {
   marksToolOutput,
   serverIdentity,
   toolOutputFolderFor,
+  withToolPins,
   withUntrustedContentClause,
 } from './safety-settings.js';
 import { packageVersion } from '../util/version.js';
@@ -115,7 +116,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   if (options.onOfferingsChange !== undefined) offeringsChanges.listen(options.onOfferingsChange);
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
-  const safety = mergeSafetyOptions(configSafety(config), options.safety ?? {});
+  const safety = withToolPins(mergeSafetyOptions(configSafety(config), options.safety ?? {}), homeDir, env);
   // Each server's roots: its own folders kept, the working folder to the rest (server-roots.ts).
   const roots = await planServerRoots({
     servers: config.servers,
