@@ -120,17 +120,20 @@ export class ToolPinStore {
    * was nothing to remove; the caller says what was not found).
    */
   reset(which: { readonly server?: string; readonly tool?: string } = {}): Promise<ToolPinEntry[]> {
+    const goes = (server: string, tool: string) =>
+      (which.server === undefined || server === which.server) &&
+      (which.tool === undefined || tool === which.tool);
     return this.#update((servers) => {
       const removed: ToolPinEntry[] = [];
-      for (const server of Object.keys(servers)) {
-        if (which.server !== undefined && server !== which.server) continue;
-        const tools = servers[server] ?? {};
-        for (const tool of Object.keys(tools)) {
-          if (which.tool !== undefined && tool !== which.tool) continue;
-          removed.push({ server, tool, pin: tools[tool] as ToolPin });
-          delete tools[tool];
+      for (const [server, tools] of Object.entries(servers)) {
+        const kept: Array<[string, ToolPin]> = [];
+        for (const [tool, pin] of Object.entries(tools)) {
+          if (goes(server, tool)) removed.push({ server, tool, pin: pin });
+          else kept.push([tool, pin]);
         }
-        if (Object.keys(tools).length === 0) delete servers[server];
+        // Replaced whole: fromEntries makes own properties, so a tool named "__proto__" stays a tool.
+        Reflect.deleteProperty(servers, server);
+        if (kept.length > 0) setPins(servers, server, Object.fromEntries(kept));
       }
       return removed;
     });
@@ -214,13 +217,17 @@ export class ToolPinStore {
 
 function pinOf(servers: PinFile['servers'], server: string, tool: string): ToolPin | undefined {
   const tools = Object.hasOwn(servers, server) ? servers[server] : undefined;
-  return tools !== undefined && Object.hasOwn(tools, tool) ? (tools[tool] as ToolPin) : undefined;
+  return tools !== undefined && Object.hasOwn(tools, tool) ? tools[tool] : undefined;
 }
 
 function setPin(servers: PinFile['servers'], server: string, tool: string, pin: ToolPin): void {
-  // Own properties only: a server or tool named "__proto__" stays a name.
   const tools = Object.hasOwn(servers, server) ? (servers[server] ?? {}) : {};
+  // Own properties only: a server or tool named "__proto__" stays a name.
   Object.defineProperty(tools, tool, { value: pin, enumerable: true, writable: true, configurable: true });
+  setPins(servers, server, tools);
+}
+
+function setPins(servers: PinFile['servers'], server: string, tools: PinFile['servers'][string]): void {
   Object.defineProperty(servers, server, {
     value: tools,
     enumerable: true,

@@ -102,7 +102,8 @@ export function canonicalJson(value: unknown): string {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  // A leaf: a string, number, boolean or null (undefined, never in parsed JSON, is written as null).
+  return JSON.stringify(value === undefined ? null : value);
 }
 
 function asRecord(value: object): Readonly<Record<string, unknown>> {
