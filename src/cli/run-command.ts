@@ -130,7 +130,8 @@ async function run(
     signal,
     // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
     onServerLog: (entry) => reportServerLog(entry, io, options.debug, prompter),
-    onWarning: (message) => reporter.note(`warning: ${message}`),
+    // A warning of several lines (a changed tool's diff) keeps them, each cleaned and indented.
+    onWarning: (message) => reporter.note(`warning: ${message}`.split('\n')),
     // A `local:` model downloads on first use: a bar in a terminal, progress lines otherwise.
     modelFiles: { onProgress: downloadProgress.onProgress },
     onContentFlagged: ({ source, origin, flag }) =>
@@ -178,6 +179,7 @@ async function run(
           await import('./prompts/flagged-content-prompt.js')
         ).createFlaggedContentPrompt(prompter),
         reviewSampling: (await import('./prompts/sampling-prompt.js')).createSamplingReview(prompter),
+        reviewToolChange: (await import('./prompts/tool-change-prompt.js')).createToolChangePrompt(prompter),
       },
     ),
   });
