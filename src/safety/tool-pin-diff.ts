@@ -18,10 +18,10 @@ export function describeDefinitionChange(before: PinnedDefinition, after: Pinned
     lines.push(`title: ${quoted(before.title)} → ${quoted(after.title)}`);
   }
   if (before.description !== after.description) {
+    // Two whole lines (not indented under a heading: a notice on stderr shows each line flush).
     lines.push(
-      'description changed:',
-      `  - ${cut(before.description ?? '(none)', MAX_TEXT_LENGTH)}`,
-      `  + ${cut(after.description ?? '(none)', MAX_TEXT_LENGTH)}`,
+      `description was: ${cut(before.description ?? '(none)', MAX_TEXT_LENGTH)}`,
+      `description now: ${cut(after.description ?? '(none)', MAX_TEXT_LENGTH)}`,
     );
   }
   lines.push(...schemaChanges('input', before.inputSchema, after.inputSchema));

@@ -118,8 +118,7 @@ describe('pinned tool definitions', () => {
     const [warning = ''] = warnings;
     expect(warning).toContain('server "dict" changed its tool "lookup" since it was pinned');
     expect(warning).toContain('toolChanges: warn');
-    expect(warning).toContain('description changed:');
-    expect(warning).toContain('  - Looks up a word in the dictionary');
+    expect(warning).toContain('\n  description was: Looks up a word in the dictionary\n');
     expect(warning).toMatch(CHANGED_DESCRIPTION);
     expect(warning).toMatch(/input property note added: \{"type":"string"\}/);
     // The model was given the new definition.
@@ -149,7 +148,7 @@ describe('pinned tool definitions', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('annotation destructiveHint added: true');
     expect(warnings[0]).toContain('annotation readOnlyHint: true → false');
-    expect(warnings[0]).not.toContain('description changed');
+    expect(warnings[0]).not.toContain('description');
   });
 
   it('block: withholds the tool, refuses a call naming server and tool, keeps the old pin until reset', async () => {
