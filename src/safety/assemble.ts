@@ -14,7 +14,7 @@ import { GuardedToolHost, type GuardedToolHostOptions, type ToolLocation } from 
 import { HookRunner, type HookSessionContext } from './hooks.js';
 import type { SafetyOptions } from './options.js';
 import { promptHooks } from './prompt-hooks.js';
-import { ToolPinCheck } from './tool-pin-check.js';
+import { ToolPinCheck, type ToolChangeNotice } from './tool-pin-check.js';
 
 /** What a session's safety is made of: the settings, and what they act on. */
 export interface SafetySettings {
@@ -41,6 +41,8 @@ export interface SafetySettings {
   readonly env: ParentEnvironment;
   /** Hook failures that do not block. */
   readonly onWarning?: (message: string) => void;
+  /** Told of each tool definition that changed since it was pinned. */
+  readonly onToolChange?: (notice: ToolChangeNotice) => void;
   /** The runner's one question queue. */
   readonly questionQueue?: QuestionQueue;
 }
@@ -75,6 +77,7 @@ export function assembleSafety(settings: SafetySettings): Safety {
           sessionId: settings.hookContext.sessionId,
           ...(settings.identify === undefined ? {} : { identify: settings.identify }),
           ...(settings.onWarning === undefined ? {} : { onWarning: settings.onWarning }),
+          ...(settings.onToolChange === undefined ? {} : { onChange: settings.onToolChange }),
         });
   const guard = new GuardedToolHost({
     host: settings.host,

@@ -55,8 +55,8 @@ export interface ToolChangeNotice {
   readonly hash: string;
   /** What changed, one line each (tool-pin-diff.ts). */
   readonly changes: readonly string[];
-  /** The warning shown to the user: what happened, then the changes. */
-  readonly message: string;
+  /** What happened, in one line (the changes follow it where it is shown). */
+  readonly summary: string;
 }
 
 export interface ToolPinCheckOptions {
@@ -70,7 +70,9 @@ export interface ToolPinCheckOptions {
   readonly audit?: AuditSink;
   readonly sessionId?: string;
   readonly identify?: (server: string) => ServerIdentity | undefined;
-  /** Shown to the user (the chat, `-p`'s stderr): each change, and a pin file that cannot be used. */
+  /** Told of each change (the chat and `-p` show it with its lines; createRunner's `tool-change` event). */
+  readonly onChange?: (notice: ToolChangeNotice) => void;
+  /** Told when the pin file cannot be used (checks then hold for the session only). */
   readonly onWarning?: (message: string) => void;
   readonly now?: () => number;
 }
@@ -312,7 +314,7 @@ export class ToolPinCheck {
       previousHash: before.hash,
       hash: subject.checked.hash,
       changes,
-      message: [`${what}; ${why}:`, ...changes.map((line) => `  ${line}`)].join('\n'),
+      summary: `${what}; ${why}:`,
     });
     return accepted;
   }
@@ -334,7 +336,7 @@ export class ToolPinCheck {
   }
 
   #notify(notice: ToolChangeNotice): void {
-    this.#options.onWarning?.(notice.message);
+    this.#options.onChange?.(notice);
     const identity = this.#options.identify?.(notice.server);
     this.#options.audit?.record({
       // Not a call: the call fields say so (no id, no arguments, nothing run).
@@ -349,7 +351,7 @@ export class ToolPinCheck {
       arguments: {},
       decision: notice.action === 'used' ? 'allowed' : 'blocked',
       decidedBy: notice.decidedBy,
-      reason: notice.message.split('\n')[0] ?? '',
+      reason: notice.summary,
       outcome: 'not-run',
       durationMs: 0,
       isError: false,

@@ -36,13 +36,14 @@ const jsonObject = z.record(z.string(), z.unknown());
 const pinSchema = z.object({
   hash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
   pinnedAt: z.string(),
+  // exactOptional: a field the file leaves out is absent, never `undefined` (JSON has none).
   definition: z.object({
     name: z.string(),
-    title: z.string().optional(),
-    description: z.string().optional(),
+    title: z.string().exactOptional(),
+    description: z.string().exactOptional(),
     inputSchema: jsonObject,
-    outputSchema: jsonObject.optional(),
-    annotations: jsonObject.optional(),
+    outputSchema: jsonObject.exactOptional(),
+    annotations: jsonObject.exactOptional(),
   }),
 });
 const fileSchema = z.object({

@@ -40,6 +40,7 @@ import { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
 import type { Provider } from '../core/types.js';
 import { randomUuid } from '../util/random-id.js';
+import { hostNotices, type HostNotices } from './host-event.js';
 
 export type { McpRunner } from './mcp-runner.js';
 
@@ -99,7 +100,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     options.sandbox === true
       ? { ...withBuiltins, servers: withSandboxes(withBuiltins.servers) }
       : withBuiltins;
-  for (const warning of config.warnings) options.onWarning?.(warning);
+  const notices = hostNotices(options.onEvent);
+  for (const warning of config.warnings) notices.warning?.(warning);
   const modelString =
     options.model ?? config.model ?? defaultModel(options.providerUrl ?? config.providerUrl, env);
   // A bad model string is blamed on where it came from: the option, or the config file's `model`.
@@ -113,7 +115,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   const questionQueue = new QuestionQueue();
   const serverLogs = new ServerLogBook();
   const offeringsChanges = new OfferingsChanges();
-  if (options.onOfferingsChange !== undefined) offeringsChanges.listen(options.onOfferingsChange);
+  if (notices.offeringsChange !== undefined) offeringsChanges.listen(notices.offeringsChange);
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
   const safety = withToolPins(mergeSafetyOptions(configSafety(config), options.safety ?? {}), homeDir, env);
@@ -147,6 +149,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     configureClient: configureClientFor(
       serverFeatures({
         options,
+        notices,
         queue: questionQueue,
         serverLogs,
         elicitationPolicy: (options.elicitation ?? config.elicitation)?.policy,
@@ -160,13 +163,13 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       offeringsChanges.announce({ type: 'list-changed', server, list });
     },
     ...optional('serverLogLevel', options.serverLogLevel),
-    ...optional('onProgress', options.onProgress),
+    ...optional('onProgress', notices.toolProgress),
     servers: config.servers,
     env,
     clientInfo: { name: 'mcphost', version: packageVersion() },
     ...optional('initTimeoutMs', config.initTimeoutMs),
     ...optional('toolTimeoutMs', config.toolTimeoutMs),
-    ...optional('log', options.onServerLog),
+    ...optional('log', notices.serverLog),
     signal:
       options.signal === undefined
         ? setUpFailed.signal
@@ -195,7 +198,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     auditLogPath === undefined
       ? undefined
       : import('../safety/audit-log.js').then(({ openAuditLog }) =>
-          openAuditLog(resolve(auditLogPath), options.onWarning, {
+          openAuditLog(resolve(auditLogPath), notices.warning, {
             ...optional('maxBytes', safety.auditLogMaxBytes),
           }),
         ),
@@ -222,6 +225,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   try {
     return assembleAroundPool(pool, parts, {
       options,
+      notices,
       config,
       env,
       provider,
@@ -261,6 +265,7 @@ function assembleAroundPool(
   { assembleSafety, McpRunner }: AssemblyParts,
   context: {
     readonly options: CreateRunnerOptions;
+    readonly notices: HostNotices;
     readonly config: LoadedConfig;
     readonly env: Readonly<Record<string, string | undefined>>;
     readonly provider: Provider;
@@ -279,6 +284,7 @@ function assembleAroundPool(
 ): Assembly {
   const {
     options,
+    notices,
     config,
     env,
     provider,
@@ -298,8 +304,8 @@ function assembleAroundPool(
   }
   const maxSteps = options.maxSteps ?? config.maxSteps;
   const sessionId = randomUuid();
-  const onApproval = options.onApproval ?? options.questions?.approveToolCall;
-  const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: options.onWarning });
+  const onApproval = options.questions?.approveToolCall;
+  const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: notices.warning });
   const safety = assembleSafety({
     host: skills.host, // the pool, and the host's `skill` tool under the same guard
     // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
@@ -317,7 +323,7 @@ function assembleAroundPool(
     ...optional('toolOutputFolder', toolOutputFolderFor(options, env)),
     ...optional('onApproval', onApproval),
     ...optional('questions', options.questions),
-    ...optional('onFlagged', options.onContentFlagged),
+    ...optional('onFlagged', notices.contentFlagged),
     hookContext: {
       sessionId,
       model: modelString,
@@ -325,7 +331,8 @@ function assembleAroundPool(
       cwd: projectDir,
     },
     env,
-    ...optional('onWarning', options.onWarning),
+    ...optional('onWarning', notices.warning),
+    ...optional('onToolChange', notices.toolChange),
     questionQueue: context.questionQueue,
   });
   const guard: GuardedToolHost = safety.guard;
@@ -347,7 +354,7 @@ function assembleAroundPool(
     markToolOutput: marksToolOutput(settings),
     // `@server:uri` and `/server:prompt` content passes the same screen and marking as tool results.
     offerings: {
-      screen: contentScreenFor(settings, context.questionQueue, options.questions, options.onContentFlagged),
+      screen: contentScreenFor(settings, context.questionQueue, options.questions, notices.contentFlagged),
       markAsData: marksToolOutput(settings),
     },
     ...optional('systemPrompt', systemPrompt),
@@ -381,7 +388,7 @@ export function createModel(
     CreateRunnerOptions,
     | 'providerUrl'
     | 'providerApiKey'
-    | 'onWarning'
+    | 'onEvent'
     | 'context'
     | 'modelFiles'
     | 'homeDir'
@@ -399,7 +406,7 @@ export function createModel(
       env,
       ...optional('baseUrl', baseUrl),
       ...optional('apiKey', options.providerApiKey ?? config.providerApiKey),
-      ...optional('warn', options.onWarning),
+      ...optional('warn', hostNotices(options.onEvent).warning),
       modelFiles: {
         ...optional('homeDir', options.homeDir),
         ...optional('cwd', options.projectDir),

@@ -64,7 +64,13 @@ async function runOnce(options: RunOptions) {
         ...(options.policy === undefined ? {} : { toolChanges: options.policy }),
       },
     },
-    onWarning: (message) => warnings.push(message),
+    // A changed tool as the CLI shows it: the summary, then each change on a line of its own.
+    onEvent: (event) => {
+      if (event.type === 'warning') warnings.push(event.message);
+      if (event.type === 'tool-change') {
+        warnings.push([event.notice.summary, ...event.notice.changes.map((line) => `  ${line}`)].join('\n'));
+      }
+    },
     ...(options.questions === undefined ? {} : { questions: options.questions }),
     ...(options.auditLog === undefined ? {} : { safety: { auditLog: options.auditLog } }),
   });

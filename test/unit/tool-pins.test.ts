@@ -173,6 +173,7 @@ describe('the guard before a call', () => {
         settings: { default: policy },
         queue,
         onWarning: (message) => warnings.push(message),
+        onChange: (notice) => warnings.push([notice.summary, ...notice.changes].join('\n')),
         ...(audit === undefined
           ? {}
           : { audit: { record: (entry) => audit.push(entry), flush: () => Promise.resolve() } }),
