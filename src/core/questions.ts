@@ -3,9 +3,9 @@
  *
  * The core never prints and never reads a terminal. When it needs a person — a tool call that an
  * approval rule marks `ask`, a server's elicitation, a server's sampling request, a sign-in page to
- * open, a tool result flagged as a possible prompt injection — it calls the matching method of an
- * injected {@link UserQuestions}. The chat implements it with prompts, `-p` with policies, and a
- * program with callbacks.
+ * open, a tool result flagged as a possible prompt injection, a tool whose definition changed since
+ * it was pinned — it calls the matching method of an injected {@link UserQuestions}. The chat
+ * implements it with prompts, `-p` with policies, and a program with callbacks.
  *
  * Every method is optional: a missing one means "no one can be asked", and the core takes the safe
  * answer for that kind (deny, decline, do not open, keep the content from the model). Every method
