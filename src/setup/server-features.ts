@@ -17,11 +17,6 @@ import type { CreateRunnerOptions } from './runner-options.js';
 import type { HostNotices } from './host-event.js';
 import { contentScreenFor } from './safety-settings.js';
 
-/** What exists only once the runner is built (see {@link assembleRunner}). */
-export interface LateParts {
-  sampling?: SamplingHost;
-}
-
 /**
  * What the pool offers servers: elicitation answered through the questions, sampling on the
  * runner's provider, the roots, logs passed on.
@@ -34,10 +29,16 @@ export function serverFeatures(parts: {
   readonly elicitationPolicy: ElicitationPolicy | undefined;
   readonly safety: SafetyOptions;
   readonly roots: ServerRoots;
-  readonly late: LateParts;
+  /**
+   * The runner and guard that sampling runs on and under. A getter, because they are built around
+   * the pool this is given to (a genuine cycle): undefined until they exist, and a request that
+   * comes before then is declined.
+   */
+  readonly samplingHost: () => SamplingHost | undefined;
   readonly changes: OfferingsChanges;
 }): ServerFeatures {
-  const { options, notices, queue, serverLogs, elicitationPolicy, safety, roots, late, changes } = parts;
+  const { options, notices, queue, serverLogs, elicitationPolicy, safety, roots, samplingHost, changes } =
+    parts;
   const questions: UserQuestions = options.questions ?? {};
   // Loaded when a server first asks, like the elicitation handler.
   let sampler: Promise<NonNullable<ServerFeatures['sample']>> | undefined;
@@ -59,7 +60,7 @@ export function serverFeatures(parts: {
     sample: async (server, params, signal) => {
       sampler ??= import('../mcp/sampling.js').then(({ createSamplingHandler }) =>
         createSamplingHandler({
-          host: () => late.sampling,
+          host: samplingHost,
           questions,
           queue,
           ...optional('budget', safety.budgets?.sampling),

@@ -163,7 +163,7 @@ describe('the guard before a call', () => {
       locate: (): ToolLocation => ({ server: 's', tool: 'lookup', definition }),
       safety:
         extra.approval === undefined ? {} : { approval: [{ source: 'test', rules: [], default: 'ask' }] },
-      onApproval: () => Promise.resolve({ kind: 'allow-once' }),
+      questions: { approveToolCall: () => Promise.resolve({ kind: 'allow-once' }) },
       ...(audit === undefined
         ? {}
         : { audit: { record: (entry) => audit.push(entry), flush: () => Promise.resolve() } }),
