@@ -6,6 +6,7 @@ import { Anthropic } from '@anthropic-ai/sdk';
 import { ConfigError } from '../src/core/errors.js';
 import type { ChatRequest, Provider, ProviderEvent } from '../src/core/types.js';
 import { toAnthropicError } from './anthropic-errors.js';
+import { finalAnswerAsText, finalAnswerTool } from './anthropic-final-answer.js';
 import { toAnthropicRequest, unsupportedAnthropicSettings } from './anthropic-request.js';
 import { fromAnthropicStream } from './anthropic-stream.js';
 import { nonEmptySetting, type ProviderOptions } from './options.js';
@@ -90,7 +91,9 @@ export class AnthropicProvider implements Provider {
         stream: true,
         signal: request.signal,
       });
-      yield* fromAnthropicStream(stream, request.signal);
+      const events = fromAnthropicStream(stream, request.signal);
+      const finalAnswer = finalAnswerTool(request);
+      yield* finalAnswer === undefined ? events : finalAnswerAsText(events, finalAnswer.tool.name);
     } catch (error) {
       throw toAnthropicError(error, context);
     }

@@ -12,7 +12,7 @@ import { AbortedError } from '../core/errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
 import { signalExitCode, type ExitCodeValue } from './exit-codes.js';
 import { captureLibraryConsole } from './library-console.js';
-import { pathIn, type CliIO } from './io.js';
+import { pathIn, userPath, type CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 import { readSessionPersistence, type LoadedConfig } from '../../config/index.js';
@@ -24,6 +24,8 @@ import type { Reporter } from './output/reporter.js';
 import { applyScript, loadScript, type ScriptFile } from './script/script.js';
 import { runnerOptionsFor } from './runner-options.js';
 import { runOneShot } from './one-shot.js';
+import { readOutputSchemaFile } from './output-schema-file.js';
+import type { JsonSchemaObject } from '../core/types.js';
 import { ConversationRecorder } from './sessions/conversation-recorder.js';
 import { composePrompt } from './stdin.js';
 import { resolveSessionChoice } from './sessions/session-choice.js';
@@ -91,6 +93,8 @@ interface Inputs {
   readonly savesOnceAnswered: boolean;
   readonly systemPrompt: string | undefined;
   readonly permissions: KeptPermissions;
+  /** `--output-schema FILE`, read and compiled. */
+  readonly outputSchema: JsonSchemaObject | undefined;
 }
 
 async function run(
@@ -177,7 +181,12 @@ async function run(
     // --no-exit: the prompt is the chat's first turn (shown as the chat shows every turn: under
     // the banner, after the prompt, with the token line), and the chat goes on from its answer.
     if (prompt !== undefined && !options.noExit)
-      return await runOneShot(runner, { prompt, reporter, signal });
+      return await runOneShot(runner, {
+        prompt,
+        reporter,
+        signal,
+        ...optional('outputSchema', inputs.outputSchema),
+      });
     const progress = chatProgress && {
       listen: (listener: (report: ToolProgress) => void) => {
         chatProgress.add(listener);
@@ -216,6 +225,11 @@ async function readInputs(
   const script = flags.script === undefined ? undefined : await readScript(flags.script, io);
   for (const warning of script?.warnings ?? []) note(warning);
   const options = script === undefined ? flags : applyScript(flags, script);
+  // Read first: a bad schema file fails before stdin, sessions or servers are touched.
+  const outputSchema =
+    options.outputSchema === undefined
+      ? undefined
+      : await readOutputSchemaFile(userPath(io, options.outputSchema), options.outputSchema);
   const prompt =
     options.prompt === undefined
       ? undefined
@@ -249,6 +263,7 @@ async function readInputs(
     projectDir: io.cwd,
   });
   return {
+    outputSchema,
     options,
     script,
     prompt,

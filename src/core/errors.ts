@@ -114,6 +114,27 @@ export class PromptBlockedError extends McpHostError {
   }
 }
 
+/**
+ * The model's final answer never matched the run's output schema (`--output-schema`), after the
+ * first answer and every follow-up the Runner asked for (`attempts` answers in all).
+ */
+export class StructuredOutputError extends McpHostError {
+  /** Answers the model gave (the first one and the follow-ups). */
+  readonly attempts: number;
+  /** Why the last answer was refused, one line per problem (a JSON parse error or schema errors). */
+  readonly problems: readonly string[];
+  /** The last answer's text, as the model wrote it. */
+  readonly lastAnswer: string;
+  constructor(attempts: number, problems: readonly string[], lastAnswer: string) {
+    super(
+      `the answer did not match the output schema after ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}: ${problems.join('; ')}`,
+    );
+    this.attempts = attempts;
+    this.problems = problems;
+    this.lastAnswer = lastAnswer;
+  }
+}
+
 /** True for the errors the Runner's retry policy may try again. */
 export function isRetryable(error: unknown): error is ProviderError {
   return error instanceof ProviderError && error.retryable;
