@@ -58,7 +58,7 @@ export class AnthropicProvider implements Provider {
       baseURL: this.baseUrl,
       // The Runner owns the one retry policy.
       maxRetries: 0,
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      fetch: options.fetch,
       // The SDK logs to the console by default; only the CLI may print, through `warn`.
       logLevel: 'warn',
       logger: {

@@ -246,7 +246,7 @@ async function readInputs(
     (await readSessionPersistence({
       homeDir: io.homeDir,
       env: io.env,
-      ...optional('configPath', pathIn(io, options.configPath)),
+      configPath: pathIn(io, options.configPath),
     }));
   const { choice, continuing, onceAnswered } = await resolveSessionChoice(
     { ...options, ...optional('sessionPersistence', sessionPersistence) },
@@ -316,7 +316,7 @@ async function chat(
           ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
           ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
           // The window is the run's, whatever the model (src/context budgets with it too).
-          ...optional('context', optional('contextWindow', options.contextWindow)),
+          context: optional('contextWindow', options.contextWindow),
         },
         sameProvider ? config : { ...optional('context', config.context) },
         io.env,

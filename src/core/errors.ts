@@ -31,7 +31,7 @@ export class ConfigError extends McpHostError {
 /** Details of a failed model call. */
 export interface ProviderErrorDetails {
   /** HTTP status, when the vendor answered with one. */
-  readonly status?: number;
+  readonly status?: number | undefined;
   /** True when trying again later may work (429, 5xx, 529, 408/409, transient network errors). */
   readonly retryable: boolean;
   /** How long the vendor asked us to wait (`Retry-After`), in milliseconds. */

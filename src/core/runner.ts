@@ -398,7 +398,7 @@ export class Runner {
       tools,
       settings,
       ...(output === undefined ? {} : { responseFormat: output.responseFormat }),
-      ...(signal === undefined ? {} : { signal }),
+      signal,
     });
     if (await this.#context.shouldCompact(this.#provider, request(), settings)) {
       await this.#compact('threshold', emit, signal);

@@ -184,7 +184,7 @@ export interface ChatRequest {
   /** The form the answer must take; absent: free text. */
   readonly responseFormat?: ResponseFormat;
   /** Aborts the call, including a stream in progress. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Why the model stopped. A closed set, mapped from each vendor's own values. */
