@@ -82,6 +82,7 @@ function commonSettings(
     ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
     ...(entry.roots === undefined ? {} : { roots: entry.roots }),
     ...(entry.isolation === undefined ? {} : { isolation: entry.isolation }),
+    ...(entry.toolChanges === undefined ? {} : { toolChanges: entry.toolChanges }),
   };
 }
 

@@ -38,7 +38,10 @@ export type McpCommand =
   | { readonly action: 'remove'; readonly name: string; readonly scope: 'user' | 'project' }
   /** `namesOnly` (hidden `--names`, for shell completion): the names, one a line, nothing started. */
   | { readonly action: 'list'; readonly namesOnly: boolean }
-  | { readonly action: 'get'; readonly name: string };
+  | { readonly action: 'get'; readonly name: string }
+  /** `mcp pins`: the pinned tool definitions; `mcp pins reset [SERVER [TOOL]]`: forget them. */
+  | { readonly action: 'pins' }
+  | { readonly action: 'pins-reset'; readonly server?: string; readonly tool?: string };
 
 /** What the command line asks for. */
 export type ParsedArguments =
@@ -63,6 +66,8 @@ const COMMANDS = [
   'list',
   'get',
   'remove',
+  'pins',
+  'reset',
   ...AUTH_SUBCOMMANDS,
   'models',
   ...MODELS_SUBCOMMANDS,
@@ -188,7 +193,26 @@ function mcpCommands(parser: Argv, choose: (command: McpCommand) => void): Argv 
   tree = command(tree, 'remove <name>', 'remove a server', withScope, (values) =>
     choose({ action: 'remove', name: String(values.name), scope: scopeOf(values) }),
   );
-  return tree.demandCommand(1, 'mcp needs a command: add, add-json, list, get or remove');
+  tree = command(
+    tree,
+    'pins',
+    'list pinned tool definitions; pins reset [SERVER [TOOL]] forgets them',
+    (pins) =>
+      command(
+        pins,
+        'reset [server] [tool]',
+        "forget pins: all, a server's, or one tool's",
+        noOptions,
+        (values) =>
+          choose({
+            action: 'pins-reset',
+            ...optional('server', stringValue(values.server)),
+            ...optional('tool', stringValue(values.tool)),
+          }),
+      ),
+    () => choose({ action: 'pins' }),
+  );
+  return tree.demandCommand(1, 'mcp needs a command: add, add-json, list, get, remove or pins');
 }
 
 /** Parses argv (without `node` and the script). Throws ConfigError naming the flag on bad input. */

@@ -163,6 +163,7 @@ async function run(
           await import('./prompts/flagged-content-prompt.js')
         ).createFlaggedContentPrompt(prompter),
         reviewSampling: (await import('./prompts/sampling-prompt.js')).createSamplingReview(prompter),
+        reviewToolChange: (await import('./prompts/tool-change-prompt.js')).createToolChangePrompt(prompter),
       },
     ),
   });

@@ -4,6 +4,7 @@
  */
 import type { BuiltinServerSettings } from '../builtin/options.js';
 import type { SandboxSettings } from '../safety/sandbox-settings.js';
+import type { ToolChangePolicy } from '../safety/tool-pins.js';
 
 /** Settings every server kind shares. */
 export interface ServerCommon {
@@ -26,6 +27,8 @@ export interface ServerCommon {
    * its own process for each job, so state kept in the server does not pass between jobs.
    */
   readonly isolation?: 'shared' | 'per-job';
+  /** What a tool definition that changed since it was pinned is met with (docs/safety.md). */
+  readonly toolChanges?: ToolChangePolicy;
 }
 
 /** A server we start as a child process and talk to over its stdin/stdout. */

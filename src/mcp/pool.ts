@@ -110,6 +110,8 @@ export interface ToolDescription {
   readonly description: string;
   /** What the server says about the tool (`annotations`), the spec's defaults applied. */
   readonly hints?: ToolHints;
+  /** The definition as the server lists it now (for pinning: src/safety/tool-pin-check.ts). */
+  readonly definition?: Tool;
 }
 
 /** Every configured MCP server, as one {@link ToolHost}. */
@@ -268,6 +270,7 @@ export class McpPool implements ToolHost {
       ...address,
       description: spec?.description ?? spec?.title ?? '',
       hints: toolHintsOf(spec?.annotations),
+      ...(spec === undefined ? {} : { definition: spec }),
     };
   }
 

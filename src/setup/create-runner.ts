@@ -15,7 +15,7 @@ import { QuestionQueue } from '../core/questions.js';
 import { optional } from '../util/optional.js';
 import type { AuditSink } from '../safety/audit-log.js';
 import { mergeSafetyOptions } from '../safety/options.js';
-import { configSafety, withUntrustedContentClause } from './safety-settings.js';
+import { configSafety, withToolPins, withUntrustedContentClause } from './safety-settings.js';
 import { packageVersion } from '../util/version.js';
 import { parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
 import { requireSandboxSupport, withSandboxes } from './sandbox-servers.js';
@@ -91,7 +91,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   if (notices.offeringsChange !== undefined) offeringsChanges.listen(notices.offeringsChange);
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
-  const safety = mergeSafetyOptions(configSafety(config), options.safety ?? {});
+  const safety = withToolPins(mergeSafetyOptions(configSafety(config), options.safety ?? {}), homeDir, env);
   // Each server's roots: its own folders kept, the working folder to the rest (server-roots.ts).
   const roots = await planServerRoots({
     servers: config.servers,

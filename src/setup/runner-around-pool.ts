@@ -105,6 +105,7 @@ export function assembleAroundPool(
     },
     env,
     ...optional('onWarning', notices.warning),
+    ...optional('onToolChange', notices.toolChange),
     questionQueue: context.questionQueue,
   });
   const guard: GuardedToolHost = safety.guard;
