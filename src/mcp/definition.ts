@@ -4,6 +4,7 @@
  */
 import type { BuiltinServerSettings } from '../builtin/options.js';
 import type { SandboxSettings } from '../safety/sandbox-settings.js';
+import type { TasksMode } from './tasks/tasks-mode.js';
 
 /** Settings every server kind shares. */
 export interface ServerCommon {
@@ -21,6 +22,10 @@ export interface ServerCommon {
    * relative to the project folder); `true`: the shared roots even when its arguments name folders.
    */
   readonly roots?: boolean | readonly string[];
+  /** Whether its tool calls may run as tasks (the tasks extension). Default `auto`. */
+  readonly tasks?: TasksMode;
+  /** How long a call that runs as a task may take in all, in ms. Default one hour. */
+  readonly taskTimeoutMs?: number;
 }
 
 /** A server we start as a child process and talk to over its stdin/stdout. */

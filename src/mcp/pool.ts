@@ -19,6 +19,7 @@ import type { ServerProcess } from './server-process.js';
 import { optional } from '../util/optional.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
 import type { ServerConnection, ToolProgress } from './server-connection.js';
+import { RunningTasks } from './tasks/running-tasks.js';
 import type { PoolLog, ServerStatus } from './status.js';
 import type { ServerLogLevel } from './server-logs.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
@@ -120,6 +121,8 @@ export class McpPool implements ToolHost {
   private published: ToolNameTable | undefined;
   private closing: Promise<void> | undefined;
   private readonly reconnections = new ServerReconnections();
+  /** The tool calls running as tasks now (the tasks extension), for `/tasks`. */
+  readonly runningTasks = new RunningTasks();
   private readonly exitHook = (): void => {
     this.killSync();
   };
@@ -149,6 +152,7 @@ export class McpPool implements ToolHost {
         ...(authProvider ? { authProvider } : {}),
         ...(options.serverLogLevel === undefined ? {} : { serverLogLevel: options.serverLogLevel }),
         ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        runningTasks: this.runningTasks,
         ...(options.onListChanged === undefined
           ? {}
           : {
