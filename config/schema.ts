@@ -81,6 +81,10 @@ export const settingsShape = {
   roots: z.array(z.string().min(1)),
   /** False: save no conversation in the state folder (as `--no-session-persistence`). */
   sessionPersistence: z.boolean(),
+  /** Whether tool calls may run as tasks (the tasks extension), for every server that sets none. */
+  tasks: z.enum(['auto', 'never', 'always']),
+  /** How long a tool call that runs as a task may take in all, in ms (default one hour). */
+  taskTimeout: positiveInteger,
 } as const;
 
 /** The name of a top-level setting. */
@@ -120,6 +124,10 @@ const commonServerShape = {
    * name folders (docs/mcp-features.md#roots).
    */
   roots: z.union([z.boolean(), z.array(z.string().min(1)).min(1)]).optional(),
+  /** Whether its tool calls may run as tasks (docs/mcp-features.md#tasks). */
+  tasks: z.enum(['auto', 'never', 'always']).optional(),
+  /** How long one of its calls that runs as a task may take in all, in ms. */
+  taskTimeout: positiveInteger.optional(),
 };
 
 /** Claude Desktop / Claude Code: a program started with `command` and `args`, over stdio. */
