@@ -11,7 +11,7 @@ import type { ToolProgress } from '../mcp/server-connection.js';
 import type { ProgressSource } from './interactive.js';
 import { optional } from '../util/optional.js';
 import type { CliOptions, ScriptCommand } from './args.js';
-import { AbortedError } from '../core/errors.js';
+import { AbortedError, messageOf } from '../core/errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
 import { signalExitCode, type ExitCodeValue } from './exit-codes.js';
 import { captureLibraryConsole } from './library-console.js';
@@ -28,6 +28,7 @@ import { applyScript, loadScript, type ScriptFile } from './script/script.js';
 import { runnerOptionsFor } from './runner-options.js';
 import { runOneShot } from './one-shot.js';
 import { ConversationRecorder } from './sessions/conversation-recorder.js';
+import { resumeOpenTasks } from './sessions/resume-tasks.js';
 import { composePrompt } from './stdin.js';
 import { resolveSessionChoice } from './sessions/session-choice.js';
 import { continuingNotice } from './sessions/saved-conversations.js';
@@ -140,6 +141,15 @@ async function run(
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
     interactive: chatFollows,
     onProgress: (report) => {
+      // A call that became a task: its id goes to the journal at once, for `-c` after a crash.
+      if (report.task !== undefined && report.toolCallId !== undefined && report.progress === 1) {
+        const { server, tool, toolCallId } = report;
+        void recorder
+          .recordTask({ server, tool, toolCallId, taskId: report.task.taskId })
+          .catch((error: unknown) => {
+            reporter.note(`warning: ${messageOf(error)}`);
+          });
+      }
       reporter.progress?.(report);
       for (const listener of chatProgress ?? []) listener(report);
     },
@@ -192,6 +202,12 @@ async function run(
             : `running with the built-in servers only (${builtins.join(', ')})`),
       );
     }
+    // Tool calls the conversation left running as tasks are followed before anything else.
+    await resumeOpenTasks(runner, inputs.session.loaded?.openTasks ?? [], {
+      recorder,
+      signal,
+      note: (message) => reporter.note(message),
+    });
     // --no-exit: the prompt is the chat's first turn (shown as the chat shows every turn: under
     // the banner, after the prompt, with the token line), and the chat goes on from its answer.
     if (prompt !== undefined && !options.noExit)

@@ -36,7 +36,12 @@ import type { ToolResultOrigin } from '../core/types.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { signInRequiredIn } from './remote-transport.js';
 import { sharedSignIn, withSignInRetry } from './auth/step-up.js';
-import { answerAsTask, refusalWithoutTasks, type ConnectionCall } from './tasks/connection-tasks.js';
+import {
+  answerAsTask,
+  refusalWithoutTasks,
+  resumeTaskCall,
+  type ConnectionCall,
+} from './tasks/connection-tasks.js';
 import { RunningTasks } from './tasks/running-tasks.js';
 
 export type { ServerConnectionOptions, ToolProgress } from './connection-options.js';
@@ -177,6 +182,18 @@ export class ServerConnection {
         this.handleClosed(session.client, `unreachable: ${failure.unreachable}`);
       return errorBody(failure.message, failure.origin);
     }
+  }
+
+  /** Follows a task a previous session left running to its end. Never throws. */
+  async resumeTask(
+    tool: string,
+    taskId: string,
+    toolCallId: string,
+    signal?: AbortSignal,
+  ): Promise<ToolResultBody> {
+    const session = await this.usableSession(signal);
+    if (typeof session === 'string') return errorBody(session, 'server');
+    return resumeTaskCall(this.taskCall(session.client, tool, signal, toolCallId), taskId);
   }
 
   /** What the tasks part of a call needs to know of it. */

@@ -46,7 +46,9 @@ describe('"tasks" and "taskTimeout"', () => {
       join(home, '.mcp.json'),
       JSON.stringify({ mcpServers: { jobs: { command: 'x', tasks: 'sometimes' } } }),
     );
-    await expect(loadConfig({ homeDir: home, env: {} })).rejects.toThrow(/mcpServers\.jobs\.tasks.*"auto".*"never".*"always"/s);
+    await expect(loadConfig({ homeDir: home, env: {} })).rejects.toThrow(
+      /mcpServers\.jobs\.tasks.*"auto".*"never".*"always"/s,
+    );
     await writeFile(join(home, '.mcp.json'), JSON.stringify({ taskTimeout: -1, mcpServers: {} }));
     await expect(loadConfig({ homeDir: home, env: {} })).rejects.toThrow(/taskTimeout/);
   });

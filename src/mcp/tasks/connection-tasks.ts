@@ -9,7 +9,7 @@ import type { ToolResultBody } from '../content.js';
 import type { ServerDefinition } from '../definition.js';
 import type { RunningTasks } from './running-tasks.js';
 import { offersTasks, tasksModeOf } from './session-tasks.js';
-import { followTaskCall } from './task-call.js';
+import { followTaskCall, type TaskCallOptions } from './task-call.js';
 import { requiresTasks, taskHandleIn } from './task-handles.js';
 import { DEFAULT_TASK_TIMEOUT_MS, TASKS_EXTENSION } from './tasks-mode.js';
 
@@ -25,6 +25,18 @@ export interface ConnectionCall {
   readonly now: () => number;
   readonly running: RunningTasks;
   readonly onProgress?: (progress: ToolProgress) => void;
+}
+
+/** A task to follow again: where it runs and for which tool (the journal's record). */
+export interface ResumableTask {
+  readonly server: string;
+  readonly tool: string;
+  readonly taskId: string;
+}
+
+/** Follows a task a previous session left running: its status is asked at once. */
+export async function resumeTaskCall(call: ConnectionCall, taskId: string): Promise<ToolResultBody> {
+  return followTaskCall(taskCallOptions(call, { taskId, status: 'working', pollIntervalMs: 0 }));
 }
 
 /** Under `tasks: "always"`, the refusal of a server that does not offer the extension. */
@@ -45,19 +57,7 @@ export async function answerAsTask(
 ): Promise<ToolResultBody | undefined> {
   const handle = taskHandleIn(error);
   if (handle !== undefined) {
-    return followTaskCall({
-      client: call.client,
-      server: call.server,
-      tool: call.tool,
-      ...(call.toolCallId === undefined ? {} : { toolCallId: call.toolCallId }),
-      handle,
-      ...(call.signal === undefined ? {} : { signal: call.signal }),
-      startedAt: call.startedAt,
-      timeoutMs: call.definition.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS,
-      now: call.now,
-      running: call.running,
-      ...(call.onProgress === undefined ? {} : { onProgress: call.onProgress }),
-    });
+    return followTaskCall(taskCallOptions(call, handle));
   }
   if (requiresTasks(error, TASKS_EXTENSION)) {
     const mode = tasksModeOf(call.definition);
@@ -68,6 +68,22 @@ export async function answerAsTask(
     );
   }
   return undefined;
+}
+
+function taskCallOptions(call: ConnectionCall, handle: unknown): TaskCallOptions {
+  return {
+    client: call.client,
+    server: call.server,
+    tool: call.tool,
+    ...(call.toolCallId === undefined ? {} : { toolCallId: call.toolCallId }),
+    handle,
+    ...(call.signal === undefined ? {} : { signal: call.signal }),
+    startedAt: call.startedAt,
+    timeoutMs: call.definition.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS,
+    now: call.now,
+    running: call.running,
+    ...(call.onProgress === undefined ? {} : { onProgress: call.onProgress }),
+  };
 }
 
 function errorBody(message: string): ToolResultBody {

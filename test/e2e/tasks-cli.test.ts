@@ -1,0 +1,88 @@
+/**
+ * Tasks from the command line: a tool call that runs as a task is journaled with its id, so that
+ * `-c` after mcphost was killed mid-task follows the task to its result and the model reads it.
+ * Against the tasks fixture (v2 server SDK), whose tasks outlive its process as a durable server's do.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { REPOSITORY, runCli, startCli } from '../support/cli.js';
+import { useCliFixture } from '../support/cli-fixture.js';
+
+const TASKS_SERVER = join(REPOSITORY, 'test/fixtures/servers/tasks-server.mjs');
+
+let stateDir: string;
+const fixture = useCliFixture({});
+
+beforeEach(async () => {
+  stateDir = await fixture.temporaryFolder('mcphost-tasks-state-');
+  await fixture.home.writeConfig({
+    mcpServers: {
+      jobs: { command: process.execPath, args: [TASKS_SERVER], env: { TASKS_STATE_DIR: stateDir } },
+    },
+  });
+});
+
+const sessions = () =>
+  join(
+    fixture.home.path,
+    '.local/state/mcphost/sessions',
+    resolve(fixture.home.path).replace(/[^A-Za-z0-9._-]/g, '-'),
+  );
+
+function journalText(): string {
+  const folder = sessions();
+  if (!existsSync(folder)) return '';
+  return readdirSync(folder)
+    .map((file) => readFileSync(join(folder, file), 'utf8'))
+    .join('');
+}
+
+describe('tasks from the command line', () => {
+  it('-c after mcphost was killed mid-task follows the task to its result, and the model reads it', async () => {
+    await fixture.startModel([toolCallReply(['jobs__slow_job', { ms: 3000, steps: 3 }])], {
+      fallback: textReply('the job said: done'),
+    });
+    const first = startCli(
+      ['-p', 'run the slow job', '--approve-all', '--provider-url', fixture.model.url],
+      fixture.home.path,
+    );
+    first.child.stdin.end();
+    // Killed (no chance to cancel anything) once the task is in the journal.
+    const taskEntry = await new Promise<{ taskId: string; toolCallId: string }>((resolvePoll, reject) => {
+      const started = Date.now();
+      const look = setInterval(() => {
+        const line = journalText()
+          .split('\n')
+          .find((text) => text.includes('"type":"task"'));
+        if (line !== undefined) {
+          clearInterval(look);
+          resolvePoll(JSON.parse(line) as { taskId: string; toolCallId: string });
+        } else if (Date.now() - started > 20_000) {
+          clearInterval(look);
+          reject(new Error(`no task in the journal; stderr:\n${first.stderr()}`));
+        }
+      }, 50);
+    });
+    first.child.kill('SIGKILL');
+    await first.done;
+    expect(taskEntry).toMatchObject({ type: 'task', server: 'jobs', tool: 'slow_job' });
+
+    const second = await runCli(
+      ['-c', '-p', 'what did the job say?', '--provider-url', fixture.model.url],
+      fixture.home.path,
+    );
+    expect(second.stderr).toContain(
+      `following task ${taskEntry.taskId} ("slow_job" on server "jobs"), left running by the previous session`,
+    );
+    expect(second.stderr).toContain(`task ${taskEntry.taskId} finished`);
+    expect(second.code).toBe(0);
+    const request = fixture.model.chatRequests.at(-1);
+    const toolMessage = request?.messages.find((message) => message.role === 'tool');
+    expect(toolMessage?.content).toContain('slow job done after 3 steps');
+    expect(request?.messages.at(-1)).toMatchObject({ role: 'user', content: 'what did the job say?' });
+    // The real result is in the journal now, so a third run has it without following anything.
+    expect(journalText()).toContain('slow job done after 3 steps');
+  });
+});
