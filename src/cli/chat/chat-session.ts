@@ -29,6 +29,7 @@ import type { Display } from './display.js';
 import type { HistoryFile } from './input-history.js';
 import type { MarkdownRenderer } from './markdown.js';
 import type { AskOptions, Prompter } from './prompter.js';
+import { listTasks } from './tasks-command.js';
 import type { StatusIndicator } from './status-line.js';
 import type { ToolOrigin } from './tool-lines.js';
 import { TurnView, type ShownLine } from './turn-view.js';
@@ -91,6 +92,12 @@ export class ChatSession implements Prompter {
       completer: (line) => completeChatLine(line, [this.modelString], parts.host.offerings),
       onInterrupt: () => this.#stopTurn(),
       onEnd: () => this.#stopTurn(),
+      // `/tasks` is answered during a turn too: that is when the tasks it lists run.
+      onLineDuringTurn: (text) => {
+        if (text.trim() !== '/tasks' || this.#turn() === undefined) return false;
+        this.write(`${listTasks(parts.host.runningTasks?.() ?? [], display.style, Date.now())}\n`);
+        return true;
+      },
     });
     this.#commands = this.#commandContext();
   }
@@ -328,6 +335,7 @@ export class ChatSession implements Prompter {
       ...(host.offerings === undefined ? {} : { offerings: host.offerings }),
       ...optional('roots', host.roots),
       ...(host.skills === undefined ? {} : { skills: () => host.skills?.() ?? Promise.resolve([]) }),
+      ...(host.runningTasks === undefined ? {} : { runningTasks: () => host.runningTasks?.() ?? [] }),
       ...(host.serverLogs === undefined
         ? {}
         : { serverLogs: (server?: string) => host.serverLogs?.(server) ?? [] }),
