@@ -85,4 +85,46 @@ describe('tasks from the command line', () => {
     // The real result is in the journal now, so a third run has it without following anything.
     expect(journalText()).toContain('slow job done after 3 steps');
   });
+
+  it('-p shows the statuses of a task as stream-json progress events with the task id, and its result as the tool result', async () => {
+    await fixture.startModel([toolCallReply(['jobs__slow_job', { ms: 300, steps: 2 }]), textReply('done')]);
+    const run = await runCli(
+      [
+        '-p',
+        'run it',
+        '--approve-all',
+        '--output-format',
+        'stream-json',
+        '--provider-url',
+        fixture.model.url,
+      ],
+      fixture.home.path,
+    );
+    expect(run.code).toBe(0);
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) => JSON.parse(line) as { type: string; id?: string; task?: { id: string; status: string } },
+      );
+    const call = events.find((event) => event.type === 'tool-call');
+    const progress = events.filter((event) => event.type === 'progress');
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.every((event) => event.id === call?.id && event.task?.id === progress[0]?.task?.id)).toBe(
+      true,
+    );
+    expect(progress[0]).toMatchObject({
+      server: 'jobs',
+      tool: 'slow_job',
+      progress: 1,
+      task: { status: 'working' },
+    });
+    expect(progress.at(-1)).toMatchObject({
+      message: 'task completed: all steps done',
+      task: { status: 'completed' },
+    });
+    expect(JSON.stringify(events.find((event) => event.type === 'tool-result'))).toContain(
+      'slow job done after 2 steps',
+    );
+  });
 });
