@@ -94,7 +94,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
       `${display.style.dim(`↻ @${change.server}:${change.uri} changed on the server (attach it again to send the new contents)`)}\n`,
     );
   });
-  const onSignal = () => session.close();
+  const onSignal = () => session.close(options.signal.reason);
   options.signal.addEventListener('abort', onSignal);
   const onResize = () => session.terminalResized();
   io.stdout.on('resize', onResize);

@@ -29,6 +29,7 @@ import { runnerOptionsFor } from './runner-options.js';
 import { runOneShot } from './one-shot.js';
 import { ConversationRecorder } from './sessions/conversation-recorder.js';
 import { resumeOpenTasks } from './sessions/resume-tasks.js';
+import { TasksLeftRunning } from '../mcp/tasks/tasks-mode.js';
 import { composePrompt } from './stdin.js';
 import { resolveSessionChoice } from './sessions/session-choice.js';
 import { continuingNotice } from './sessions/saved-conversations.js';
@@ -63,7 +64,8 @@ export async function runWithSignals(
   const listeners = HANDLED_SIGNALS.map((signal) => {
     const listener = () => {
       received ??= signal;
-      controller.abort();
+      // A closed terminal or SIGTERM leaves tool calls running as tasks on their servers, for -c.
+      controller.abort(signal === 'SIGINT' ? undefined : new TasksLeftRunning(`stopped by ${signal}`));
     };
     signals.on(signal, listener);
     return [signal, listener] as const;

@@ -23,10 +23,8 @@ import { dirname } from 'node:path';
 import { ConfigError, messageOf } from '../core/errors.js';
 import { describeFirstIssue, conversationSchemas, type JournalEntry } from './saved-conversation-schema.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
+import { TASK_LEFT_RUNNING } from '../mcp/tasks/tasks-mode.js';
 import type { Message, ToolCallBlock, ToolResultBlock } from '../core/types.js';
-
-/** How the stand-in result of a call left running as a task begins (see {@link closeOpenToolCalls}). */
-export const TASK_LEFT_RUNNING = 'no result yet';
 
 /** The format this mcphost writes (a journal), and the newest it reads. Version 1 still loads. */
 export const SAVED_CONVERSATION_FORMAT_VERSION = 2;
@@ -222,18 +220,34 @@ function parseJournal(text: string, path: string): LoadedConversation {
     wholeBytes: Math.min(wholeBytes, Buffer.byteLength(text, 'utf8')),
     needsNewline,
     compactions,
-    openTasks: openCalls(messages).flatMap((call) => {
-      const task = tasks.get(call.id);
+    openTasks: [...openCalls(messages), ...callsLeftRunning(messages)].flatMap((id) => {
+      const task = tasks.get(id);
       return task === undefined ? [] : [task];
     }),
   };
 }
 
 /** The tool calls of the last message when it is an assistant's whose calls have no results yet. */
-function openCalls(messages: readonly Message[]): readonly ToolCallBlock[] {
+function openCalls(messages: readonly Message[]): readonly string[] {
   const last = messages.at(-1);
   if (last?.role !== 'assistant') return [];
-  return last.content.filter((block): block is ToolCallBlock => block.type === 'tool-call');
+  return last.content
+    .filter((block): block is ToolCallBlock => block.type === 'tool-call')
+    .map((call) => call.id);
+}
+
+/**
+ * The calls of the last step whose results are mcphost's own errors (`origin: "host"`): stopped
+ * before they finished. For a call that ran as a task, the task may have gone on on its server (a
+ * closed terminal leaves it running, TasksLeftRunning), so a later run asks how it ended; a task
+ * cancelled with Ctrl-C is then found cancelled, and says so.
+ */
+function callsLeftRunning(messages: readonly Message[]): readonly string[] {
+  const last = messages.at(-1);
+  if (last?.role !== 'tool') return [];
+  return last.content
+    .filter((result) => result.isError && result.origin === 'host')
+    .map((result) => result.toolCallId);
 }
 
 /** The history after one entry. Appends in place: replaying 10,000 messages must stay linear. */
@@ -375,7 +389,9 @@ export function closeOpenToolCalls(
   messages: readonly Message[],
   openTasks: readonly JournaledTask[] = [],
 ): readonly Message[] {
-  const calls = openCalls(messages);
+  const last = messages.at(-1);
+  if (last?.role !== 'assistant') return messages;
+  const calls = last.content.filter((block): block is ToolCallBlock => block.type === 'tool-call');
   if (calls.length === 0) return messages;
   const results: ToolResultBlock[] = calls.map((call) => {
     const task = openTasks.find((open) => open.toolCallId === call.id);

@@ -127,4 +127,29 @@ describe('tasks from the command line', () => {
       'slow job done after 2 steps',
     );
   });
+
+  it('a closed terminal (SIGHUP) leaves the task running, unlike Ctrl-C; -c then follows it', async () => {
+    await fixture.startModel([toolCallReply(['jobs__slow_job', { ms: 2500, steps: 2 }])], {
+      fallback: textReply('noted'),
+    });
+    const first = startCli(
+      ['-p', 'run the slow job', '--approve-all', '--provider-url', fixture.model.url],
+      fixture.home.path,
+    );
+    first.child.stdin.end();
+    await expect.poll(() => journalText().includes('"type":"task"'), { timeout: 20_000 }).toBe(true);
+    first.child.kill('SIGHUP');
+    const stopped = await first.done;
+    expect(stopped.code).toBe(129);
+    const taskId = /"taskId":"([0-9a-f-]+)"/.exec(journalText())?.[1];
+    expect(existsSync(join(stateDir, 'cancels.log'))).toBe(false);
+
+    const second = await runCli(['-c', '-p', 'and?', '--provider-url', fixture.model.url], fixture.home.path);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain(`task ${taskId} finished`);
+    const toolMessage = fixture.model.chatRequests
+      .at(-1)
+      ?.messages.find((message) => message.role === 'tool');
+    expect(toolMessage?.content).toContain('slow job done after 2 steps');
+  });
 });

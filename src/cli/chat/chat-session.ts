@@ -143,9 +143,9 @@ export class ChatSession implements Prompter {
     }
   }
 
-  /** Stops the turn and the input (a signal ended the chat). */
-  close(): void {
-    this.#stopTurn();
+  /** Stops the turn and the input (a signal ended the chat; its `reason` goes to the turn). */
+  close(reason?: unknown): void {
+    this.#stopTurn(reason);
     this.#input.close();
   }
 
@@ -227,8 +227,9 @@ export class ChatSession implements Prompter {
     }
   }
 
-  #stopTurn(): void {
-    this.#turn()?.controller.abort();
+  /** `reason`: the stop's, such as TasksLeftRunning (a closed terminal leaves tasks running). */
+  #stopTurn(reason?: unknown): void {
+    this.#turn()?.controller.abort(reason);
   }
 
   /** Runs one turn; `retry` is false for the second try after pulling a missing model. */

@@ -12,6 +12,7 @@ import {
   MAX_POLL_INTERVAL_MS,
   MIN_POLL_INTERVAL_MS,
   TASK_REQUEST_TIMEOUT_MS,
+  TasksLeftRunning,
 } from './tasks-mode.js';
 import {
   detailedTaskSchema,
@@ -39,6 +40,8 @@ export type TaskOutcome =
   | { readonly kind: 'failed'; readonly error: TaskError }
   | { readonly kind: 'cancelled'; readonly by: 'server' | 'user'; readonly statusMessage?: string }
   | { readonly kind: 'timed-out'; readonly afterMs: number }
+  /** The call was stopped with {@link TasksLeftRunning}: the task goes on on its server. */
+  | { readonly kind: 'left-running' }
   /** The server broke the protocol (a lie about the task) or could no longer be asked. */
   | { readonly kind: 'broken'; readonly reason: string };
 
@@ -70,11 +73,11 @@ export async function followTask(options: FollowTaskOptions): Promise<TaskOutcom
       await cancelQuietly(requests, taskId);
       return { kind: 'timed-out', afterMs: now() - startedAt };
     }
-    if (aborted(signal)) return cancelledByUser(requests, taskId);
+    if (aborted(signal)) return cancelledByUser(requests, taskId, signal);
     try {
       await sleep(Math.min(wait, remaining), undefined, signal === undefined ? {} : { signal });
     } catch {
-      return cancelledByUser(requests, taskId);
+      return cancelledByUser(requests, taskId, signal);
     }
     if (deadline - now() <= 0) continue;
     let raw: unknown;
@@ -88,7 +91,7 @@ export async function followTask(options: FollowTaskOptions): Promise<TaskOutcom
         Math.min(TASK_REQUEST_TIMEOUT_MS, Math.max(1, deadline - now())),
       );
     } catch (error) {
-      if (aborted(signal)) return await cancelledByUser(requests, taskId);
+      if (aborted(signal)) return await cancelledByUser(requests, taskId, signal);
       if (deadline - now() <= 0) continue;
       return { kind: 'broken', reason: describeGetFailure(error, taskId) };
     } finally {
@@ -174,7 +177,12 @@ function pollInterval(task: Task): number {
   return Math.min(MAX_POLL_INTERVAL_MS, Math.max(MIN_POLL_INTERVAL_MS, asked));
 }
 
-async function cancelledByUser(requests: TaskRequests, taskId: string): Promise<TaskOutcome> {
+async function cancelledByUser(
+  requests: TaskRequests,
+  taskId: string,
+  signal: AbortSignal | undefined,
+): Promise<TaskOutcome> {
+  if (signal?.reason instanceof TasksLeftRunning) return { kind: 'left-running' };
   await cancelQuietly(requests, taskId);
   return { kind: 'cancelled', by: 'user' };
 }

@@ -10,6 +10,7 @@ import { toToolResultBody, type ToolResultBody } from '../content.js';
 import { followTask, type TaskOutcome, type TaskRequests } from './follow-task.js';
 import type { RunningTasks } from './running-tasks.js';
 import { parseCreatedTask, type Task } from './task-wire.js';
+import { TASK_LEFT_RUNNING } from './tasks-mode.js';
 
 /** What {@link followTaskCall} needs. */
 export interface TaskCallOptions {
@@ -117,6 +118,11 @@ function describeOutcome(
       );
     case 'broken':
       return errorBody(`server "${server}": ${outcome.reason}`, 'server');
+    case 'left-running':
+      return errorBody(
+        `${TASK_LEFT_RUNNING}: task ${taskId} on server "${server}" was left running when mcphost stopped (mcphost -c follows it)`,
+        'host',
+      );
     default: {
       const unreachable: never = outcome;
       return unreachable;

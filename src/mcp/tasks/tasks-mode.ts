@@ -4,6 +4,8 @@
  * extension loads nothing else of tasks.
  */
 
+import { AbortedError } from '../../core/errors.js';
+
 /** The extension's id, as declared in capabilities. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -42,3 +44,13 @@ export const TASK_REQUEST_TIMEOUT_MS = 30_000;
 
 /** How long a `tasks/cancel` sent on the way out may take: cancelling must not hold up Ctrl-C. */
 export const CANCEL_TIMEOUT_MS = 2_000;
+
+/**
+ * The abort reason of a stop that should leave tasks running on their servers (a closed terminal,
+ * SIGTERM): the calls end, but no `tasks/cancel` is sent, so that `mcphost -c` can follow them.
+ * Ctrl-C (any other reason) cancels them.
+ */
+export class TasksLeftRunning extends AbortedError {}
+
+/** How the result of a call left running as a task begins, until a later run follows the task. */
+export const TASK_LEFT_RUNNING = 'no result yet';
