@@ -27,6 +27,13 @@ export default tseslint.config(
           selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
           message: "import * as z from 'zod': the bundle then keeps only what is used (esbuild.config.mjs).",
         },
+        {
+          // `#` is private at run time too; TypeScript's `private` only at compile time. A private
+          // constructor stays `private` (a factory-only class; JavaScript has no `#constructor`).
+          selector:
+            ":matches(PropertyDefinition, AccessorProperty, TSParameterProperty, MethodDefinition[kind!='constructor'])[accessibility='private']",
+          message: 'use a `#name` member for private state, not `private`',
+        },
       ],
     },
   },

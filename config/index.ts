@@ -4,7 +4,7 @@
  */
 export type { LoadConfigOptions, LoadedConfig } from './load.js';
 export { CONFIG_FILE_NAMES, findConfigFile, loadConfig, readSessionPersistence } from './load.js';
-export type { ConfigEnvironment, ParsedConfig } from './parse.js';
+export type { ConfigEnvironment, ConfigSafetySettings, ParsedConfig } from './parse.js';
 export { parseConfig } from './parse.js';
 export type { ConfigSyntax, ParsedText } from './parse-text.js';
 export { parseConfigText, syntaxOfPath } from './parse-text.js';

@@ -2,11 +2,8 @@
  * From plain data (a parsed file, or `mcpServers` a program passes in) to a checked, typed config.
  * Pure: the environment is a parameter, and nothing is read or started here.
  */
-import type { BudgetOptions } from '../src/safety/budgets.js';
-import type { UntrustedContentOptions } from '../src/safety/untrusted-content.js';
 import type { ServerDefinition } from '../src/mcp/definition.js';
-import type { HooksConfig } from '../src/safety/hooks.js';
-import type { ApprovalRuleSet } from '../src/safety/policy.js';
+import type { SafetyOptions } from '../src/safety/options.js';
 import type { GenerationSettings } from '../src/core/types.js';
 import type { Problem } from './problems.js';
 import { configErrorFor, describeKind, problemsFromError, throwIfProblems } from './problems.js';
@@ -20,8 +17,27 @@ import { environmentLookup } from './variables.js';
 /** The environment `${VAR}` references are read from. */
 export type ConfigEnvironment = Readonly<Record<string, string | undefined>>;
 
-/** A checked config, whatever it came from. Settings the config does not set are absent. */
-export interface ParsedConfig {
+/**
+ * The safety settings a config file may hold: fields of the one {@link SafetyOptions} type the
+ * runner options and the guard take too (createRunner merges the caller's over these).
+ */
+export type ConfigSafetySettings = Pick<
+  SafetyOptions,
+  | 'approval'
+  | 'hooks'
+  | 'auditLog'
+  | 'auditLogMaxBytes'
+  | 'maxToolResultBytes'
+  | 'untrustedContent'
+  | 'budgets'
+>;
+
+/**
+ * A checked config, whatever it came from. Settings the config does not set are absent. Its
+ * safety settings are {@link ConfigSafetySettings} (`auditLog` as written; `loadConfig` resolves
+ * it against the file's folder).
+ */
+export interface ParsedConfig extends ConfigSafetySettings {
   /** The servers to start, by name, with variables expanded. Disabled servers are not here. */
   readonly servers: Readonly<Record<string, ServerDefinition>>;
   /** Names of the servers marked `disabled: true` (so `/servers` can list them). */
@@ -44,14 +60,6 @@ export interface ParsedConfig {
   readonly initTimeoutMs?: number;
   /** Config-wide tool call timeout, in ms (already applied to every server that sets none). */
   readonly toolTimeoutMs?: number;
-  /** Approval rules, one set per file (see `src/safety/policy.ts` for how sets combine). */
-  readonly approval?: readonly ApprovalRuleSet[];
-  /** Hook commands by event. */
-  readonly hooks?: HooksConfig;
-  /** The audit log file, as written (`loadConfig` resolves it against the file's folder). */
-  readonly auditLog?: string;
-  /** The most text of one tool result the model gets, in UTF-8 bytes. */
-  readonly maxToolResultBytes?: number;
   /** The context window and compaction settings (`contextWindow`, `compactAt`, `autoCompact`). */
   readonly context?: {
     readonly contextWindow?: number;
@@ -60,12 +68,6 @@ export interface ParsedConfig {
     readonly toolSearchAt?: number;
     readonly autoCompact?: boolean;
   };
-  /** Rotate the audit log past this size. */
-  readonly auditLogMaxBytes?: number;
-  /** How tool output is screened and marked. */
-  readonly untrustedContent?: UntrustedContentOptions;
-  /** Limits on tool calls. */
-  readonly budgets?: BudgetOptions;
   /** How elicitations are answered when nobody can be asked (home config only). */
   readonly elicitation?: { readonly policy: 'decline' | 'accept-defaults' };
   /** The folders servers may work in, as written (`loadConfig` resolves them; home config only). */

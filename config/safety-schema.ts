@@ -107,27 +107,27 @@ export type HookSettings = z.infer<typeof hooksSchema>;
 
 /** `untrustedContent`: how tool output is screened and marked (see src/safety/untrusted-content.ts). */
 export const untrustedContentSchema = z.strictObject({
-  policy: z.enum(['warn', 'ask', 'redact', 'block']).optional(),
-  markAsData: z.boolean().optional(),
-  systemPromptClause: z.boolean().optional(),
+  policy: z.enum(['warn', 'ask', 'redact', 'block']).exactOptional(),
+  markAsData: z.boolean().exactOptional(),
+  systemPromptClause: z.boolean().exactOptional(),
 });
 
 const countSchema = z.number().int().min(0);
 const budgetLimitsSchema = z.strictObject({
-  maxCalls: countSchema.optional(),
-  callsPerMinute: countSchema.optional(),
-  maxToolTimeMs: countSchema.optional(),
-  maxResultBytes: countSchema.optional(),
+  maxCalls: countSchema.exactOptional(),
+  callsPerMinute: countSchema.exactOptional(),
+  maxToolTimeMs: countSchema.exactOptional(),
+  maxResultBytes: countSchema.exactOptional(),
 });
 
 /** `budgets`: limits per session, per server and per tool (see src/safety/budgets.ts). */
 export const budgetsSchema = z.strictObject({
   sampling: z
-    .strictObject({ maxRequestsPerTurn: countSchema.optional(), maxTokens: countSchema.optional() })
-    .optional(),
-  session: budgetLimitsSchema.optional(),
-  eachServer: budgetLimitsSchema.optional(),
-  eachTool: budgetLimitsSchema.optional(),
-  servers: z.record(z.string(), budgetLimitsSchema).optional(),
-  tools: z.record(z.string(), budgetLimitsSchema).optional(),
+    .strictObject({ maxRequestsPerTurn: countSchema.exactOptional(), maxTokens: countSchema.exactOptional() })
+    .exactOptional(),
+  session: budgetLimitsSchema.exactOptional(),
+  eachServer: budgetLimitsSchema.exactOptional(),
+  eachTool: budgetLimitsSchema.exactOptional(),
+  servers: z.record(z.string(), budgetLimitsSchema).exactOptional(),
+  tools: z.record(z.string(), budgetLimitsSchema).exactOptional(),
 });

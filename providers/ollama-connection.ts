@@ -25,7 +25,7 @@ const OLLAMA_CLOUD_ORIGIN = 'https://ollama.com';
 
 /** @throws ConfigError when `--provider-url` or `OLLAMA_HOST` is not an address. */
 export function ollamaConnection(options: OllamaConnectionOptions): OllamaConnection {
-  const host = resolveOllamaHost({ baseUrl: options.baseUrl, env: options.env });
+  const host = resolveOllamaHost(options);
   return {
     host,
     headers: keyHeader(host, options),

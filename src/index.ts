@@ -21,6 +21,7 @@ export {
   type CreateRunnerOptions,
 } from './setup/create-runner.js';
 export { McpRunner } from './setup/mcp-runner.js';
+export type { HostEvent, HostEventListener, HostEventType } from './setup/host-event.js';
 export type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './core/events.js';
 export type {
   AssistantContent,

@@ -42,7 +42,9 @@ export async function registerFsTools(server: McpServer, context: FsServerContex
   const maxReadBytes = context.options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
   // Every tool resolves its path first; a path outside is answered with the reason, not run.
   const withPath =
-    <Args extends { path?: string }>(run: (path: string, args: Args) => Promise<CallToolResult>) =>
+    <Args extends { path?: string | undefined }>(
+      run: (path: string, args: Args) => Promise<CallToolResult>,
+    ) =>
     async (args: Args): Promise<CallToolResult> => {
       const resolved = await allowed.resolve(args.path ?? '.');
       if ('error' in resolved) return errorResult(resolved.error);

@@ -3,15 +3,12 @@
  * stop on SIGINT/SIGTERM/SIGHUP with the shell's exit code. `main` imports this module only once
  * the arguments are parsed, so `mcphost --help` loads none of it.
  */
-import type { ElicitationOutcome } from '../mcp/elicitation.js';
-import type { SamplingOutcome } from '../mcp/sampling.js';
 import { openInBrowser } from './browser.js';
-import type { PoolLogEntry } from '../mcp/pool.js';
 import type { ToolProgress } from '../mcp/server-connection.js';
 import type { ProgressSource } from './interactive.js';
 import { optional } from '../util/optional.js';
 import type { CliOptions, ScriptCommand } from './args.js';
-import { AbortedError, messageOf } from '../core/errors.js';
+import { AbortedError } from '../core/errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
 import { signalExitCode, type ExitCodeValue } from './exit-codes.js';
 import { captureLibraryConsole } from './library-console.js';
@@ -28,7 +25,7 @@ import { applyScript, loadScript, type ScriptFile } from './script/script.js';
 import { runnerOptionsFor } from './runner-options.js';
 import { runOneShot } from './one-shot.js';
 import { ConversationRecorder } from './sessions/conversation-recorder.js';
-import { resumeOpenTasks } from './sessions/resume-tasks.js';
+import { journalingTasks, resumeOpenTasks } from './sessions/resume-tasks.js';
 import { TasksLeftRunning } from '../mcp/tasks/tasks-mode.js';
 import { composePrompt } from './stdin.js';
 import { resolveSessionChoice } from './sessions/session-choice.js';
@@ -37,6 +34,7 @@ import { KeptPermissions } from '../safety/kept-permissions.js';
 import { join, resolve } from 'node:path';
 import { mcphostFolder } from '../util/user-folders.js';
 import { downloadProgressOnStderr } from './output/download-progress.js';
+import { hostEventReporter } from './output/host-event-report.js';
 
 export { createReporter } from './output/reporter.js';
 
@@ -132,59 +130,38 @@ async function run(
     // Ctrl-C while the servers start stops the start (and the servers) at once.
     signal,
     // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
-    onServerLog: (entry) => reportServerLog(entry, io, options.debug, prompter),
-    onWarning: (message) => reporter.note(`warning: ${message}`),
+    // A call that becomes a task is journaled at once (its id), for `-c` after a crash.
+    onEvent: journalingTasks(
+      recorder,
+      (message) => reporter.note(`warning: ${message}`),
+      hostEventReporter({
+        io,
+        reporter,
+        debug: options.debug,
+        chat: prompter,
+        progressListeners: chatProgress,
+      }),
+    ),
     // A `local:` model downloads on first use: a bar in a terminal, progress lines otherwise.
     modelFiles: { onProgress: downloadProgress.onProgress },
-    onContentFlagged: ({ source, origin, flag }) =>
-      reporter.note(
-        `possible prompt injection in ${origin.kind === 'tool-result' ? `the result of ${source}` : source} (${flag.action}): ${flag.findings.join('; ')}`,
-      ),
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
     interactive: chatFollows,
-    onProgress: (report) => {
-      // A call that became a task: its id goes to the journal at once, for `-c` after a crash.
-      if (report.task !== undefined && report.toolCallId !== undefined && report.progress === 1) {
-        const { server, tool, toolCallId } = report;
-        void recorder
-          .recordTask({ server, tool, toolCallId, taskId: report.task.taskId })
-          .catch((error: unknown) => {
-            reporter.note(`warning: ${messageOf(error)}`);
-          });
-      }
-      reporter.progress?.(report);
-      for (const listener of chatProgress ?? []) listener(report);
-    },
-    onOfferingsChange: (change) => reporter.offeringsChange?.(change),
     // --debug asks servers for everything; otherwise each server keeps its own default level.
     ...(options.debug ? { serverLogLevel: 'debug' as const } : {}),
-    onElicitationOutcome: (outcome) => {
-      reporter.note(describeElicitationOutcome(outcome));
-    },
-    onSamplingOutcome: (outcome) => {
-      reporter.note(describeSamplingOutcome(outcome));
-    },
-    ...optional(
-      'onElicitation',
-      prompter &&
-        (await import('./prompts/elicitation-prompt.js')).createElicitationPrompt(prompter, (url) =>
-          openInBrowser(url, io.env),
-        ),
-    ),
-    ...optional(
-      'onApproval',
-      prompter && (await import('./prompts/approval-prompt.js')).createApprovalPrompt(prompter),
-    ),
     ...optional(
       'trustProject',
       askToTrust ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout) : undefined,
     ),
-    // The chat offers the sign-in page of a server that asks for one, shows sampling requests for
-    // review and, under the `ask` injection policy, asks about flagged content; -p reports each in
-    // one line (flagged content is withheld).
+    // The chat asks about tool calls and elicitations, offers the sign-in page of a server that
+    // asks for one, shows sampling requests for review and, under the `ask` injection policy, asks
+    // about flagged content; -p reports each in one line (flagged content is withheld).
     ...optional(
       'questions',
       prompter && {
+        approveToolCall: (await import('./prompts/approval-prompt.js')).createApprovalPrompt(prompter),
+        elicit: (await import('./prompts/elicitation-prompt.js')).createElicitationPrompt(prompter, (url) =>
+          openInBrowser(url, io.env),
+        ),
         signIn: (await import('./prompts/sign-in-prompt.js')).browserSignIn(io),
         reviewFlaggedContent: (
           await import('./prompts/flagged-content-prompt.js')
@@ -328,7 +305,9 @@ async function chat(
       createModel(
         model,
         {
-          onWarning: (message) => context.reporter.note(`warning: ${message}`),
+          onEvent: (event) => {
+            if (event.type === 'warning') context.reporter.note(`warning: ${event.message}`);
+          },
           homeDir: io.homeDir,
           projectDir: io.cwd,
           modelFiles: { onProgress: downloadProgressOnStderr(io.stderr).onProgress },
@@ -348,32 +327,4 @@ async function chat(
 /** Reads `mcphost script FILE`, its path taken from the working directory. */
 async function readScript(command: ScriptCommand, io: CliIO) {
   return loadScript(resolve(io.cwd, command.path), command.arguments, io.env);
-}
-
-function reportServerLog(
-  entry: PoolLogEntry,
-  io: CliIO,
-  debug: boolean,
-  chat: { readonly bound: boolean; write(text: string): void } | undefined,
-): void {
-  if (entry.level === 'debug' && !debug) return;
-  // Server output (stderr tails included) may hold credentials and escape sequences: neither
-  // reaches the terminal as is. Failures are shown even with --quiet: they are errors.
-  const clean = stripControlCharacters(redactText(entry.message));
-  const line = entry.level === 'warn' ? `mcphost: ${clean}\n` : `[${entry.server}] ${clean}\n`;
-  if (chat?.bound === true) chat.write(line);
-  else io.stderr.write(line);
-}
-
-/** One stderr line: which server asked what, and what was answered (and why, if the host chose). */
-function describeSamplingOutcome(outcome: SamplingOutcome): string {
-  const findings =
-    outcome.findings === undefined ? '' : `; possible prompt injection: ${outcome.findings.join('; ')}`;
-  return `server "${outcome.server}" asked to use the model (sampling) — ${outcome.action} (${stripControlCharacters(outcome.reason)}${findings})`;
-}
-
-function describeElicitationOutcome(outcome: ElicitationOutcome): string {
-  const reason = outcome.reason === undefined ? '' : ` (${outcome.reason})`;
-  const message = stripControlCharacters(outcome.message);
-  return `server "${outcome.server}" asked for input (${outcome.mode}): "${message}" — ${outcome.action}${reason}`;
 }

@@ -19,8 +19,8 @@ function buildSchemas() {
     id: z.string().min(1),
     name: z.string().min(1),
     input: z.record(z.string(), z.unknown()),
-    rawInput: z.string().optional(),
-    providerMetadata: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+    rawInput: z.string().exactOptional(),
+    providerMetadata: z.record(z.string(), z.record(z.string(), z.unknown())).exactOptional(),
   });
   const toolResultBlock = z.object({
     type: z.literal('tool-result'),
@@ -28,7 +28,7 @@ function buildSchemas() {
     toolName: z.string(),
     content: z.array(z.discriminatedUnion('type', [textBlock, imageBlock])),
     isError: z.boolean(),
-    origin: z.enum(['host', 'server']).optional(),
+    origin: z.enum(['host', 'server']).exactOptional(),
   });
 
   const userMessage = z.object({
@@ -58,7 +58,7 @@ function buildSchemas() {
    */
   const sessionBodySchema = z.object({
     model: z.string().min(1),
-    systemPrompt: z.string().optional(),
+    systemPrompt: z.string().exactOptional(),
     createdAt: timestamp,
     updatedAt: timestamp,
     messages: z.array(messageSchema),
@@ -69,7 +69,7 @@ function buildSchemas() {
     type: z.literal('header'),
     version: z.number().int().min(2),
     model: z.string().min(1),
-    systemPrompt: z.string().optional(),
+    systemPrompt: z.string().exactOptional(),
     createdAt: timestamp,
   });
 

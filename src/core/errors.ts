@@ -35,7 +35,7 @@ export interface ProviderErrorDetails {
   /** True when trying again later may work (429, 5xx, 529, 408/409, transient network errors). */
   readonly retryable: boolean;
   /** How long the vendor asked us to wait (`Retry-After`), in milliseconds. */
-  readonly retryAfterMs?: number;
+  readonly retryAfterMs?: number | undefined;
   /** True when the vendor refused the request for being longer than the model's context window. */
   readonly contextLength?: boolean;
   /** The model the server does not have (Ollama: not pulled); the chat offers to fetch it. */

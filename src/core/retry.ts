@@ -75,7 +75,7 @@ export interface RetryNotice {
 
 export interface RetryOptions {
   readonly policy?: RetryPolicy;
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   readonly sleep?: Sleep;
   readonly random?: () => number;
   readonly onRetry?: (notice: RetryNotice) => void;

@@ -26,15 +26,15 @@ export type SplitLine = string | OversizeLine;
  */
 export class LineSplitter {
   /** Chunks of the unfinished line, joined only once its newline arrives (no quadratic copying). */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
   /** Set while the bytes of an oversized line are being dropped. */
-  private dropping: { bytes: number; head: Buffer; tail: Buffer } | undefined;
-  private readonly maxLineBytes: number;
+  #dropping: { bytes: number; head: Buffer; tail: Buffer } | undefined;
+  readonly #maxLineBytes: number;
 
   /** @param maxLineBytes - the longest line returned whole (see {@link push}). */
   constructor(maxLineBytes: number) {
-    this.maxLineBytes = maxLineBytes;
+    this.#maxLineBytes = maxLineBytes;
   }
 
   /** Adds a chunk and returns the lines it completes, in order. */
@@ -44,25 +44,25 @@ export class LineSplitter {
     while (rest.length > 0) {
       const newline = rest.indexOf(0x0a);
       const part = newline === -1 ? rest : rest.subarray(0, newline);
-      if (this.dropping !== undefined) {
-        this.drop(part);
-      } else if (this.pendingBytes + part.length > this.maxLineBytes) {
-        this.drop(Buffer.concat([...this.pending, part]));
-        this.pending = [];
-        this.pendingBytes = 0;
+      if (this.#dropping !== undefined) {
+        this.#drop(part);
+      } else if (this.#pendingBytes + part.length > this.#maxLineBytes) {
+        this.#drop(Buffer.concat([...this.#pending, part]));
+        this.#pending = [];
+        this.#pendingBytes = 0;
       } else if (newline === -1) {
-        this.pending.push(part);
-        this.pendingBytes += part.length;
+        this.#pending.push(part);
+        this.#pendingBytes += part.length;
       } else {
-        const data = this.pending.length === 0 ? part : Buffer.concat([...this.pending, part]);
-        this.pending = [];
-        this.pendingBytes = 0;
+        const data = this.#pending.length === 0 ? part : Buffer.concat([...this.#pending, part]);
+        this.#pending = [];
+        this.#pendingBytes = 0;
         lines.push(data.toString('utf8').replace(/\r$/, ''));
       }
       if (newline === -1) break;
-      if (this.dropping !== undefined) {
-        const { bytes, head, tail } = this.dropping;
-        this.dropping = undefined;
+      if (this.#dropping !== undefined) {
+        const { bytes, head, tail } = this.#dropping;
+        this.#dropping = undefined;
         lines.push({ kind: 'oversize', bytes, head: head.toString('utf8'), tail: tail.toString('utf8') });
       }
       rest = rest.subarray(newline + 1);
@@ -72,16 +72,16 @@ export class LineSplitter {
 
   /** Returns what is left after the stream ended (a last line without a newline), if anything. */
   flush(): string | undefined {
-    this.dropping = undefined;
-    if (this.pendingBytes === 0) return undefined;
-    const rest = Buffer.concat(this.pending).toString('utf8').replace(/\r$/, '');
-    this.pending = [];
-    this.pendingBytes = 0;
+    this.#dropping = undefined;
+    if (this.#pendingBytes === 0) return undefined;
+    const rest = Buffer.concat(this.#pending).toString('utf8').replace(/\r$/, '');
+    this.#pending = [];
+    this.#pendingBytes = 0;
     return rest;
   }
 
-  private drop(part: Buffer): void {
-    const dropping = (this.dropping ??= { bytes: 0, head: Buffer.alloc(0), tail: Buffer.alloc(0) });
+  #drop(part: Buffer): void {
+    const dropping = (this.#dropping ??= { bytes: 0, head: Buffer.alloc(0), tail: Buffer.alloc(0) });
     dropping.bytes += part.length;
     if (dropping.head.length < OVERSIZE_EDGE_BYTES)
       dropping.head = Buffer.concat([
@@ -95,28 +95,28 @@ export class LineSplitter {
 
 /** Keeps the last `capacity` lines, each cut to `maxLineLength` characters. */
 export class TailBuffer {
-  private readonly lines: string[] = [];
-  private readonly capacity: number;
-  private readonly maxLineLength: number;
+  readonly #lines: string[] = [];
+  readonly #capacity: number;
+  readonly #maxLineLength: number;
 
   constructor(capacity: number, maxLineLength = 1000) {
-    this.capacity = capacity;
-    this.maxLineLength = maxLineLength;
+    this.#capacity = capacity;
+    this.#maxLineLength = maxLineLength;
   }
 
   add(line: string): void {
-    const cut = line.length > this.maxLineLength ? `${line.slice(0, this.maxLineLength)}…` : line;
-    this.lines.push(cut);
-    if (this.lines.length > this.capacity) this.lines.shift();
+    const cut = line.length > this.#maxLineLength ? `${line.slice(0, this.#maxLineLength)}…` : line;
+    this.#lines.push(cut);
+    if (this.#lines.length > this.#capacity) this.#lines.shift();
   }
 
   /** How many lines are kept now. */
   get length(): number {
-    return this.lines.length;
+    return this.#lines.length;
   }
 
   /** The kept lines, oldest first. */
   snapshot(): readonly string[] {
-    return [...this.lines];
+    return [...this.#lines];
   }
 }

@@ -116,15 +116,15 @@ export interface ToolDescription {
 
 /** Every configured MCP server, as one {@link ToolHost}. */
 export class McpPool implements ToolHost {
-  private readonly connections: ReadonlyMap<string, ServerConnection>;
-  private table: ToolNameTable | undefined;
+  readonly #connections: ReadonlyMap<string, ServerConnection>;
+  #table: ToolNameTable | undefined;
   /** The table the model last saw: calls are routed through it even if a list changed since. */
-  private published: ToolNameTable | undefined;
-  private closing: Promise<void> | undefined;
-  private readonly reconnections = new ServerReconnections();
+  #published: ToolNameTable | undefined;
+  #closing: Promise<void> | undefined;
+  readonly #reconnections = new ServerReconnections();
   /** The tool calls running as tasks now (the tasks extension), for `/tasks`. */
   readonly runningTasks = new RunningTasks();
-  private readonly exitHook = (): void => {
+  readonly #exitHook = (): void => {
     this.killSync();
   };
 
@@ -162,7 +162,7 @@ export class McpPool implements ToolHost {
               },
             }),
         onReconnected: (client: Client) => {
-          this.reconnections.announce({
+          this.#reconnections.announce({
             server: name,
             client,
             warn: (message) => {
@@ -175,14 +175,14 @@ export class McpPool implements ToolHost {
         now,
         log,
         onToolsChanged: () => {
-          this.table = undefined;
+          this.#table = undefined;
         },
       });
     });
-    this.connections = new Map(connections.map((connection) => [connection.name, connection]));
+    this.#connections = new Map(connections.map((connection) => [connection.name, connection]));
     // If our process exits without close() (process.exit on a signal, an uncaught error), the
     // servers' process groups must not outlive it. An exit handler can only do synchronous work.
-    process.on('exit', this.exitHook);
+    process.on('exit', this.#exitHook);
   }
 
   /**
@@ -218,7 +218,7 @@ export class McpPool implements ToolHost {
     } finally {
       process.removeListener('exit', killSpawned);
     }
-    const started = Promise.all([...pool.connections.values()].map((connection) => connection.start()));
+    const started = Promise.all([...pool.#connections.values()].map((connection) => connection.start()));
     if ((await untilAborted(started, signal)) === CANCELLED) {
       await pool.close();
       throw new AbortedError('the servers were still starting when the start was cancelled');
@@ -231,10 +231,10 @@ export class McpPool implements ToolHost {
    * tool list change since the last call is asked again first.
    */
   async tools(): Promise<readonly ToolSpec[]> {
-    const table = await this.currentTable();
+    const table = await this.#currentTable();
     const specs: ToolSpec[] = [];
     for (const { exposedName, server, tool } of table.tools) {
-      const spec = this.toolOf(server, tool);
+      const spec = this.#toolOf(server, tool);
       if (spec === undefined) continue;
       specs.push({
         name: exposedName,
@@ -242,19 +242,19 @@ export class McpPool implements ToolHost {
         inputSchema: spec.inputSchema,
       });
     }
-    this.published = table;
+    this.#published = table;
     return specs;
   }
 
   /** The tools for a `/tools` listing, refreshed like {@link tools}. */
   async describeTools(): Promise<readonly ToolDescription[]> {
-    const table = await this.currentTable();
+    const table = await this.#currentTable();
     return table.tools.map(({ exposedName, server, tool }) => ({
       exposedName,
       server,
       tool,
-      description: this.toolOf(server, tool)?.description ?? this.toolOf(server, tool)?.title ?? '',
-      hints: toolHintsOf(this.toolOf(server, tool)?.annotations),
+      description: this.#toolOf(server, tool)?.description ?? this.#toolOf(server, tool)?.title ?? '',
+      hints: toolHintsOf(this.#toolOf(server, tool)?.annotations),
     }));
   }
 
@@ -264,10 +264,10 @@ export class McpPool implements ToolHost {
    * run. Before any tools were published, the current table is read instead. Never refreshes.
    */
   locate(exposedName: string): ToolDescription | undefined {
-    const table = this.published ?? (this.table ??= this.buildTable());
+    const table = this.#published ?? (this.#table ??= this.#buildTable());
     const address = table.lookup.get(exposedName);
     if (address === undefined) return undefined;
-    const spec = this.toolOf(address.server, address.tool);
+    const spec = this.#toolOf(address.server, address.tool);
     return {
       exposedName,
       ...address,
@@ -282,10 +282,10 @@ export class McpPool implements ToolHost {
    */
   async call(call: ToolCallBlock, signal?: AbortSignal): Promise<ToolResultBlock> {
     const failure = (text: string): ToolResultBlock => errorResult(call, text);
-    if (this.closing !== undefined) return failure('the MCP servers have been shut down');
-    const table = this.published ?? (await this.currentTable());
+    if (this.#closing !== undefined) return failure('the MCP servers have been shut down');
+    const table = this.#published ?? (await this.#currentTable());
     const address = table.lookup.get(call.name);
-    const connection = address === undefined ? undefined : this.connections.get(address.server);
+    const connection = address === undefined ? undefined : this.#connections.get(address.server);
     if (address === undefined || connection === undefined) {
       return failure(`unknown tool "${call.name}": no MCP server offers a tool by that name`);
     }
@@ -312,8 +312,8 @@ export class McpPool implements ToolHost {
    * for the tool call `call` it answers. Never throws: every failure is an error result.
    */
   async resumeTask(call: ToolCallBlock, task: ResumableTask, signal?: AbortSignal): Promise<ToolResultBlock> {
-    const connection = this.connections.get(task.server);
-    if (this.closing !== undefined || connection === undefined) {
+    const connection = this.#connections.get(task.server);
+    if (this.#closing !== undefined || connection === undefined) {
       return errorResult(
         call,
         `task ${task.taskId} cannot be followed: no server "${task.server}" is configured now`,
@@ -332,7 +332,7 @@ export class McpPool implements ToolHost {
 
   /** The configured server names, in configuration order. */
   serverNames(): readonly string[] {
-    return [...this.connections.keys()];
+    return [...this.#connections.keys()];
   }
 
   /**
@@ -341,12 +341,12 @@ export class McpPool implements ToolHost {
    * ServerError saying why when there is no such server or it cannot be used.
    */
   async client(serverName: string, signal?: AbortSignal): Promise<Client> {
-    const connection = this.connections.get(serverName);
-    if (connection === undefined || this.closing !== undefined) {
+    const connection = this.#connections.get(serverName);
+    if (connection === undefined || this.#closing !== undefined) {
       const known = this.serverNames().join(', ') || 'none';
       throw new ServerError(
         serverName,
-        this.closing === undefined
+        this.#closing === undefined
           ? `no MCP server is named "${serverName}" (configured: ${known})`
           : 'the MCP servers have been shut down',
       );
@@ -361,13 +361,13 @@ export class McpPool implements ToolHost {
    * connection was asked (resource subscriptions) can be asked again. Returns how to stop.
    */
   onReconnected(listener: ServerReconnectionListener): () => void {
-    return this.reconnections.listen(listener);
+    return this.#reconnections.listen(listener);
   }
 
   /** Tells every running server (or those `which` names) that the roots changed. */
   async notifyRootsChanged(which: (server: string) => boolean = () => true): Promise<void> {
     await Promise.all(
-      [...this.connections]
+      [...this.#connections]
         .filter(([server]) => which(server))
         .map(([, connection]) => connection.notifyRootsChanged()),
     );
@@ -375,16 +375,16 @@ export class McpPool implements ToolHost {
 
   /** Each server's state, tool count, last error and stderr tail, in configuration order. */
   status(): readonly ServerStatus[] {
-    return [...this.connections.values()].map((connection) => connection.status());
+    return [...this.#connections.values()].map((connection) => connection.status());
   }
 
   /** Ends every server and every process it started. Idempotent; resolves when all are gone. */
   close(): Promise<void> {
-    this.closing ??= (async () => {
-      await Promise.all([...this.connections.values()].map((connection) => connection.close()));
-      process.removeListener('exit', this.exitHook);
+    this.#closing ??= (async () => {
+      await Promise.all([...this.#connections.values()].map((connection) => connection.close()));
+      process.removeListener('exit', this.#exitHook);
     })();
-    return this.closing;
+    return this.#closing;
   }
 
   /**
@@ -392,27 +392,27 @@ export class McpPool implements ToolHost {
    * `exit` handler); prefer {@link close}, which lets servers shut down cleanly first.
    */
   killSync(): void {
-    for (const connection of this.connections.values()) connection.killSync();
+    for (const connection of this.#connections.values()) connection.killSync();
   }
 
-  private async currentTable(): Promise<ToolNameTable> {
-    const connections = [...this.connections.values()];
+  async #currentTable(): Promise<ToolNameTable> {
+    const connections = [...this.#connections.values()];
     await Promise.all(connections.map((connection) => connection.refreshIfChanged()));
-    this.table ??= this.buildTable();
-    return this.table;
+    this.#table ??= this.#buildTable();
+    return this.#table;
   }
 
   /** Names the tools every server has now (without asking any server again). */
-  private buildTable(): ToolNameTable {
+  #buildTable(): ToolNameTable {
     return buildToolNameTable(
-      [...this.connections.values()].flatMap((connection) =>
+      [...this.#connections.values()].flatMap((connection) =>
         connection.tools().map((tool) => ({ server: connection.name, tool: tool.name })),
       ),
     );
   }
 
-  private toolOf(server: string, tool: string): Tool | undefined {
-    return this.connections
+  #toolOf(server: string, tool: string): Tool | undefined {
+    return this.#connections
       .get(server)
       ?.tools()
       .find((candidate) => candidate.name === tool);

@@ -32,24 +32,24 @@ export interface ProbeWatchHost {
 
 /** Watches one transport's probe. */
 export class ProbeWatch {
-  private readonly host: ProbeWatchHost;
-  private probeId: RequestId | undefined;
-  private probeAnswered = false;
-  private timer: NodeJS.Timeout | undefined;
+  readonly #host: ProbeWatchHost;
+  #probeId: RequestId | undefined;
+  #probeAnswered = false;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(host: ProbeWatchHost) {
-    this.host = host;
+    this.#host = host;
   }
 
   /** Sees each message we send; after the (first) probe, sends the ping. */
   sent(message: JSONRPCMessage): void {
-    if (this.probeId !== undefined || !('method' in message) || message.method !== 'server/discover') return;
+    if (this.#probeId !== undefined || !('method' in message) || message.method !== 'server/discover') return;
     if (!('id' in message)) return;
-    this.probeId = message.id;
+    this.#probeId = message.id;
     // The probe's `_meta` (protocol version, client info) goes along: a dual-era server takes a
     // bare request for a legacy one and would serve the whole session as legacy.
     const meta = message.params?._meta;
-    this.host.write({
+    this.#host.write({
       jsonrpc: '2.0',
       id: PING_ID,
       method: 'ping',
@@ -60,19 +60,19 @@ export class ProbeWatch {
   /** Sees each message from the server; false when it is our ping's answer (not for the SDK). */
   received(message: JSONRPCMessage): boolean {
     if ('method' in message || !('id' in message)) return true;
-    if (message.id === this.probeId) {
-      this.probeAnswered = true;
-      clearTimeout(this.timer);
+    if (message.id === this.#probeId) {
+      this.#probeAnswered = true;
+      clearTimeout(this.#timer);
       return true;
     }
     if (message.id !== PING_ID) return true;
-    if (!this.probeAnswered && this.probeId !== undefined && this.timer === undefined) {
-      const probeId = this.probeId;
-      this.timer = setTimeout(() => {
-        if (this.probeAnswered) return;
-        this.probeAnswered = true;
-        this.host.onDebug('the server answered ping but not server/discover: a legacy server');
-        this.host.deliver({
+    if (!this.#probeAnswered && this.#probeId !== undefined && this.#timer === undefined) {
+      const probeId = this.#probeId;
+      this.#timer = setTimeout(() => {
+        if (this.#probeAnswered) return;
+        this.#probeAnswered = true;
+        this.#host.onDebug('the server answered ping but not server/discover: a legacy server');
+        this.#host.deliver({
           jsonrpc: '2.0',
           id: probeId,
           error: {
@@ -81,13 +81,13 @@ export class ProbeWatch {
           },
         });
       }, ANSWER_ORDER_GRACE_MS);
-      this.timer.unref();
+      this.#timer.unref();
     }
     return false;
   }
 
   /** Stops the timer (the transport closed). */
   stop(): void {
-    clearTimeout(this.timer);
+    clearTimeout(this.#timer);
   }
 }

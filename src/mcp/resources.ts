@@ -113,7 +113,11 @@ async function listServerResources(
   }
 }
 
-function pick(entry: { title?: string; description?: string; mimeType?: string }): {
+function pick(entry: {
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
+}): {
   title?: string;
   description?: string;
   mimeType?: string;

@@ -16,11 +16,7 @@
  */
 /* eslint-disable @typescript-eslint/no-deprecated -- sampling is deprecated by the 2026-07-28
    revision (SEP-2577), and supported here for the 2025-era servers that still ask for it. */
-import type {
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  SamplingMessageContentBlock,
-} from '@modelcontextprotocol/client';
+import type { CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/client';
 import { messageOf } from '../core/errors.js';
 import { randomUuid } from '../util/random-id.js';
 import { callModel } from '../core/model-call.js';
@@ -28,8 +24,9 @@ import { askUser, type QuestionQueue, type SamplingDecision, type UserQuestions 
 import type { AuditEntry, AuditSink, DecidedBy } from '../safety/audit-log.js';
 import type { SamplingBudget } from '../safety/budgets.js';
 import type { SamplingVerdict } from '../safety/policy.js';
-import { screenUntrustedContent, type ContentFlag, type ContentScreen } from '../safety/untrusted-content.js';
-import type { FinishReason, ImageBlock, Message, Provider, TextBlock } from '../core/types.js';
+import type { ContentFlag, ContentScreen } from '../safety/untrusted-content.js';
+import type { Provider, TextBlock } from '../core/types.js';
+import { reviewedRequest, screen, stopReasonOf, toMessages } from './sampling-request.js';
 import type { ServerFeatures } from './client-features.js';
 
 /** Requests per turn and tokens per request when `budgets.sampling` says nothing. */
@@ -213,154 +210,6 @@ export function createSamplingHandler(
 function reasonSuffix(answer: SamplingDecision): string {
   const reason = answer.kind === 'deny' ? (answer.reason?.trim() ?? '') : '';
   return reason === '' ? '' : `: ${reason}`;
-}
-
-/** The server's messages as the provider takes them: text and images; anything else declines. */
-function toMessages(
-  params: CreateMessageRequestParams,
-): { ok: true; messages: Message[] } | { ok: false; reason: string } {
-  if (params.tools !== undefined && params.tools.length > 0) {
-    return { ok: false, reason: 'it offers tools to the model, which mcphost does not allow in sampling' };
-  }
-  const messages: Message[] = [];
-  for (const [index, message] of params.messages.entries()) {
-    const blocks: readonly SamplingMessageContentBlock[] = Array.isArray(message.content)
-      ? message.content
-      : [message.content];
-    const content: Array<TextBlock | ImageBlock> = [];
-    for (const block of blocks) {
-      if (block.type === 'text') content.push({ type: 'text', text: block.text });
-      else if (block.type === 'image' && message.role === 'user') {
-        content.push({ type: 'image', mimeType: block.mimeType, data: block.data });
-      } else {
-        return {
-          ok: false,
-          reason: `message ${index + 1} holds ${block.type} content from the ${message.role}, which mcphost cannot send`,
-        };
-      }
-    }
-    messages.push(
-      message.role === 'user'
-        ? { role: 'user', content }
-        : {
-            role: 'assistant',
-            content: content.filter((block): block is TextBlock => block.type === 'text'),
-          },
-    );
-  }
-  if (messages.length === 0) return { ok: false, reason: 'it has no messages' };
-  return { ok: true, messages };
-}
-
-type Screened =
-  | {
-      readonly ok: true;
-      readonly system: string | undefined;
-      readonly messages: Message[];
-      readonly flag?: ContentFlag;
-    }
-  | { readonly ok: false; readonly reason: string; readonly flag: ContentFlag };
-
-/**
- * The request's text (system prompt and messages) through the same detector as tool results, as
- * one result whose blocks are mapped back: hidden characters revealed, and on a finding the
- * policy decides (`block`, or `ask` answered "withhold", declines the request).
- */
-async function screen(
-  server: string,
-  system: string | undefined,
-  messages: readonly Message[],
-  options: SamplingHandlerOptions,
-  signal: AbortSignal,
-): Promise<Screened> {
-  const texts: TextBlock[] = [
-    ...(system === undefined ? [] : [{ type: 'text' as const, text: system }]),
-    ...messages.flatMap((message) =>
-      message.content.filter((block): block is TextBlock => block.type === 'text'),
-    ),
-  ];
-  const origin = { kind: 'sampling', server } as const;
-  const { content, flag } =
-    options.screen === undefined
-      ? await screenUntrustedContent(texts, origin, { policy: 'warn', queue: options.queue }, signal)
-      : await options.screen(texts, origin, signal);
-  if (flag !== undefined && (flag.action === 'blocked' || flag.action === 'withheld')) {
-    return {
-      ok: false,
-      reason: `it looks like a prompt injection (${flag.findings.join('; ')}), and it was ${flag.action}`,
-      flag,
-    };
-  }
-  const cleaned = content.map((block) => (block.type === 'text' ? block.text : ''));
-  let next = 0;
-  const take = (): string => cleaned[next++] ?? '';
-  const cleanSystem = system === undefined ? undefined : take();
-  const cleanMessages = messages.map((message): Message => {
-    switch (message.role) {
-      case 'user':
-        return {
-          role: 'user',
-          content: message.content.map((block) =>
-            block.type === 'text' ? { type: 'text', text: take() } : block,
-          ),
-        };
-      case 'assistant':
-        return {
-          role: 'assistant',
-          content: message.content.map((block) =>
-            block.type === 'text' ? { type: 'text', text: take() } : block,
-          ),
-        };
-      case 'tool':
-        return message;
-      default: {
-        const unexpected: never = message;
-        throw new TypeError(`unknown message ${JSON.stringify(unexpected)}`);
-      }
-    }
-  });
-  return {
-    ok: true,
-    system: cleanSystem,
-    messages: cleanMessages,
-    ...(flag === undefined ? {} : { flag }),
-  };
-}
-
-/** What a person reviewing the request sees: the text as it would be sent. */
-function reviewedRequest(
-  params: CreateMessageRequestParams,
-  system: string | undefined,
-  messages: readonly Message[],
-): Readonly<Record<string, unknown>> {
-  return {
-    ...(system === undefined ? {} : { systemPrompt: system }),
-    maxTokens: params.maxTokens,
-    ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
-    messages: messages.map((message) => ({
-      role: message.role,
-      text: message.content
-        .map((block) => (block.type === 'text' ? block.text : block.type === 'image' ? '[image]' : ''))
-        .join('\n'),
-    })),
-  };
-}
-
-function stopReasonOf(reason: FinishReason): string {
-  switch (reason) {
-    case 'stop':
-      return 'endTurn';
-    case 'length':
-      return 'maxTokens';
-    case 'tool-calls':
-    case 'content-filter':
-    case 'other':
-      return reason;
-    default: {
-      const unexpected: never = reason;
-      return String(unexpected);
-    }
-  }
 }
 
 /** One audit line: a sampling request, sent or declined. */

@@ -91,47 +91,47 @@ export class StdioProcessTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private readonly options: StdioTransportOptions;
-  private readonly stderrLines: TailBuffer;
-  private readonly stdoutLines: LineSplitter;
-  private readonly stderrSplitter: LineSplitter;
-  private child: ChildProcessWithoutNullStreams | undefined;
-  private serverProcess: ServerProcess | undefined;
-  private exitInfo: ProcessExit | undefined;
-  private closing: Promise<void> | undefined;
+  readonly #options: StdioTransportOptions;
+  readonly #stderrLines: TailBuffer;
+  readonly #stdoutLines: LineSplitter;
+  readonly #stderrSplitter: LineSplitter;
+  #child: ChildProcessWithoutNullStreams | undefined;
+  #serverProcess: ServerProcess | undefined;
+  #exitInfo: ProcessExit | undefined;
+  #closing: Promise<void> | undefined;
   /** Set once the group has been seen gone or killed: its id may then belong to someone else. */
-  private groupFinished = false;
-  private closeReported = false;
-  private readonly stderrHead = new TailBuffer(STDERR_HEAD_LINES);
-  private stderrLineCount = 0;
-  private stdoutClosedAlive = false;
-  private readonly maxMessageBytes: number;
+  #groupFinished = false;
+  #closeReported = false;
+  readonly #stderrHead = new TailBuffer(STDERR_HEAD_LINES);
+  #stderrLineCount = 0;
+  #stdoutClosedAlive = false;
+  readonly #maxMessageBytes: number;
   /** Ids of our requests not yet answered: an oversized answer whose id cannot be read is theirs when alone. */
-  private readonly unanswered = new Set<RequestId>();
-  private resolveExited: (exit: ProcessExit) => void = () => undefined;
+  readonly #unanswered = new Set<RequestId>();
+  #resolveExited: (exit: ProcessExit) => void = () => undefined;
   /** Settles when the process exits (never, if it could not be started). */
   readonly exited: Promise<ProcessExit> = new Promise((resolve) => {
-    this.resolveExited = resolve;
+    this.#resolveExited = resolve;
   });
 
-  private readonly probeWatch = new ProbeWatch({
+  readonly #probeWatch = new ProbeWatch({
     write: (message) => {
-      this.child?.stdin.write(serializeMessage(message));
+      this.#child?.stdin.write(serializeMessage(message));
     },
     deliver: (message) => {
       this.onmessage?.(message);
     },
     onDebug: (message) => {
-      this.options.onDebug?.(message);
+      this.#options.onDebug?.(message);
     },
   });
 
   constructor(options: StdioTransportOptions) {
-    this.options = options;
-    this.stderrLines = new TailBuffer(options.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES);
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.stdoutLines = new LineSplitter(this.maxMessageBytes);
-    this.stderrSplitter = new LineSplitter(this.maxMessageBytes);
+    this.#options = options;
+    this.#stderrLines = new TailBuffer(options.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES);
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#stdoutLines = new LineSplitter(this.#maxMessageBytes);
+    this.#stderrSplitter = new LineSplitter(this.#maxMessageBytes);
   }
 
   /**
@@ -145,17 +145,17 @@ export class StdioProcessTransport implements Transport {
 
   /** The server process id, once started. */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.#child?.pid;
   }
 
   /** How the process ended, once it has. */
   get exit(): ProcessExit | undefined {
-    return this.exitInfo;
+    return this.#exitInfo;
   }
 
   /** True when the server closed its stdout while its process still ran (it was then ended). */
   get closedStdoutWhileRunning(): boolean {
-    return this.stdoutClosedAlive;
+    return this.#stdoutClosedAlive;
   }
 
   /**
@@ -163,9 +163,9 @@ export class StdioProcessTransport implements Transport {
    * first lines, a `…` line saying how many were left out, and its last lines.
    */
   stderrExcerpt(): readonly string[] {
-    const tail = this.stderrLines.snapshot();
-    const head = this.stderrHead.snapshot();
-    const hidden = this.stderrLineCount - tail.length;
+    const tail = this.#stderrLines.snapshot();
+    const head = this.#stderrHead.snapshot();
+    const hidden = this.#stderrLineCount - tail.length;
     if (hidden <= 0) return tail;
     const overlap = Math.max(0, head.length - hidden);
     const skipped = hidden - (head.length - overlap);
@@ -175,12 +175,12 @@ export class StdioProcessTransport implements Transport {
 
   /** Settles once the server's stdout and stderr have ended (what it wrote before dying is read). */
   get outputEnded(): Promise<void> {
-    return this.serverProcess?.outputEnded ?? Promise.resolve();
+    return this.#serverProcess?.outputEnded ?? Promise.resolve();
   }
 
   /** The last lines the server wrote to stderr, oldest first. */
   stderrTail(): readonly string[] {
-    return this.stderrLines.snapshot();
+    return this.#stderrLines.snapshot();
   }
 
   /**
@@ -188,57 +188,62 @@ export class StdioProcessTransport implements Transport {
    * (command not found, bad cwd…).
    */
   async start(): Promise<void> {
-    if (this.child !== undefined) throw new Error('transport already started');
-    const serverProcess = this.options.process ?? new ServerProcess(this.options);
+    if (this.#child !== undefined) throw new Error('transport already started');
+    const serverProcess = this.#options.process ?? new ServerProcess(this.#options);
     const child = serverProcess.child;
-    this.child = child;
-    this.serverProcess = serverProcess;
+    this.#child = child;
+    this.#serverProcess = serverProcess;
     child.on('error', (error) => {
       // A failure to start is the start's outcome (below); anything later is the transport's.
       if (child.pid !== undefined) this.onerror?.(error);
     });
     void serverProcess.exited.then((exit) => {
-      this.handleExit(exit);
+      this.#handleExit(exit);
     });
     serverProcess.adopt({
       stdout: (chunk) => {
-        this.handleStdout(chunk);
+        this.#handleStdout(chunk);
       },
       stdoutEnd: () => {
-        this.handleStdoutEnd();
+        this.#handleStdoutEnd();
       },
       stderr: (chunk) => {
-        this.handleStderr(chunk);
+        this.#handleStderr(chunk);
       },
       stderrEnd: () => {
-        const rest = this.stderrSplitter.flush();
-        if (rest !== undefined) this.recordStderr(rest);
+        const rest = this.#stderrSplitter.flush();
+        if (rest !== undefined) this.#recordStderr(rest);
       },
     });
     child.stdin.on('error', (error) => {
-      this.options.onDebug?.(`stdin: ${error.message}`);
+      this.#options.onDebug?.(`stdin: ${error.message}`);
     });
     const outcome = await serverProcess.started;
     if (outcome.kind === 'failed') {
-      this.groupFinished = true;
-      throw spawnFailureError(this.options, outcome.error);
+      this.#groupFinished = true;
+      throw spawnFailureError(this.#options, outcome.error);
     }
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.child?.stdin;
-    if (stdin === undefined || this.exitInfo !== undefined || this.closing !== undefined || !stdin.writable) {
+    const stdin = this.#child?.stdin;
+    if (
+      stdin === undefined ||
+      this.#exitInfo !== undefined ||
+      this.#closing !== undefined ||
+      !stdin.writable
+    ) {
       return Promise.reject(new Error('the server process is not running'));
     }
     const id = requestIdOf(message);
-    if (id !== undefined) this.unanswered.add(id);
+    if (id !== undefined) this.#unanswered.add(id);
     const written = new Promise<void>((resolve, reject) => {
       stdin.write(serializeMessage(message), (error) => {
         if (error) reject(error);
         else resolve();
       });
     });
-    this.probeWatch.sent(message);
+    this.#probeWatch.sent(message);
     return written;
   }
 
@@ -247,20 +252,20 @@ export class StdioProcessTransport implements Transport {
    * group is still there after the grace period. Resolves when that is done. Idempotent.
    */
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
-    return this.closing;
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
   }
 
   /** Kills the whole process group at once, synchronously (for a process `exit` handler). */
   killSync(): void {
-    this.signalGroup('SIGKILL');
-    this.groupFinished = true;
+    this.#signalGroup('SIGKILL');
+    this.#groupFinished = true;
   }
 
-  private handleStdout(chunk: Buffer): void {
-    for (const line of this.stdoutLines.push(chunk)) {
+  #handleStdout(chunk: Buffer): void {
+    for (const line of this.#stdoutLines.push(chunk)) {
       if (typeof line !== 'string') {
-        this.handleOversize(line);
+        this.#handleOversize(line);
         continue;
       }
       if (line.trim() === '') continue;
@@ -269,90 +274,90 @@ export class StdioProcessTransport implements Transport {
         message = deserializeMessage(line);
       } catch (error) {
         const reason = error instanceof SyntaxError ? 'not JSON' : 'not a JSON-RPC message';
-        this.options.onDebug?.(`skipped a stdout line (${reason}): ${truncate(line)}`);
+        this.#options.onDebug?.(`skipped a stdout line (${reason}): ${truncate(line)}`);
         continue;
       }
       if ('id' in message && !('method' in message) && message.id !== undefined)
-        this.unanswered.delete(message.id);
-      if (this.probeWatch.received(message)) this.onmessage?.(message);
+        this.#unanswered.delete(message.id);
+      if (this.#probeWatch.received(message)) this.onmessage?.(message);
     }
   }
 
   /** Ends the request an oversized answer was for, so that it fails now and says why. */
-  private handleOversize(line: OversizeLine): void {
-    const only = this.unanswered.size === 1 ? [...this.unanswered][0] : undefined;
+  #handleOversize(line: OversizeLine): void {
+    const only = this.#unanswered.size === 1 ? [...this.#unanswered][0] : undefined;
     const id = responseIdAtEdges(line.head, line.tail) ?? only;
-    const what = `a message of ${line.bytes} bytes (over the limit of ${this.maxMessageBytes})`;
-    if (id === undefined || !this.unanswered.has(id)) {
-      this.options.onDebug?.(`dropped ${what}: it answers none of our requests`);
+    const what = `a message of ${line.bytes} bytes (over the limit of ${this.#maxMessageBytes})`;
+    if (id === undefined || !this.#unanswered.has(id)) {
+      this.#options.onDebug?.(`dropped ${what}: it answers none of our requests`);
       return;
     }
-    this.options.onDebug?.(`dropped ${what}, the answer to request ${String(id)}`);
-    this.unanswered.delete(id);
+    this.#options.onDebug?.(`dropped ${what}, the answer to request ${String(id)}`);
+    this.#unanswered.delete(id);
     this.onmessage?.(
-      oversizeResponse(id, { bytes: line.bytes, atLeast: false, limitBytes: this.maxMessageBytes }),
+      oversizeResponse(id, { bytes: line.bytes, atLeast: false, limitBytes: this.#maxMessageBytes }),
     );
   }
 
-  private handleStdoutEnd(): void {
-    if (this.exitInfo !== undefined || this.closing !== undefined) return;
+  #handleStdoutEnd(): void {
+    if (this.#exitInfo !== undefined || this.#closing !== undefined) return;
     setTimeout(() => {
-      if (this.exitInfo !== undefined || this.closing !== undefined) return;
-      this.stdoutClosedAlive = true;
-      this.options.onDebug?.('the server closed its stdout but still runs: it is down');
-      this.reportClose();
+      if (this.#exitInfo !== undefined || this.#closing !== undefined) return;
+      this.#stdoutClosedAlive = true;
+      this.#options.onDebug?.('the server closed its stdout but still runs: it is down');
+      this.#reportClose();
       // It can never answer again: end it and whatever it started.
       void this.close();
     }, STDOUT_CLOSED_GRACE_MS).unref();
   }
 
-  private handleStderr(chunk: Buffer): void {
-    for (const line of this.stderrSplitter.push(chunk)) {
-      this.recordStderr(typeof line === 'string' ? line : `[a stderr line of ${line.bytes} bytes, dropped]`);
+  #handleStderr(chunk: Buffer): void {
+    for (const line of this.#stderrSplitter.push(chunk)) {
+      this.#recordStderr(typeof line === 'string' ? line : `[a stderr line of ${line.bytes} bytes, dropped]`);
     }
   }
 
-  private recordStderr(line: string): void {
-    this.stderrLines.add(line);
-    this.stderrLineCount += 1;
-    if (this.stderrHead.length < STDERR_HEAD_LINES) this.stderrHead.add(line);
-    this.options.onStderrLine?.(line);
+  #recordStderr(line: string): void {
+    this.#stderrLines.add(line);
+    this.#stderrLineCount += 1;
+    if (this.#stderrHead.length < STDERR_HEAD_LINES) this.#stderrHead.add(line);
+    this.#options.onStderrLine?.(line);
   }
 
-  private handleExit(exit: ProcessExit): void {
-    this.exitInfo = exit;
-    this.resolveExited(exit);
-    if (this.closing !== undefined) return;
+  #handleExit(exit: ProcessExit): void {
+    this.#exitInfo = exit;
+    this.#resolveExited(exit);
+    if (this.#closing !== undefined) return;
     // Read what the server wrote before it exited (a last answer, a last error line), then report.
-    const drained = this.serverProcess?.outputEnded ?? Promise.resolve();
+    const drained = this.#serverProcess?.outputEnded ?? Promise.resolve();
     const timer = sleep(STDOUT_DRAIN_MS, undefined, { ref: false });
     void Promise.race([drained, timer])
       .then(() => {
-        this.reportClose();
+        this.#reportClose();
         // Whatever the server started is still in its group: end it too.
         return this.close();
       })
       // A throwing onclose handler must not become an unhandled rejection that ends the host.
       .catch((error: unknown) => {
-        this.options.onDebug?.(`while handling the exit: ${String(error)}`);
+        this.#options.onDebug?.(`while handling the exit: ${String(error)}`);
       });
   }
 
-  private async shutdown(): Promise<void> {
-    this.probeWatch.stop();
-    const child = this.child;
-    if (child !== undefined && !this.groupFinished) {
-      if (this.exitInfo === undefined) child.stdin.end();
-      this.signalGroup('SIGTERM');
-      const deadline = Date.now() + (this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+  async #shutdown(): Promise<void> {
+    this.#probeWatch.stop();
+    const child = this.#child;
+    if (child !== undefined && !this.#groupFinished) {
+      if (this.#exitInfo === undefined) child.stdin.end();
+      this.#signalGroup('SIGTERM');
+      const deadline = Date.now() + (this.#options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
       // Zombies do not count (orphaned ones wait for a slow init in some containers).
-      while (this.groupAlive() && Date.now() < deadline) {
+      while (this.#groupAlive() && Date.now() < deadline) {
         // A referenced timer on purpose: the host must stay alive until its servers are gone
         // (an unreferenced one lets Node exit mid-shutdown with an unsettled promise).
         await sleep(GROUP_POLL_MS);
       }
-      if (this.groupAlive()) this.signalGroup('SIGKILL');
-      this.groupFinished = true;
+      if (this.#groupAlive()) this.#signalGroup('SIGKILL');
+      this.#groupFinished = true;
     }
     if (child !== undefined) {
       // Read what the server wrote before it ended (its last stderr lines say why) before its
@@ -362,30 +367,30 @@ export class StdioProcessTransport implements Transport {
       child.stdout.destroy();
       child.stderr.destroy();
     }
-    this.reportClose();
+    this.#reportClose();
   }
 
-  private reportClose(): void {
-    if (this.closeReported) return;
-    this.closeReported = true;
+  #reportClose(): void {
+    if (this.#closeReported) return;
+    this.#closeReported = true;
     this.onclose?.();
   }
 
-  private signalGroup(signal: NodeJS.Signals): void {
-    const pid = this.child?.pid;
-    if (pid === undefined || this.groupFinished) return;
+  #signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.#child?.pid;
+    if (pid === undefined || this.#groupFinished) return;
     try {
-      if (process.platform === 'win32') this.child?.kill(signal);
+      if (process.platform === 'win32') this.#child?.kill(signal);
       else process.kill(-pid, signal);
     } catch {
       // ESRCH: the group is already gone.
     }
   }
 
-  private groupAlive(): boolean {
-    const pid = this.child?.pid;
-    if (pid === undefined || this.groupFinished) return false;
-    if (process.platform === 'win32') return this.exitInfo === undefined;
+  #groupAlive(): boolean {
+    const pid = this.#child?.pid;
+    if (pid === undefined || this.#groupFinished) return false;
+    if (process.platform === 'win32') return this.#exitInfo === undefined;
     return groupHasLiveMember(pid);
   }
 }

@@ -4,44 +4,27 @@
  * the prompt hooks and count the turns for the audit log.
  */
 import type { ParentEnvironment } from '../mcp/environment.js';
-import type { UserQuestions } from '../core/questions.js';
 import type { RunnerOptions } from '../core/runner.js';
-import type { ToolHost } from '../core/types.js';
-import type { ApprovalHandler } from './approval.js';
-import type { QuestionQueue } from '../core/questions.js';
-import type { AuditSink, ServerIdentity } from './audit-log.js';
-import { GuardedToolHost, type GuardedToolHostOptions, type ToolLocation } from './guarded-tool-host.js';
+import { GuardedToolHost, type GuardedToolHostOptions } from './guarded-tool-host.js';
 import { HookRunner, type HookSessionContext } from './hooks.js';
 import type { SafetyOptions } from './options.js';
 import { promptHooks } from './prompt-hooks.js';
 
-/** What a session's safety is made of: the settings, and what they act on. */
-export interface SafetySettings {
-  /** The host to guard (the MCP pool). */
-  readonly host: ToolHost;
+/**
+ * What a session's safety is made of: the guard's own options (the settings object and the
+ * collaborators), less what is made here from them (the hook runner, the session id), plus what
+ * the hooks are told.
+ */
+export interface AssembleSafetyOptions extends Omit<
+  GuardedToolHostOptions,
+  'hooks' | 'sessionId' | 'safety'
+> {
   /** The settings, passed on unchanged to the guard. */
   readonly safety: SafetyOptions;
-  /** Where an exposed name leads; should read the table calls are routed through (see GuardedToolHostOptions). */
-  readonly locate?: (exposedName: string) => ToolLocation | undefined | Promise<ToolLocation | undefined>;
-  /** Who a server is, for the audit log. */
-  readonly identify?: (server: string) => ServerIdentity | undefined;
-  /** The audit log, opened from `safety.auditLog`. */
-  readonly audit?: AuditSink;
-  /** Where the whole text of a result over the budget is saved. */
-  readonly toolOutputFolder?: string;
-  readonly onApproval?: ApprovalHandler;
-  /** Asks about flagged content (the `ask` policy). */
-  readonly questions?: UserQuestions;
-  /** Told when the detector flags a result. */
-  readonly onFlagged?: GuardedToolHostOptions['onFlagged'];
   /** What hooks are told about the session (its id is also on every audit line). */
   readonly hookContext: HookSessionContext;
   /** Our environment (hooks get a minimal part of it). */
   readonly env: ParentEnvironment;
-  /** Hook failures that do not block. */
-  readonly onWarning?: (message: string) => void;
-  /** The runner's one question queue. */
-  readonly questionQueue?: QuestionQueue;
 }
 
 /** The guarded host, and the Runner options for `UserPromptSubmit` and `Stop` hooks. */
@@ -50,31 +33,21 @@ export interface Safety {
   readonly runnerOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
 }
 
-export function assembleSafety(settings: SafetySettings): Safety {
-  const { safety } = settings;
+export function assembleSafety(options: AssembleSafetyOptions): Safety {
+  const { hookContext, env, ...guardOptions } = options;
   const hooks =
-    safety.hooks === undefined
+    options.safety.hooks === undefined
       ? undefined
       : new HookRunner({
-          config: safety.hooks,
-          context: settings.hookContext,
-          env: settings.env,
-          ...(settings.onWarning === undefined ? {} : { onWarning: settings.onWarning }),
+          config: options.safety.hooks,
+          context: hookContext,
+          env,
+          ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
         });
   const guard = new GuardedToolHost({
-    host: settings.host,
-    safety,
-    sessionId: settings.hookContext.sessionId,
-    ...(settings.locate === undefined ? {} : { locate: settings.locate }),
-    ...(settings.identify === undefined ? {} : { identify: settings.identify }),
-    ...(settings.onApproval === undefined ? {} : { onApproval: settings.onApproval }),
-    ...(settings.questions === undefined ? {} : { questions: settings.questions }),
-    ...(settings.onFlagged === undefined ? {} : { onFlagged: settings.onFlagged }),
+    ...guardOptions,
+    sessionId: hookContext.sessionId,
     ...(hooks === undefined ? {} : { hooks }),
-    ...(settings.audit === undefined ? {} : { audit: settings.audit }),
-    ...(settings.toolOutputFolder === undefined ? {} : { toolOutputFolder: settings.toolOutputFolder }),
-    ...(settings.questionQueue === undefined ? {} : { questionQueue: settings.questionQueue }),
-    ...(settings.onWarning === undefined ? {} : { onWarning: settings.onWarning }),
   });
   const prompt: Partial<Safety['runnerOptions']> = hooks === undefined ? {} : promptHooks(hooks);
   return {

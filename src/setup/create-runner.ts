@@ -5,66 +5,41 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
-import { createProvider, parseModelString } from '../../providers/index.js';
-import { DEFAULT_LOCAL_MODEL } from '../../providers/local/model-names.js';
-import { ServerError } from '../core/errors.js';
-import { McpPool, type ServerStatus } from '../mcp/pool.js';
+import { parseModelString } from '../../providers/index.js';
+import { McpPool } from '../mcp/pool.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
 import { checkRootDirectories } from '../mcp/roots.js';
-import { planServerRoots, type ServerRoots } from '../mcp/server-roots.js';
+import { planServerRoots } from '../mcp/server-roots.js';
 import { QuestionQueue } from '../core/questions.js';
 import { optional } from '../util/optional.js';
-import type { assembleSafety } from '../safety/assemble.js';
 import type { AuditSink } from '../safety/audit-log.js';
-import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
-import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
-import {
-  configSafety,
-  contentScreenFor,
-  marksToolOutput,
-  serverIdentity,
-  toolOutputFolderFor,
-  withUntrustedContentClause,
-} from './safety-settings.js';
+import { mergeSafetyOptions } from '../safety/options.js';
+import { configSafety, withUntrustedContentClause } from './safety-settings.js';
 import { packageVersion } from '../util/version.js';
-import { builtinApprovalRules, parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
+import { parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
 import { requireSandboxSupport, withSandboxes } from './sandbox-servers.js';
 import type { McpRunner } from './mcp-runner.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 import { readSystemPrompt } from './system-prompt.js';
-import { skillsFor } from './skills.js';
 import { configureClientFor } from '../mcp/client-features.js';
-import { serverFeatures, type LateParts } from './server-features.js';
+import { serverFeatures } from './server-features.js';
 import { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
 import type { Provider } from '../core/types.js';
 import { randomUuid } from '../util/random-id.js';
+import { hostNotices } from './host-event.js';
+import { createModel, defaultModel } from './model-choice.js';
+import {
+  assembleAroundPool,
+  loadAssemblyParts,
+  type AssemblyParts,
+  type RunnerAroundPool,
+} from './runner-around-pool.js';
 
 export type { McpRunner } from './mcp-runner.js';
 
-/**
- * The model used when neither the caller nor the config names one: the embedded model, run in the
- * process (downloaded once), so that a fresh machine answers with nothing else installed.
- */
-export const DEFAULT_MODEL = `local:${DEFAULT_LOCAL_MODEL}`;
-
-/**
- * The default when a model server is named (`--provider-url`, the config's `providerUrl`, or
- * `OLLAMA_HOST`) but no model: that server is an Ollama, as before the embedded default existed;
- * the embedded model has no URL to use.
- */
-export const DEFAULT_OLLAMA_MODEL = 'ollama:mistral-small';
-
-/** {@link DEFAULT_MODEL}, or {@link DEFAULT_OLLAMA_MODEL} when a model server is named. */
-export function defaultModel(
-  providerUrl: string | undefined,
-  env: Readonly<Record<string, string | undefined>>,
-): string {
-  const named = providerUrl !== undefined || (env.OLLAMA_HOST !== undefined && env.OLLAMA_HOST.trim() !== '');
-  return named ? DEFAULT_OLLAMA_MODEL : DEFAULT_MODEL;
-}
-
 export type { CreateRunnerOptions } from './runner-options.js';
+export { createModel, defaultModel, DEFAULT_MODEL, DEFAULT_OLLAMA_MODEL } from './model-choice.js';
 
 /** What {@link assembleRunner} found on the way, for the CLI to report. */
 export interface Assembly {
@@ -98,7 +73,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     options.sandbox === true
       ? { ...withBuiltins, servers: withSandboxes(withBuiltins.servers) }
       : withBuiltins;
-  for (const warning of config.warnings) options.onWarning?.(warning);
+  const notices = hostNotices(options.onEvent);
+  for (const warning of config.warnings) notices.warning?.(warning);
   const modelString =
     options.model ?? config.model ?? defaultModel(options.providerUrl ?? config.providerUrl, env);
   // A bad model string is blamed on where it came from: the option, or the config file's `model`.
@@ -112,7 +88,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   const questionQueue = new QuestionQueue();
   const serverLogs = new ServerLogBook();
   const offeringsChanges = new OfferingsChanges();
-  if (options.onOfferingsChange !== undefined) offeringsChanges.listen(options.onOfferingsChange);
+  if (notices.offeringsChange !== undefined) offeringsChanges.listen(notices.offeringsChange);
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
   const safety = mergeSafetyOptions(configSafety(config), options.safety ?? {});
@@ -137,7 +113,12 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   });
   // Sampling runs on the runner's provider, under the guard's rules and budgets: none exists yet
   // while the servers start, so the handler reads them from here once the runner is built.
-  const late: LateParts = {};
+  // Hooks, audit lines and sampling requests of this runner carry it.
+  const sessionId = randomUuid();
+  // The sampling handler goes to the pool before the runner and the guard exist: they are built
+  // around the pool (a genuine cycle). It reads them through `samplingHost` once they do; a
+  // request that comes before then is declined.
+  let aroundPool: RunnerAroundPool | undefined;
   // The servers start first, and the host's own set-up (the provider's SDK, the system prompt, the
   // audit log) runs while they do: a server behind `npx` may take seconds to answer, and nothing
   // here needs it. A set-up failure (a missing API key, an unreadable prompt file) cancels the start.
@@ -146,12 +127,13 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     configureClient: configureClientFor(
       serverFeatures({
         options,
+        notices,
         queue: questionQueue,
         serverLogs,
         elicitationPolicy: (options.elicitation ?? config.elicitation)?.policy,
         safety,
         roots,
-        late,
+        samplingHost: () => aroundPool?.sampling,
         changes: offeringsChanges,
       }),
     ),
@@ -159,13 +141,13 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       offeringsChanges.announce({ type: 'list-changed', server, list });
     },
     ...optional('serverLogLevel', options.serverLogLevel),
-    ...optional('onProgress', options.onProgress),
+    ...optional('onProgress', notices.toolProgress),
     servers: config.servers,
     env,
     clientInfo: { name: 'mcphost', version: packageVersion() },
     ...optional('initTimeoutMs', config.initTimeoutMs),
     ...optional('toolTimeoutMs', config.toolTimeoutMs),
-    ...optional('log', options.onServerLog),
+    ...optional('log', notices.serverLog),
     signal:
       options.signal === undefined
         ? setUpFailed.signal
@@ -194,7 +176,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     auditLogPath === undefined
       ? undefined
       : import('../safety/audit-log.js').then(({ openAuditLog }) =>
-          openAuditLog(resolve(auditLogPath), options.onWarning, {
+          openAuditLog(resolve(auditLogPath), notices.warning, {
             ...optional('maxBytes', safety.auditLogMaxBytes),
           }),
         ),
@@ -219,8 +201,9 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   const systemPrompt = withUntrustedContentClause(userSystemPrompt, safety);
   const pool = await poolStart;
   try {
-    return assembleAroundPool(pool, parts, {
+    aroundPool = assembleAroundPool(pool, parts, {
       options,
+      notices,
       config,
       env,
       provider,
@@ -234,8 +217,9 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       offeringsChanges,
       safety,
       roots,
-      late,
+      sessionId,
     });
+    return { runner: aroundPool.runner, config, modelString };
   } catch (error) {
     // Whatever failed after the servers started, they must not outlive it.
     await pool.close();
@@ -243,171 +227,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   }
 }
 
-/** The modules that build the runner around the pool. */
-interface AssemblyParts {
-  readonly assembleSafety: typeof assembleSafety;
-  readonly McpRunner: typeof McpRunner;
-}
-
-async function loadAssemblyParts(): Promise<AssemblyParts> {
-  const [safety, runner] = await Promise.all([import('../safety/assemble.js'), import('./mcp-runner.js')]);
-  return { assembleSafety: safety.assembleSafety, McpRunner: runner.McpRunner };
-}
-
-/** The part of {@link assembleRunner} that runs once the servers are up (and may still throw). */
-function assembleAroundPool(
-  pool: McpPool,
-  { assembleSafety, McpRunner }: AssemblyParts,
-  context: {
-    readonly options: CreateRunnerOptions;
-    readonly config: LoadedConfig;
-    readonly env: Readonly<Record<string, string | undefined>>;
-    readonly provider: Provider;
-    readonly modelString: string;
-    readonly systemPrompt: string | undefined;
-    readonly userSystemPrompt: string | undefined;
-    readonly audit: AuditSink | undefined;
-    readonly projectDir: string;
-    readonly questionQueue: QuestionQueue;
-    readonly serverLogs: ServerLogBook;
-    readonly offeringsChanges: OfferingsChanges;
-    readonly safety: SafetyOptions;
-    readonly roots: ServerRoots;
-    readonly late: LateParts;
-  },
-): Assembly {
-  const {
-    options,
-    config,
-    env,
-    provider,
-    modelString,
-    systemPrompt,
-    audit,
-    projectDir,
-    safety: settings,
-  } = context;
-  const started = pool.status();
-  if (
-    options.requireServers === true &&
-    started.length > 0 &&
-    started.every((server: ServerStatus) => server.state !== 'ready')
-  ) {
-    throw new ServerError('*', `none of the ${started.length} configured servers started`);
-  }
-  const maxSteps = options.maxSteps ?? config.maxSteps;
-  const sessionId = randomUuid();
-  const onApproval = options.onApproval ?? options.questions?.approveToolCall;
-  const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: options.onWarning });
-  const safety = assembleSafety({
-    host: skills.host, // the pool, and the host's `skill` tool under the same guard
-    // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
-    safety: {
-      ...settings,
-      approval: [...builtinApprovalRules(config.servers), ...(settings.approval ?? [])],
-      // Where someone can be asked (the chat, a library with a callback), a tool that does not say
-      // it is read-only is asked about; where no one can (-p, workers), calls run as before.
-      approvalFallback:
-        settings.approvalFallback ?? (onApproval === undefined ? 'allow' : 'ask-unless-read-only'),
-    },
-    locate: (name) => skills.locate(name),
-    identify: (server) => serverIdentity(pool, config.servers[server], server),
-    ...optional('audit', audit),
-    ...optional('toolOutputFolder', toolOutputFolderFor(options, env)),
-    ...optional('onApproval', onApproval),
-    ...optional('questions', options.questions),
-    ...optional('onFlagged', options.onContentFlagged),
-    hookContext: {
-      sessionId,
-      model: modelString,
-      interactive: options.interactive ?? false,
-      cwd: projectDir,
-    },
-    env,
-    ...optional('onWarning', options.onWarning),
-    questionQueue: context.questionQueue,
-  });
-  const guard: GuardedToolHost = safety.guard;
-  const runner = new McpRunner({
-    provider,
-    pool,
-    skills: skills.library,
-    serverLogs: context.serverLogs,
-    roots: context.roots,
-    offeringsChanges: context.offeringsChanges,
-    tools: guard,
-    onClose: async () => {
-      // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
-      // The provider in use (`/model` may have replaced the first) releases an embedded model's memory.
-      await Promise.all([pool.close(), guard.close(), runner.provider.close?.()]);
-    },
-    ...safety.runnerOptions,
-    settings: { ...config.generation, ...options.settings },
-    markToolOutput: marksToolOutput(settings),
-    // `@server:uri` and `/server:prompt` content passes the same screen and marking as tool results.
-    offerings: {
-      screen: contentScreenFor(settings, context.questionQueue, options.questions, options.onContentFlagged),
-      markAsData: marksToolOutput(settings),
-    },
-    ...optional('systemPrompt', systemPrompt),
-    // Saved sessions keep the user's own prompt; the clause follows the settings of each run.
-    userSystemPrompt: context.userSystemPrompt,
-    ...optional('maxSteps', maxSteps),
-    ...optional('history', options.history),
-    ...optional('onHistoryChange', options.onHistoryChange),
-    context: { ...config.context, ...options.context },
-  });
-  context.late.sampling = {
-    provider: () => runner.provider,
-    turn: () => guard.turn,
-    decide: (server) => guard.decideSampling(server),
-    admit: (server) => guard.admitSampling(server),
-    ...optional('audit', audit),
-    sessionId,
-  };
-  return { runner, config, modelString };
-}
-
 /** Creates a Runner for a model with the tools of every configured MCP server. */
 export async function createRunner(options: CreateRunnerOptions = {}): Promise<McpRunner> {
   return (await assembleRunner(options)).runner;
-}
-
-/** Creates the provider for a model string with the caller's and the config's URL and key. */
-export function createModel(
-  modelString: string,
-  options: Pick<
-    CreateRunnerOptions,
-    | 'providerUrl'
-    | 'providerApiKey'
-    | 'onWarning'
-    | 'context'
-    | 'modelFiles'
-    | 'homeDir'
-    | 'projectDir'
-    | 'signal'
-  >,
-  config: Pick<LoadedConfig, 'providerUrl' | 'providerApiKey' | 'context'>,
-  env: Readonly<Record<string, string | undefined>>,
-  source = '--model',
-): Promise<Provider> {
-  const baseUrl = options.providerUrl ?? config.providerUrl;
-  return createProvider(
-    modelString,
-    {
-      env,
-      ...optional('baseUrl', baseUrl),
-      ...optional('apiKey', options.providerApiKey ?? config.providerApiKey),
-      ...optional('warn', options.onWarning),
-      modelFiles: {
-        ...optional('homeDir', options.homeDir),
-        ...optional('cwd', options.projectDir),
-        ...optional('signal', options.signal),
-        ...options.modelFiles,
-      },
-      // The window the budget uses (src/context) is the one a provider that sends it (Ollama) sends.
-      ...optional('contextWindow', options.context?.contextWindow ?? config.context?.contextWindow),
-    },
-    source,
-  );
 }

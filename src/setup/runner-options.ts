@@ -4,21 +4,23 @@
  */
 import type { ProjectConfigCandidate } from '../../config/index.js';
 import type { ModelFileOptions } from '../../providers/index.js';
-import type { PoolLogEntry, ToolProgress } from '../mcp/pool.js';
-import type { ServerLogLevel, ServerLogMessage } from '../mcp/server-logs.js';
-import type { ElicitationOutcome, ElicitationPolicy } from '../mcp/elicitation.js';
-import type { SamplingOutcome } from '../mcp/sampling.js';
+import type { ServerLogLevel } from '../mcp/server-logs.js';
+import type { ElicitationPolicy } from '../mcp/elicitation.js';
 import type { ContextOptions } from '../context/context-budget.js';
 import type { RunnerOptions } from '../core/runner.js';
-import type { ApprovalHandler } from '../safety/approval.js';
-import type { GuardedToolHostOptions } from '../safety/guarded-tool-host.js';
 import type { SafetyOptions } from '../safety/options.js';
 import type { ServerDefinition } from '../mcp/definition.js';
-import type { OfferingsChange } from '../mcp/offerings-changes.js';
-import type { ElicitationAnswer, ElicitationRequest, UserQuestions } from '../core/questions.js';
+import type { UserQuestions } from '../core/questions.js';
+import type { HostEventListener } from './host-event.js';
 import type { GenerationSettings, Message } from '../core/types.js';
 
-/** Options of {@link createRunner}. Explicit options win over the config file. */
+/**
+ * Options of {@link createRunner}. Explicit options win over the config file.
+ *
+ * The host's notices (server logs, warnings, outcomes, progress, list changes, flagged content)
+ * all come through one `onEvent`. The other callbacks are not notices but answers and hooks the
+ * host waits on: `questions` (everything asked of a person), `trustProject`, `onHistoryChange`.
+ */
 export interface CreateRunnerOptions {
   /**
    * `provider:model`, e.g. `anthropic:claude-sonnet-4-5`. Default: config `model`, else
@@ -50,10 +52,12 @@ export interface CreateRunnerOptions {
    * `$XDG_STATE_HOME/mcphost/oauth.json`; `false` turns sign-in off for every server.
    */
   readonly signInStore?: string | false;
-  /** Server stderr lines, junk output (`debug`) and failures (`warn`). Default: ignored. */
-  readonly onServerLog?: (entry: PoolLogEntry) => void;
-  /** Notes for the user (unsupported settings…). Default: ignored. */
-  readonly onWarning?: (message: string) => void;
+  /**
+   * Told everything the host has to say that needs no answer, each as one `HostEvent`
+   * (src/setup/host-event.ts): server logs, warnings, elicitation and sampling outcomes, tool
+   * progress, list changes, flagged content. Default: ignored — the library prints nothing.
+   */
+  readonly onEvent?: HostEventListener;
   /**
    * Servers to start instead of the config's (a script file's `mcpServers`); unlike `mcpServers`,
    * the config file is still read for its other settings.
@@ -86,54 +90,31 @@ export interface CreateRunnerOptions {
   /** Called, and awaited, after every change of the history (see {@link RunnerOptions}). */
   readonly onHistoryChange?: RunnerOptions['onHistoryChange'];
   /**
-   * Asks the user about a tool call an approval rule (or a PreToolUse hook) marks `ask`. Default:
-   * none, and such calls are denied (unless `approveAll`). Given (here or as
-   * `questions.approveToolCall`), a call no rule speaks to is asked about too unless the tool says
-   * it is read-only (`safety.approvalFallback` chooses otherwise).
-   */
-  readonly onApproval?: ApprovalHandler;
-  /**
-   * Asks the user things: tool approvals, elicitations, sampling reviews, sign-in pages, flagged
-   * content (see {@link UserQuestions}). A missing method takes the safe answer. `onApproval`, when
-   * given, wins over `questions.approveToolCall`.
+   * Asks the user things (see {@link UserQuestions}); a missing method takes the safe answer.
+   *
+   * - `approveToolCall`: a tool call an approval rule (or a PreToolUse hook) marks `ask`. Without
+   *   it such calls are denied (unless `approveAll`); with it, a call no rule speaks to is asked
+   *   about too unless the tool says it is read-only (`safety.approvalFallback` chooses otherwise).
+   * - `elicit`: servers' elicitations (form and URL mode). Without it each is answered by the
+   *   `elicitation` policy. Answers to a form are checked against its schema before they are
+   *   sent; a form that cannot be shown, a bad answer or a suspicious URL is declined.
+   * - `reviewSampling`: a server's sampling request, when no `approval.sampling` rule allows it
+   *   outright (sampling is off unless one of the two lets it through; see docs/mcp-features.md).
+   * - `signIn`, `reviewFlaggedContent`: sign-in pages, flagged content.
    */
   readonly questions?: UserQuestions;
   /**
-   * Answers servers' elicitations (form and URL mode); wins over `questions.elicit`. Default: none,
-   * and every elicitation is declined. Answers to a form are checked against its schema before
-   * they are sent; a form that cannot be shown, a bad answer or a suspicious URL is declined.
-   */
-  readonly onElicitation?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
-  /**
-   * How elicitations are answered when there is no `onElicitation` / `questions.elicit`:
+   * How elicitations are answered when there is no `questions.elicit`:
    * `decline` every one, or `accept-defaults` (a form whose required fields all have defaults is
    * accepted with the schema's defaults). Default: the config file's `elicitation`, else decline.
    */
   readonly elicitation?: { readonly policy: ElicitationPolicy };
-  /** Told how each elicitation was answered (and why, when the host answered for the user). */
-  readonly onElicitationOutcome?: (outcome: ElicitationOutcome) => void;
   /**
    * The folders servers may work in (MCP roots; server-filesystem, for one, takes its allowed
    * folders from them). Relative ones are taken from `projectDir`. Default: the config's `roots`,
    * else `projectDir` alone. Change them later with `runner.setRoots()`.
    */
   readonly roots?: readonly string[];
-  /**
-   * Told what became of each server's sampling request (sent, or declined and why). Sampling is
-   * off unless an `approval.sampling` rule allows it for the server (`safety.approval`), or
-   * `questions.reviewSampling` lets a person review it (see docs/mcp-features.md).
-   */
-  readonly onSamplingOutcome?: (outcome: SamplingOutcome) => void;
-  /** Progress reports of running tool calls (every call carries a progress token). */
-  readonly onProgress?: (progress: ToolProgress) => void;
-  /**
-   * A server's resource or prompt list changed (`list-changed`), or a subscribed resource was
-   * updated (`resource-updated`; subscribe with `runner.mcp.subscribe`). Listeners added later go
-   * through `runner.mcp.onChange`.
-   */
-  readonly onOfferingsChange?: (change: OfferingsChange) => void;
-  /** Servers' log messages (`notifications/message`). Also passed to `onServerLog` as `debug`. */
-  readonly onServerLogMessage?: (server: string, message: ServerLogMessage) => void;
   /** The least severe log level servers should send (`logging/setLevel`). Default: the server's own. */
   readonly serverLogLevel?: ServerLogLevel;
   /**
@@ -141,11 +122,6 @@ export interface CreateRunnerOptions {
    * overrides the config file's. The merged object goes unchanged to the tool guard.
    */
   readonly safety?: SafetyOptions;
-  /**
-   * Told when the untrusted-content detector flags a tool result, an attached resource or a prompt
-   * (the CLI shows it).
-   */
-  readonly onContentFlagged?: GuardedToolHostOptions['onFlagged'];
   /** Told to hooks (`interactive`): true for a chat. Default false. */
   readonly interactive?: boolean;
   /**

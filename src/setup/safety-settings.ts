@@ -6,7 +6,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { LoadedConfig } from '../../config/index.js';
+import type { ConfigSafetySettings } from '../../config/index.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { McpPool } from '../mcp/pool.js';
 import { optional } from '../util/optional.js';
@@ -32,8 +32,11 @@ export function marksToolOutput(safety: SafetyOptions): boolean {
   return safety.untrustedContent?.markAsData ?? DEFAULT_MARK_TOOL_OUTPUT;
 }
 
-/** The config file's safety settings, as the one object the guard takes. */
-export function configSafety(config: LoadedConfig): SafetyOptions {
+/**
+ * The config file's safety settings, as the one object the guard takes: the same fields (the
+ * config declares them as part of {@link SafetyOptions}), without the rest of the config.
+ */
+export function configSafety(config: ConfigSafetySettings): SafetyOptions {
   return {
     ...optional('approval', config.approval),
     ...optional('hooks', config.hooks),

@@ -14,12 +14,8 @@ import { optional } from '../util/optional.js';
 import type { QuestionQueue, UserQuestions } from '../core/questions.js';
 import type { SafetyOptions } from '../safety/options.js';
 import type { CreateRunnerOptions } from './runner-options.js';
+import type { HostNotices } from './host-event.js';
 import { contentScreenFor } from './safety-settings.js';
-
-/** What exists only once the runner is built (see {@link assembleRunner}). */
-export interface LateParts {
-  sampling?: SamplingHost;
-}
 
 /**
  * What the pool offers servers: elicitation answered through the questions, sampling on the
@@ -27,19 +23,23 @@ export interface LateParts {
  */
 export function serverFeatures(parts: {
   readonly options: CreateRunnerOptions;
+  readonly notices: HostNotices;
   readonly queue: QuestionQueue;
   readonly serverLogs: ServerLogBook;
   readonly elicitationPolicy: ElicitationPolicy | undefined;
   readonly safety: SafetyOptions;
   readonly roots: ServerRoots;
-  readonly late: LateParts;
+  /**
+   * The runner and guard that sampling runs on and under. A getter, because they are built around
+   * the pool this is given to (a genuine cycle): undefined until they exist, and a request that
+   * comes before then is declined.
+   */
+  readonly samplingHost: () => SamplingHost | undefined;
   readonly changes: OfferingsChanges;
 }): ServerFeatures {
-  const { options, queue, serverLogs, elicitationPolicy, safety, roots, late, changes } = parts;
-  const questions: UserQuestions = {
-    ...options.questions,
-    ...optional('elicit', options.onElicitation),
-  };
+  const { options, notices, queue, serverLogs, elicitationPolicy, safety, roots, samplingHost, changes } =
+    parts;
+  const questions: UserQuestions = options.questions ?? {};
   // Loaded when a server first asks, like the elicitation handler.
   let sampler: Promise<NonNullable<ServerFeatures['sample']>> | undefined;
   // The handler checks answers with the SDK's ajv validator: loaded when a server first asks, so
@@ -52,7 +52,7 @@ export function serverFeatures(parts: {
           questions,
           queue,
           ...optional('policy', elicitationPolicy),
-          ...optional('onOutcome', options.onElicitationOutcome),
+          ...optional('onOutcome', notices.elicitationOutcome),
         }),
       );
       return (await handler)(server, params, signal);
@@ -60,13 +60,13 @@ export function serverFeatures(parts: {
     sample: async (server, params, signal) => {
       sampler ??= import('../mcp/sampling.js').then(({ createSamplingHandler }) =>
         createSamplingHandler({
-          host: () => late.sampling,
+          host: samplingHost,
           questions,
           queue,
           ...optional('budget', safety.budgets?.sampling),
           // The same screen as tool results, resources and prompts: its flags are reported alike.
-          screen: contentScreenFor(safety, queue, questions, options.onContentFlagged),
-          ...optional('onOutcome', options.onSamplingOutcome),
+          screen: contentScreenFor(safety, queue, questions, notices.contentFlagged),
+          ...optional('onOutcome', notices.samplingOutcome),
         }),
       );
       return (await sampler)(server, params, signal);
@@ -77,8 +77,8 @@ export function serverFeatures(parts: {
       serverLogs.add({ ...message, server, at: Date.now() });
       const logger = message.logger === undefined ? '' : ` ${message.logger}`;
       const data = describeLogData(message.data);
-      options.onServerLog?.({ server, level: 'debug', message: `log ${message.level}${logger}: ${data}` });
-      options.onServerLogMessage?.(server, message);
+      notices.serverLog?.({ server, level: 'debug', message: `log ${message.level}${logger}: ${data}` });
+      notices.serverLogMessage?.(server, message);
     },
     // A 2025-era server that changes a list without declaring `listChanged` lands here (a declared
     // one is heard through the pool's onListChanged), and so do updates of subscribed resources.

@@ -63,9 +63,11 @@ describe('createRunner approval default', () => {
     const asked: ApprovalRequest[] = [];
     await using runner = await createRunner({
       ...runnerOptions(ollama.url),
-      onApproval: (request) => {
-        asked.push(request);
-        return Promise.resolve({ kind: 'deny', reason: 'not now' });
+      questions: {
+        approveToolCall: (request) => {
+          asked.push(request);
+          return Promise.resolve({ kind: 'deny', reason: 'not now' });
+        },
       },
     });
     const result = await runner.run('go');

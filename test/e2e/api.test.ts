@@ -97,7 +97,9 @@ describe('createRunner', () => {
       mcpServers: { hangs: { command: process.execPath, args: [fixture('never-initializes.mjs')] } },
       env: {},
       signal: controller.signal,
-      onServerLog: (entry) => {
+      onEvent: (event) => {
+        if (event.type !== 'server-log') return;
+        const { entry } = event;
         if (
           entry.server !== 'hangs' ||
           !entry.message.includes('stuck waiting') ||

@@ -29,7 +29,9 @@ describe('completion, list changes and subscriptions through the library', () =>
         lists: fixture('changing-lists.mjs'),
         plain: fixture('modern-server.mjs'),
       },
-      onOfferingsChange: (change) => changes.push(change),
+      onEvent: (event) => {
+        if (event.type === 'offerings-change') changes.push(event.change);
+      },
     });
   });
 

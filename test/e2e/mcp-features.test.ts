@@ -41,15 +41,19 @@ describe('server offerings through the library', () => {
       // The fake reports no num_ctx, so Ollama's 4k default would apply, and server-everything's
       // tool list alone nearly fills it: these tests are about the servers, not compaction.
       context: { contextWindow: 131_072 },
-      onElicitation: async (request) => {
-        elicitations.push(request);
-        const answer = answerForm(request);
-        return answer === 'decline' ? { action: 'decline' } : { action: 'accept', content: answer };
+      questions: {
+        elicit: async (request) => {
+          elicitations.push(request);
+          const answer = answerForm(request);
+          return answer === 'decline' ? { action: 'decline' } : { action: 'accept', content: answer };
+        },
       },
-      onElicitationOutcome: (outcome) => outcomes.push(outcome),
-      onProgress: (report) => progress.push(report),
+      onEvent: (event) => {
+        if (event.type === 'elicitation-outcome') outcomes.push(event.outcome);
+        if (event.type === 'tool-progress') progress.push(event.progress);
+        if (event.type === 'server-log') serverLog.push(event.entry.message);
+      },
       serverLogLevel: 'debug',
-      onServerLog: (entry) => serverLog.push(entry.message),
     });
   });
 

@@ -1,6 +1,6 @@
 /**
  * A resource subscription outlives its server's crash: the restart makes it again on the new
- * process, once, and an update that process sends reaches the runner's `onOfferingsChange`.
+ * process, once, and an update that process sends reaches the runner's `onEvent`.
  * Through the library (`createRunner`) against a v2-SDK fixture (subscribable.mjs) served as a
  * 2025-era server and as a 2026-07-28 one.
  */
@@ -39,8 +39,10 @@ async function startRunner(args: readonly string[] = [], env: Record<string, str
         env,
       },
     },
-    onOfferingsChange: (change) => changes.push(change),
-    onServerLog: (entry) => logs.push(entry),
+    onEvent: (event) => {
+      if (event.type === 'offerings-change') changes.push(event.change);
+      if (event.type === 'server-log') logs.push(event.entry);
+    },
   });
   const started = runner;
   const call = async (tool: string) => {

@@ -45,7 +45,9 @@ async function start(
     env: {},
     context: { contextWindow: 131_072 },
     safety,
-    onSamplingOutcome: (outcome) => outcomes.push(outcome),
+    onEvent: (event) => {
+      if (event.type === 'sampling-outcome') outcomes.push(event.outcome);
+    },
     ...extra,
   });
   runners.push(runner);

@@ -13,7 +13,7 @@ export interface FakeChatMessage {
   readonly tool_calls?: ReadonlyArray<{
     readonly function: { readonly name: string; readonly arguments: Readonly<Record<string, unknown>> };
   }>;
-  readonly tool_name?: string;
+  readonly tool_name?: string | undefined;
 }
 
 /** A tool as the fake received it. */

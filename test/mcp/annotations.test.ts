@@ -56,9 +56,11 @@ describe('approval rules by annotation, against server-memory', () => {
           },
         ],
       },
-      onApproval: (request) => {
-        asked.push(request);
-        return Promise.resolve({ kind: 'allow-once' });
+      questions: {
+        approveToolCall: (request) => {
+          asked.push(request);
+          return Promise.resolve({ kind: 'allow-once' });
+        },
       },
       audit: { record: (entry) => entries.push(entry), flush: () => Promise.resolve() },
     });

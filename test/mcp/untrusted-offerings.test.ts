@@ -37,7 +37,9 @@ async function start(options: Partial<CreateRunnerOptions> & { policy?: Injectio
       },
     },
     env: {},
-    onContentFlagged: (report) => flags.push(report),
+    onEvent: (event) => {
+      if (event.type === 'content-flagged') flags.push(event.report);
+    },
     ...(policy === undefined ? {} : { safety: { untrustedContent: { policy } } }),
     ...rest,
   });

@@ -7,9 +7,11 @@ import { OllamaProvider } from '../../providers/ollama.js';
 
 const [url, countText] = process.argv.slice(2);
 const count = Number(countText);
+if (url === undefined) throw new Error('ollama-child: the fake server URL is the first argument');
+const baseUrl = url;
 
 async function callOnce(): Promise<void> {
-  const provider = new OllamaProvider({ model: 'llama3.2', baseUrl: url, env: {} });
+  const provider = new OllamaProvider({ model: 'llama3.2', baseUrl, env: {} });
   for await (const _event of provider.chat({
     messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
     tools: [],

@@ -16,11 +16,11 @@ export interface ChatTerminalOptions {
   /** `--provider-url`: the loopback fake model. */
   readonly providerUrl: string;
   /** Flags after `--provider-url`. */
-  readonly args?: readonly string[];
+  readonly args?: readonly string[] | undefined;
   /** The working folder; default `home`. */
   readonly cwd?: string;
   /** Added to (or replacing) the clean environment: PATH, HOME, TERM, LANG. */
-  readonly env?: Readonly<Record<string, string>>;
+  readonly env?: Readonly<Record<string, string>> | undefined;
   readonly columns?: number;
   readonly rows?: number;
 }

@@ -199,9 +199,9 @@ const tallySchema = z.object({
     z.string(),
     z.object({
       total: z.number().int().nonnegative(),
-      whole: z.number().int().nonnegative().optional(),
-      cut: z.number().int().nonnegative().optional(),
-      reordered: z.number().int().nonnegative().optional(),
+      whole: z.number().int().nonnegative().exactOptional(),
+      cut: z.number().int().nonnegative().exactOptional(),
+      reordered: z.number().int().nonnegative().exactOptional(),
     }),
   ),
 });

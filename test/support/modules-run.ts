@@ -131,10 +131,13 @@ async function modulesOfScript(path: string, script: ScriptCoverage): Promise<st
 
 /** A bundled file's source map as a list of (offset in the file, original source), by offset. */
 class SourceIndex {
-  private constructor(
-    private readonly offsets: number[],
-    private readonly sources: string[],
-  ) {}
+  readonly #offsets: number[];
+  readonly #sources: string[];
+
+  private constructor(offsets: number[], sources: string[]) {
+    this.#offsets = offsets;
+    this.#sources = sources;
+  }
 
   static async load(source: string, mapPath: string): Promise<SourceIndex> {
     const raw = JSON.parse(await readFile(mapPath, 'utf8')) as RawSourceMap;
@@ -156,12 +159,12 @@ class SourceIndex {
    * the previous module's last statement; none within it means code esbuild made (its helpers).
    */
   sourceWithin(start: number, end: number): string | undefined {
-    let [low, high] = [0, this.offsets.length];
+    let [low, high] = [0, this.#offsets.length];
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.offsets[middle]! < start) low = middle + 1;
+      if (this.#offsets[middle]! < start) low = middle + 1;
       else high = middle;
     }
-    return low < this.offsets.length && this.offsets[low]! < end ? this.sources[low] : undefined;
+    return low < this.#offsets.length && this.#offsets[low]! < end ? this.#sources[low] : undefined;
   }
 }

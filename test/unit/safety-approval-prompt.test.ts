@@ -115,7 +115,7 @@ describe('createApprovalPrompt', () => {
   });
 
   it('offers no server choice when the server is unknown', async () => {
-    const unknown = request({ server: undefined, tool: 'filesystem__write_file' });
+    const { server: _server, ...unknown } = request({ tool: 'filesystem__write_file' });
     expect(approvalQuestion(unknown)).not.toContain('[s]');
     const terminal = scriptedTerminal('s');
     // "s" is then not understood as a choice... but treated as this tool rather than lost.

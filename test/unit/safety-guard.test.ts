@@ -1,5 +1,5 @@
 /**
- * GuardedToolHost: approval rules and every approval answer, through an injected `onApproval`, with
+ * GuardedToolHost: approval rules and every approval answer, through an injected `questions.approveToolCall`, with
  * a fake tool host that records what really ran.
  */
 import { describe, expect, it } from 'vitest';
@@ -84,7 +84,7 @@ function scriptedApprover(...answers: ApprovalDecision[]) {
   const asked: ApprovalRequest[] = [];
   return {
     asked,
-    onApproval: async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+    approveToolCall: async (request: ApprovalRequest): Promise<ApprovalDecision> => {
       asked.push(request);
       const answer = answers.shift();
       if (answer === undefined) throw new Error(`not expected to be asked about ${request.call.name}`);
@@ -158,7 +158,7 @@ describe('GuardedToolHost: rules', () => {
 describe('GuardedToolHost: every approval answer', () => {
   it('shows the tool, its server, the arguments and the reason', async () => {
     const approver = scriptedApprover({ kind: 'allow-once' });
-    const { guard } = guarded(askWrites, { onApproval: approver.onApproval });
+    const { guard } = guarded(askWrites, { questions: { approveToolCall: approver.approveToolCall } });
     await guard.call(call('files__write', { path: '/a' }));
     expect(approver.asked).toHaveLength(1);
     expect(approver.asked[0]).toMatchObject({
@@ -171,7 +171,9 @@ describe('GuardedToolHost: every approval answer', () => {
 
   it('allow once: runs this call and asks again next time', async () => {
     const approver = scriptedApprover({ kind: 'allow-once' }, { kind: 'allow-once' });
-    const { guard, host, audit } = guarded(askWrites, { onApproval: approver.onApproval });
+    const { guard, host, audit } = guarded(askWrites, {
+      questions: { approveToolCall: approver.approveToolCall },
+    });
     expect(text(await guard.call(call('files__write', { path: '/a' })))).toBe('wrote /a');
     expect(text(await guard.call(call('files__write', { path: '/b' })))).toBe('wrote /b');
     expect(approver.asked).toHaveLength(2);
@@ -182,7 +184,9 @@ describe('GuardedToolHost: every approval answer', () => {
   it('always allow this tool: later calls of the tool run without asking, other tools still ask', async () => {
     const approver = scriptedApprover({ kind: 'allow-tool' }, { kind: 'deny' });
     const rules: ApprovalRule[] = [{ server: 'files', decision: 'ask' }];
-    const { guard, host, audit } = guarded(rules, { onApproval: approver.onApproval });
+    const { guard, host, audit } = guarded(rules, {
+      questions: { approveToolCall: approver.approveToolCall },
+    });
     await guard.call(call('files__write', { path: '/a' }));
     await guard.call(call('files__write', { path: '/b' }));
     expect((await guard.call(call('files__read'))).isError).toBe(true);
@@ -194,7 +198,7 @@ describe('GuardedToolHost: every approval answer', () => {
   it('always allow this server: every tool of the server runs without asking, other servers still ask', async () => {
     const approver = scriptedApprover({ kind: 'allow-server' }, { kind: 'allow-once' }, { kind: 'deny' });
     const rules: ApprovalRule[] = [{ tool: '*', decision: 'ask' }];
-    const { guard, host } = guarded(rules, { onApproval: approver.onApproval });
+    const { guard, host } = guarded(rules, { questions: { approveToolCall: approver.approveToolCall } });
     await guard.call(call('files__write', { path: '/a' }));
     await guard.call(call('files__read'));
     await guard.call(call('files__delete'));
@@ -214,7 +218,9 @@ describe('GuardedToolHost: every approval answer', () => {
 
   it('deny with a reason: not run, and the model reads the reason', async () => {
     const approver = scriptedApprover({ kind: 'deny', reason: 'not in my home folder' });
-    const { guard, host, audit } = guarded(askWrites, { onApproval: approver.onApproval });
+    const { guard, host, audit } = guarded(askWrites, {
+      questions: { approveToolCall: approver.approveToolCall },
+    });
     const result = await guard.call(call('files__write', { path: '/home/ada/x' }));
     expect(result.isError).toBe(true);
     expect(text(result)).toBe(
@@ -231,12 +237,12 @@ describe('GuardedToolHost: every approval answer', () => {
 
   it('deny without a reason says none was given; a failing prompt denies too', async () => {
     const approver = scriptedApprover({ kind: 'deny' });
-    const { guard, host } = guarded(askWrites, { onApproval: approver.onApproval });
+    const { guard, host } = guarded(askWrites, { questions: { approveToolCall: approver.approveToolCall } });
     expect(text(await guard.call(call('files__write')))).toBe(
       'The user denied the call to files__write (no reason given). It was not run.',
     );
     const broken = guarded(askWrites, {
-      onApproval: () => Promise.reject(new Error('terminal closed')),
+      questions: { approveToolCall: () => Promise.reject(new Error('terminal closed')) },
     });
     expect((await broken.guard.call(call('files__write'))).isError).toBe(true);
     expect(host.calls).toEqual([]);
@@ -248,13 +254,15 @@ describe('GuardedToolHost: every approval answer', () => {
     let mostOpen = 0;
     const asked: string[] = [];
     const { guard, host } = guarded([{ server: 'files', decision: 'ask' }], {
-      onApproval: async (request) => {
-        asked.push(request.call.name);
-        open += 1;
-        mostOpen = Math.max(mostOpen, open);
-        await new Promise((resolve) => setImmediate(resolve));
-        open -= 1;
-        return { kind: 'allow-server' };
+      questions: {
+        approveToolCall: async (request) => {
+          asked.push(request.call.name);
+          open += 1;
+          mostOpen = Math.max(mostOpen, open);
+          await new Promise((resolve) => setImmediate(resolve));
+          open -= 1;
+          return { kind: 'allow-server' };
+        },
       },
     });
     const results = await Promise.all([
@@ -270,7 +278,7 @@ describe('GuardedToolHost: every approval answer', () => {
 
   it('does not ask about a call whose run was cancelled', async () => {
     const approver = scriptedApprover();
-    const { guard, host } = guarded(askWrites, { onApproval: approver.onApproval });
+    const { guard, host } = guarded(askWrites, { questions: { approveToolCall: approver.approveToolCall } });
     const controller = new AbortController();
     controller.abort();
     const result = await guard.call(call('files__write'), controller.signal);
@@ -285,9 +293,11 @@ describe('GuardedToolHost: close', () => {
     const asked: ApprovalRequest[] = [];
     const { guard, host, audit } = guarded(askWrites, {
       // A prompt that never answers, and ignores its signal: close() must not wait for it.
-      onApproval: (request) => {
-        asked.push(request);
-        return new Promise<ApprovalDecision>(() => undefined);
+      questions: {
+        approveToolCall: (request) => {
+          asked.push(request);
+          return new Promise<ApprovalDecision>(() => undefined);
+        },
       },
     });
     const run = new AbortController();

@@ -168,7 +168,7 @@ describe('PreToolUse', () => {
     const guard = new GuardedToolHost({
       host,
       safety: { approval: [{ source: 'cfg', rules: [], default: 'ask' }] },
-      onApproval: () => Promise.reject(new Error('must not ask')),
+      questions: { approveToolCall: () => Promise.reject(new Error('must not ask')) },
       hooks: hookRunner({ PreToolUse: one(hookCommand('approve.sh')) }),
     });
     expect((await guard.call(call('files__read'))).isError).toBe(false);
@@ -179,9 +179,11 @@ describe('PreToolUse', () => {
     const reasons: string[] = [];
     const guard = new GuardedToolHost({
       host: tools(),
-      onApproval: async (request) => {
-        reasons.push(request.reason);
-        return { kind: 'deny' };
+      questions: {
+        approveToolCall: async (request) => {
+          reasons.push(request.reason);
+          return { kind: 'deny' };
+        },
       },
       hooks: hookRunner({ PreToolUse: one(hookCommand('ask.sh')) }),
     });

@@ -108,11 +108,13 @@ function guarded(
     host,
     locate: (name) => table.lookup.get(name),
     safety: { approval, keptPermissions: kept, approvalFallback },
-    onApproval: async (request: ApprovalRequest) => {
-      asked.push(request.call.name);
-      const answer = answers.shift();
-      if (answer === undefined) throw new Error(`not expected to be asked about ${request.call.name}`);
-      return answer;
+    questions: {
+      approveToolCall: async (request: ApprovalRequest) => {
+        asked.push(request.call.name);
+        const answer = answers.shift();
+        if (answer === undefined) throw new Error(`not expected to be asked about ${request.call.name}`);
+        return answer;
+      },
     },
     onWarning: (message) => warnings.push(message),
   });

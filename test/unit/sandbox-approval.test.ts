@@ -31,9 +31,11 @@ async function askAbout(server: string): Promise<{ request: ApprovalRequest; aud
     locate: () => ({ server, tool: 'run' }),
     identify: (name) => IDENTITIES[name],
     safety: { approval: [{ source: 'test', rules: [{ server, decision: 'ask' }] }] },
-    onApproval: async (request) => {
-      asked.push(request);
-      return { kind: 'allow-once' };
+    questions: {
+      approveToolCall: async (request) => {
+        asked.push(request);
+        return { kind: 'allow-once' };
+      },
     },
     audit,
   });

@@ -33,7 +33,8 @@ export function createMarkdownRenderer(style: Style): MarkdownRenderer {
 const inlineInListItems: MarkedExtension = {
   renderer: {
     text(token) {
-      return 'tokens' in token && token.tokens !== undefined ? this.parser.parseInline(token.tokens) : false;
+      // marked's types say `tokens` is an array when present; a plain text token leaves it out.
+      return 'tokens' in token ? this.parser.parseInline(token.tokens) : false;
     },
   },
 };

@@ -7,6 +7,30 @@ import type { JournaledTask } from '../../conversation/saved-conversation.js';
 import type { Message, ToolCallBlock, ToolResultBlock } from '../../core/types.js';
 import type { McpRunner } from '../../setup/create-runner.js';
 import type { ConversationRecorder } from './conversation-recorder.js';
+import { messageOf } from '../../core/errors.js';
+import type { HostEventListener } from '../../setup/host-event.js';
+
+/**
+ * Wraps the CLI's `onEvent`: the first status report of a call that became a task writes its id
+ * to the conversation's journal (a failure to write is a warning), then the event goes on.
+ */
+export function journalingTasks(
+  recorder: ConversationRecorder,
+  warn: (message: string) => void,
+  next: HostEventListener,
+): HostEventListener {
+  return (event) => {
+    if (event.type === 'tool-progress') {
+      const { server, tool, toolCallId, task, progress } = event.progress;
+      if (task !== undefined && toolCallId !== undefined && progress === 1) {
+        recorder.recordTask({ server, tool, toolCallId, taskId: task.taskId }).catch((error: unknown) => {
+          warn(messageOf(error));
+        });
+      }
+    }
+    next(event);
+  };
+}
 
 /** What {@link resumeOpenTasks} needs besides the runner. */
 export interface ResumeTasksOptions {

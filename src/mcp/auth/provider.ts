@@ -79,9 +79,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
   #resourceMetadataUrl: string | undefined;
   /** The authorization server's issuer as the SDK's current `auth()` resolved it (SEP-2352). */
   #issuer: string | undefined;
+  /** Where this client's metadata document is (a URL used as client id), when the settings name one. */
+  readonly clientMetadataUrl?: string;
 
   constructor(options: McpOAuthProviderOptions) {
     this.#options = options;
+    if (options.settings.clientMetadataUrl !== undefined) {
+      this.clientMetadataUrl = options.settings.clientMetadataUrl;
+    }
     this.#now = options.now ?? Date.now;
     // Until a sign-in starts its listener, the redirect is the one registered last (if any): the
     // SDK needs a redirect URL to know that this is an interactive client.
@@ -131,10 +136,6 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   get redirectUrl(): string | undefined {
     return this.#redirectUrl;
-  }
-
-  get clientMetadataUrl(): string | undefined {
-    return this.#options.settings.clientMetadataUrl;
   }
 
   get clientMetadata(): OAuthClientMetadata {

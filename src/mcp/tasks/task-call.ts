@@ -5,6 +5,7 @@
  */
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import * as z from 'zod';
+import type { ToolResultOrigin } from '../../core/types.js';
 import type { ToolProgress } from '../connection-options.js';
 import { toToolResultBody, type ToolResultBody } from '../content.js';
 import { followTask, type TaskOutcome, type TaskRequests } from './follow-task.js';
@@ -134,6 +135,6 @@ function formatDuration(ms: number): string {
   return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`;
 }
 
-function errorBody(message: string, origin: ToolResultBody['origin']): ToolResultBody {
+function errorBody(message: string, origin: ToolResultOrigin): ToolResultBody {
   return { content: [{ type: 'text', text: message }], isError: true, origin };
 }

@@ -1,0 +1,161 @@
+/**
+ * The part of createRunner that runs once the servers are up: the guard around the pool (and the
+ * host's `skill` tool), and the runner around the guard. Its modules load while the servers start.
+ */
+import type { LoadedConfig } from '../../config/index.js';
+import { ServerError } from '../core/errors.js';
+import type { QuestionQueue } from '../core/questions.js';
+import type { Provider } from '../core/types.js';
+import type { McpPool, ServerStatus } from '../mcp/pool.js';
+import type { OfferingsChanges } from '../mcp/offerings-changes.js';
+import type { SamplingHost } from '../mcp/sampling.js';
+import type { ServerLogBook } from '../mcp/server-logs.js';
+import type { ServerRoots } from '../mcp/server-roots.js';
+import type { assembleSafety } from '../safety/assemble.js';
+import type { AuditSink } from '../safety/audit-log.js';
+import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
+import type { SafetyOptions } from '../safety/options.js';
+import { optional } from '../util/optional.js';
+import { builtinApprovalRules } from './builtin-servers.js';
+import type { HostNotices } from './host-event.js';
+import type { McpRunner } from './mcp-runner.js';
+import type { CreateRunnerOptions } from './runner-options.js';
+import { contentScreenFor, marksToolOutput, serverIdentity, toolOutputFolderFor } from './safety-settings.js';
+import { skillsFor } from './skills.js';
+
+/** The modules that build the runner around the pool. */
+export interface AssemblyParts {
+  readonly assembleSafety: typeof assembleSafety;
+  readonly McpRunner: typeof McpRunner;
+}
+
+export async function loadAssemblyParts(): Promise<AssemblyParts> {
+  const [safety, runner] = await Promise.all([import('../safety/assemble.js'), import('./mcp-runner.js')]);
+  return { assembleSafety: safety.assembleSafety, McpRunner: runner.McpRunner };
+}
+
+/** What {@link assembleAroundPool} is given: everything createRunner made before the servers were up. */
+export interface AroundPoolContext {
+  readonly options: CreateRunnerOptions;
+  readonly notices: HostNotices;
+  readonly config: LoadedConfig;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly provider: Provider;
+  readonly modelString: string;
+  readonly systemPrompt: string | undefined;
+  readonly userSystemPrompt: string | undefined;
+  readonly audit: AuditSink | undefined;
+  readonly projectDir: string;
+  readonly questionQueue: QuestionQueue;
+  readonly serverLogs: ServerLogBook;
+  readonly offeringsChanges: OfferingsChanges;
+  readonly safety: SafetyOptions;
+  readonly roots: ServerRoots;
+  /** Made before the servers start: hooks, audit lines and sampling requests carry it. */
+  readonly sessionId: string;
+}
+
+/** The runner, and what sampling runs on and under (see serverFeatures' `samplingHost`). */
+export interface RunnerAroundPool {
+  readonly runner: McpRunner;
+  readonly sampling: SamplingHost;
+}
+
+/** The part of createRunner that runs once the servers are up (and may still throw). */
+export function assembleAroundPool(
+  pool: McpPool,
+  { assembleSafety, McpRunner }: AssemblyParts,
+  context: AroundPoolContext,
+): RunnerAroundPool {
+  const {
+    options,
+    notices,
+    config,
+    env,
+    provider,
+    modelString,
+    systemPrompt,
+    audit,
+    projectDir,
+    safety: settings,
+    sessionId,
+  } = context;
+  const started = pool.status();
+  if (
+    options.requireServers === true &&
+    started.length > 0 &&
+    started.every((server: ServerStatus) => server.state !== 'ready')
+  ) {
+    throw new ServerError('*', `none of the ${started.length} configured servers started`);
+  }
+  const maxSteps = options.maxSteps ?? config.maxSteps;
+  const onApproval = options.questions?.approveToolCall;
+  const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: notices.warning });
+  const safety = assembleSafety({
+    host: skills.host, // the pool, and the host's `skill` tool under the same guard
+    // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
+    safety: {
+      ...settings,
+      approval: [...builtinApprovalRules(config.servers), ...(settings.approval ?? [])],
+      // Where someone can be asked (the chat, a library with a callback), a tool that does not say
+      // it is read-only is asked about; where no one can (-p, workers), calls run as before.
+      approvalFallback:
+        settings.approvalFallback ?? (onApproval === undefined ? 'allow' : 'ask-unless-read-only'),
+    },
+    locate: (name) => skills.locate(name),
+    identify: (server) => serverIdentity(pool, config.servers[server], server),
+    ...optional('audit', audit),
+    ...optional('toolOutputFolder', toolOutputFolderFor(options, env)),
+    ...optional('questions', options.questions),
+    ...optional('onFlagged', notices.contentFlagged),
+    hookContext: {
+      sessionId,
+      model: modelString,
+      interactive: options.interactive ?? false,
+      cwd: projectDir,
+    },
+    env,
+    ...optional('onWarning', notices.warning),
+    questionQueue: context.questionQueue,
+  });
+  const guard: GuardedToolHost = safety.guard;
+  const runner = new McpRunner({
+    provider,
+    pool,
+    skills: skills.library,
+    serverLogs: context.serverLogs,
+    roots: context.roots,
+    offeringsChanges: context.offeringsChanges,
+    tools: guard,
+    onClose: async () => {
+      // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
+      // The provider in use (`/model` may have replaced the first) releases an embedded model's memory.
+      await Promise.all([pool.close(), guard.close(), runner.provider.close?.()]);
+    },
+    ...safety.runnerOptions,
+    settings: { ...config.generation, ...options.settings },
+    markToolOutput: marksToolOutput(settings),
+    // `@server:uri` and `/server:prompt` content passes the same screen and marking as tool results.
+    offerings: {
+      screen: contentScreenFor(settings, context.questionQueue, options.questions, notices.contentFlagged),
+      markAsData: marksToolOutput(settings),
+    },
+    ...optional('systemPrompt', systemPrompt),
+    // Saved sessions keep the user's own prompt; the clause follows the settings of each run.
+    userSystemPrompt: context.userSystemPrompt,
+    ...optional('maxSteps', maxSteps),
+    ...optional('history', options.history),
+    ...optional('onHistoryChange', options.onHistoryChange),
+    context: { ...config.context, ...options.context },
+  });
+  const sampling: SamplingHost = {
+    // The runner's current provider: `/model` may replace the first.
+    provider: () => runner.provider,
+    turn: () => guard.turn,
+    decide: (server) => guard.decideSampling(server),
+    admit: (server) => guard.admitSampling(server),
+    ...optional('audit', audit),
+    sessionId,
+  };
+  return { runner, sampling };
+}
