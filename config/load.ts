@@ -29,7 +29,7 @@ export const CONFIG_FILE_NAMES = ['.mcp.json', '.mcphost.json', '.mcphost.yml', 
 /** Where to look for the config, and what to expand `${VAR}` from. */
 export interface LoadConfigOptions {
   /** A file named by the user (`--config`): used instead of the search; it must exist. */
-  readonly configPath?: string;
+  readonly configPath?: string | undefined;
   /** The directory searched for {@link CONFIG_FILE_NAMES} (normally the user's home). */
   readonly homeDir: string;
   /** The environment `${VAR}` references are read from (normally `process.env`). */

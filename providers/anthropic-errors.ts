@@ -111,7 +111,7 @@ function fromApiError(error: APIError): ProviderError {
   return new ProviderError(PROVIDER, `Anthropic API error ${status}${kind}: ${vendorMessage}${hint}`, {
     status,
     retryable: isRetryableStatus(status),
-    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    retryAfterMs,
     contextLength,
     cause: error,
   });

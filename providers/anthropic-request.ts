@@ -7,6 +7,7 @@
  * GIF or WebP. It rejects `temperature`, `top_p` and `top_k` with a 400.
  */
 import type { Anthropic } from '@anthropic-ai/sdk';
+import { finalAnswerTool } from './anthropic-final-answer.js';
 import { envelopedContent } from './untrusted-marking.js';
 import type {
   AssistantContent,
@@ -63,6 +64,11 @@ export function toAnthropicRequest(
   };
   if (request.system !== undefined && request.system.trim() !== '') body.system = request.system;
   if (request.tools.length > 0) body.tools = request.tools.map(toAnthropicTool);
+  const finalAnswer = finalAnswerTool(request);
+  if (finalAnswer !== undefined) {
+    body.tools = [...(body.tools ?? []), finalAnswer.tool];
+    body.tool_choice = finalAnswer.toolChoice;
+  }
   if (settings.stopSequences !== undefined && settings.stopSequences.length > 0) {
     body.stop_sequences = [...settings.stopSequences];
   }

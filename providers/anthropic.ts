@@ -6,6 +6,7 @@ import { Anthropic } from '@anthropic-ai/sdk';
 import { ConfigError } from '../src/core/errors.js';
 import type { ChatRequest, Provider, ProviderEvent } from '../src/core/types.js';
 import { toAnthropicError } from './anthropic-errors.js';
+import { finalAnswerAsText, finalAnswerTool } from './anthropic-final-answer.js';
 import { toAnthropicRequest, unsupportedAnthropicSettings } from './anthropic-request.js';
 import { fromAnthropicStream } from './anthropic-stream.js';
 import { nonEmptySetting, type ProviderOptions } from './options.js';
@@ -57,7 +58,7 @@ export class AnthropicProvider implements Provider {
       baseURL: this.baseUrl,
       // The Runner owns the one retry policy.
       maxRetries: 0,
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      fetch: options.fetch,
       // The SDK logs to the console by default; only the CLI may print, through `warn`.
       logLevel: 'warn',
       logger: {
@@ -90,7 +91,9 @@ export class AnthropicProvider implements Provider {
         stream: true,
         signal: request.signal,
       });
-      yield* fromAnthropicStream(stream, request.signal);
+      const events = fromAnthropicStream(stream, request.signal);
+      const finalAnswer = finalAnswerTool(request);
+      yield* finalAnswer === undefined ? events : finalAnswerAsText(events, finalAnswer.tool.name);
     } catch (error) {
       throw toAnthropicError(error, context);
     }

@@ -93,7 +93,7 @@ function fromApiError(error: ApiError, context: GeminiErrorContext): ProviderErr
     {
       status,
       retryable,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      retryAfterMs,
       contextLength: isGeminiContextLengthError(status, vendorMessage),
       cause: error,
     },

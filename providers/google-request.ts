@@ -67,6 +67,7 @@ function toConfig(request: ChatRequest): GenerateContentConfig {
   if (request.system !== undefined && request.system !== '') config.systemInstruction = request.system;
   if (request.tools.length > 0)
     config.tools = [{ functionDeclarations: request.tools.map(toFunctionDeclaration) }];
+  Object.assign(config, toGeminiResponseFormat(request));
   // Gemini takes every generation setting we have, under its own names.
   if (settings.maxTokens !== undefined) config.maxOutputTokens = settings.maxTokens;
   if (settings.temperature !== undefined) config.temperature = settings.temperature;
@@ -76,6 +77,32 @@ function toConfig(request: ChatRequest): GenerateContentConfig {
     config.stopSequences = [...settings.stopSequences];
   }
   return config;
+}
+
+/**
+ * Structured output: JSON mode (`responseMimeType: application/json`) with the schema as plain JSON
+ * Schema (`responseJsonSchema`, which @google/genai 2.x sends as is, rather than the OpenAPI-subset
+ * `responseSchema`), cleaned like tool schemas. Gemini 2.x answers 400 "Function calling with a
+ * response mime type: 'application/json' is unsupported" when function declarations come with it,
+ * so it is sent only on steps without tools; the Runner's check and its answer step without tools
+ * cover the others.
+ */
+function toGeminiResponseFormat(request: ChatRequest): GenerateContentConfig {
+  const format = request.responseFormat;
+  if (format === undefined || request.tools.length > 0) return {};
+  switch (format.type) {
+    case 'text':
+      return {};
+    case 'json-schema':
+      return {
+        responseMimeType: 'application/json',
+        responseJsonSchema: cleanSchemaForGemini(format.schema),
+      };
+    default: {
+      const unexpected: never = format;
+      throw new TypeError(`unknown response format ${JSON.stringify(unexpected)}`);
+    }
+  }
 }
 
 /**

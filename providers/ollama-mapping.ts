@@ -58,6 +58,8 @@ export interface OllamaChatBody {
   readonly messages: OllamaMessage[];
   readonly tools?: OllamaTool[];
   readonly options?: OllamaOptions;
+  /** The JSON Schema the answer must match (structured output), on steps without tools. */
+  readonly format?: JsonSchema;
   readonly stream: true;
 }
 
@@ -78,8 +80,29 @@ export function toOllamaRequest(request: ChatRequest, model: string, numCtx?: nu
     messages,
     ...(request.tools.length > 0 ? { tools: request.tools.map(toOllamaTool) } : {}),
     ...(Object.keys(options).length > 0 ? { options } : {}),
+    ...toOllamaFormat(request),
     stream: true,
   };
+}
+
+/**
+ * Ollama's structured output: `format` is a JSON Schema turned into a grammar over the whole reply.
+ * A grammar over the whole reply leaves no room for a tool call, so it is sent only on a step
+ * without tools (with tools, the Runner's check and its answer step without tools do the work).
+ */
+function toOllamaFormat(request: ChatRequest): { format?: JsonSchema } {
+  const format = request.responseFormat;
+  if (format === undefined || request.tools.length > 0) return {};
+  switch (format.type) {
+    case 'text':
+      return {};
+    case 'json-schema':
+      return { format: format.schema };
+    default: {
+      const unexpected: never = format;
+      throw new TypeError(`unknown response format ${JSON.stringify(unexpected)}`);
+    }
+  }
 }
 
 /** One of our messages becomes one Ollama message, except a tool message: one per result. */

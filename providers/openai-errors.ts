@@ -102,7 +102,7 @@ function fromStatus(error: APIError, status: number, context: OpenAIErrorContext
     retryable,
     contextLength: isOpenAIContextLengthError(status, error.code, vendorWords),
     cause: error,
-    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    retryAfterMs,
   });
 }
 

@@ -21,6 +21,7 @@ import type {
   ToolSpec,
   UserMessage,
 } from '../src/core/types.js';
+import { toOpenAIResponseFormat } from './openai-response-format.js';
 import { toOpenAIParameters } from './openai-schema.js';
 import { envelopedContent } from './untrusted-marking.js';
 
@@ -85,6 +86,8 @@ export function toOpenAIRequest(
     stream_options: { include_usage: true },
     ...toOpenAISettings(request.settings, warnings),
   };
+  const responseFormat = toOpenAIResponseFormat(request.responseFormat);
+  if (responseFormat !== undefined) params.response_format = responseFormat;
   // The API rejects an empty `tools` array; no tools means no `tools` key.
   if (request.tools.length > 0) {
     params.tools = request.tools.map((tool) => {

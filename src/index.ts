@@ -31,10 +31,12 @@ export type {
   GenerationSettings,
   ImageBlock,
   JsonSchema,
+  JsonSchemaObject,
   Message,
   Provider,
   ProviderEvent,
   ProviderMetadata,
+  ResponseFormat,
   TextBlock,
   ToolCallBlock,
   ToolHost,
@@ -55,8 +57,10 @@ export {
   PromptBlockedError,
   ProviderError,
   ServerError,
+  StructuredOutputError,
   type ProviderErrorDetails,
 } from './core/errors.js';
+export { DEFAULT_OUTPUT_SCHEMA_RETRIES } from './core/structured-output.js';
 export type {
   ElicitationAnswer,
   ElicitationRequest,

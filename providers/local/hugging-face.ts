@@ -65,7 +65,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 export interface HubRequestOptions {
   readonly endpoint: string;
   readonly token: string | undefined;
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** The model as the user named it, for messages. */
   readonly label: string;
   readonly fetch?: typeof fetch;
@@ -197,7 +197,7 @@ export function downloadError(
   // Never retryable: a download is not a model call, and the Runner must not repeat it.
   return new ProviderError('local', `cannot download ${options.label}: ${detail}`, {
     retryable: false,
-    ...(status === undefined ? {} : { status }),
+    status,
     ...(cause === undefined ? {} : { cause }),
   });
 }

@@ -92,7 +92,7 @@ async function downloadModel(reference: HubReference, options: EnsureLocalModelO
     endpoint,
     token,
     label,
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    signal: options.signal,
     ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
   };
   const branch = reference.kind === 'hugging-face-file' ? reference.branch : 'main';

@@ -27,6 +27,7 @@ import { localModelsFolder } from '../../src/util/user-folders.js';
 import { resolveLocalModelFile } from './resolve-model.js';
 import { loadLocalModel, localThreads, type LoadedModel } from './runtime.js';
 import { dropOmittedProperties } from './schema.js';
+import { answerGrammar, answerText } from './answer-grammar.js';
 
 /** What the provider holds once the model is loaded. */
 interface Session extends LoadedModel {
@@ -150,14 +151,17 @@ export class LocalProvider implements Provider {
     const sequence = session.chat.sequence;
     const before = sequence.tokenMeter.getState();
     const tokenBias = this.#testBias(session, request);
+    const answer = await answerGrammar(session.model, request);
     const result: LlamaChatResponse<ChatModelFunctions> = await session.chat.generateResponse(history, {
       signal,
       onResponseChunk: (chunk) => {
         // Thought segments stay out of the answer, as the other providers keep them out.
-        if (chunk.type === undefined && chunk.text !== '')
+        // A JSON answer is given whole, once its omitted properties are taken out (answer-grammar.ts).
+        if (chunk.type === undefined && chunk.text !== '' && answer === undefined)
           channel.pushMerging({ type: 'text-delta', text: chunk.text }, joinTexts);
       },
-      ...(functions === undefined ? {} : { functions }),
+      // node-llama-cpp takes a grammar or functions, never both; a grammar comes only without tools.
+      ...(answer !== undefined ? { grammar: answer.grammar } : functions !== undefined ? { functions } : {}),
       ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
       ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
       ...(settings.topP === undefined ? {} : { topP: settings.topP }),
@@ -168,6 +172,9 @@ export class LocalProvider implements Provider {
       ...(tokenBias === undefined ? {} : { tokenBias }),
     });
     if (result.metadata.stopReason === 'abort') throw new AbortedError('cancelled');
+    if (answer !== undefined && result.response !== '') {
+      channel.push({ type: 'text-delta', text: answerText(result.response, answer.schema) });
+    }
     const schemas = new Map<string, ToolSpec>(request.tools.map((tool) => [tool.name, tool]));
     const calls = result.functionCalls ?? [];
     for (const call of calls) {

@@ -112,7 +112,7 @@ export function loadThroughCodeCache(options: CodeCacheOptions): LoadedBundle {
   const cachedData = off ? undefined : readIfThere(file);
   const script = new Script(Module.wrap(source), {
     filename: options.bundlePath,
-    ...(cachedData === undefined ? {} : { cachedData }),
+    cachedData,
   });
   const cache: CodeCacheState = off
     ? { kind: 'off' }

@@ -9,6 +9,7 @@ import {
   PromptBlockedError,
   ProviderError,
   ServerError,
+  StructuredOutputError,
 } from '../core/errors.js';
 
 export const ExitCode = {
@@ -29,6 +30,8 @@ export const ExitCode = {
   servers: 5,
   /** A UserPromptSubmit hook blocked the prompt. */
   blocked: 6,
+  /** The answer never matched `--output-schema` (after the follow-ups: docs/scripting.md). */
+  schema: 7,
   /** Interrupted by Ctrl-C or a signal (128 + SIGINT). */
   interrupted: 130,
 } as const;
@@ -52,6 +55,7 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
   if (error instanceof AbortedError) return ExitCode.interrupted;
   if (error instanceof ServerError) return ExitCode.servers;
   if (error instanceof PromptBlockedError) return ExitCode.blocked;
+  if (error instanceof StructuredOutputError) return ExitCode.schema;
   return ExitCode.internal;
 }
 

@@ -48,7 +48,15 @@ export async function main(
         debug = options.debug;
         // The one import after parsing: the runner, the chat and the reporters come with it.
         const { runWithSignals, createReporter } = await import('./run-command.js');
-        reporter = createReporter({ format: options.outputFormat, quiet: options.quiet, debug }, io);
+        reporter = createReporter(
+          {
+            format: options.outputFormat,
+            quiet: options.quiet,
+            debug,
+            ...(options.outputSchema === undefined ? {} : { structured: true }),
+          },
+          io,
+        );
         return await runWithSignals(options, io, signals, reporter);
       }
     }

@@ -7,6 +7,8 @@ import { modelNameOf } from './sessions/conversation-recorder.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { attachFiles, processPlaces } from './file-attachments.js';
 import type { Reporter } from './output/reporter.js';
+import type { JsonSchemaObject } from '../core/types.js';
+import { optional } from '../util/optional.js';
 
 export { modelNameOf } from './sessions/conversation-recorder.js';
 
@@ -16,6 +18,8 @@ export interface OneShotOptions {
   readonly reporter: Reporter;
   /** Cancels the run (Ctrl-C, SIGTERM). */
   readonly signal: AbortSignal;
+  /** `--output-schema`: the answer must be JSON valid against it (exit 7 when it never is). */
+  readonly outputSchema?: JsonSchemaObject;
 }
 
 /**
@@ -39,6 +43,7 @@ export async function runOneShot(runner: McpRunner, options: OneShotOptions): Pr
   const result = await runner.run([...turn.content, ...files.blocks], {
     signal: options.signal,
     onEvent: (event) => reporter.event(event),
+    ...optional('outputSchema', options.outputSchema),
   });
   reporter.succeed(result);
   return ExitCode.ok;

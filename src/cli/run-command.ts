@@ -12,7 +12,7 @@ import { AbortedError } from '../core/errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
 import { signalExitCode, type ExitCodeValue } from './exit-codes.js';
 import { captureLibraryConsole } from './library-console.js';
-import { pathIn, type CliIO } from './io.js';
+import { pathIn, userPath, type CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 import { readSessionPersistence, type LoadedConfig } from '../../config/index.js';
@@ -24,6 +24,8 @@ import type { Reporter } from './output/reporter.js';
 import { applyScript, loadScript, type ScriptFile } from './script/script.js';
 import { runnerOptionsFor } from './runner-options.js';
 import { runOneShot } from './one-shot.js';
+import { readOutputSchemaFile } from './output-schema-file.js';
+import type { JsonSchemaObject } from '../core/types.js';
 import { ConversationRecorder } from './sessions/conversation-recorder.js';
 import { journalingTasks, resumeOpenTasks } from './sessions/resume-tasks.js';
 import { TasksLeftRunning } from '../mcp/tasks/tasks-mode.js';
@@ -94,6 +96,8 @@ interface Inputs {
   readonly savesOnceAnswered: boolean;
   readonly systemPrompt: string | undefined;
   readonly permissions: KeptPermissions;
+  /** `--output-schema FILE`, read and compiled. */
+  readonly outputSchema: JsonSchemaObject | undefined;
 }
 
 async function run(
@@ -190,7 +194,12 @@ async function run(
     // --no-exit: the prompt is the chat's first turn (shown as the chat shows every turn: under
     // the banner, after the prompt, with the token line), and the chat goes on from its answer.
     if (prompt !== undefined && !options.noExit)
-      return await runOneShot(runner, { prompt, reporter, signal });
+      return await runOneShot(runner, {
+        prompt,
+        reporter,
+        signal,
+        ...optional('outputSchema', inputs.outputSchema),
+      });
     const progress = chatProgress && {
       listen: (listener: (report: ToolProgress) => void) => {
         chatProgress.add(listener);
@@ -229,6 +238,11 @@ async function readInputs(
   const script = flags.script === undefined ? undefined : await readScript(flags.script, io);
   for (const warning of script?.warnings ?? []) note(warning);
   const options = script === undefined ? flags : applyScript(flags, script);
+  // Read first: a bad schema file fails before stdin, sessions or servers are touched.
+  const outputSchema =
+    options.outputSchema === undefined
+      ? undefined
+      : await readOutputSchemaFile(userPath(io, options.outputSchema), options.outputSchema);
   const prompt =
     options.prompt === undefined
       ? undefined
@@ -245,7 +259,7 @@ async function readInputs(
     (await readSessionPersistence({
       homeDir: io.homeDir,
       env: io.env,
-      ...optional('configPath', pathIn(io, options.configPath)),
+      configPath: pathIn(io, options.configPath),
     }));
   const { choice, continuing, onceAnswered } = await resolveSessionChoice(
     { ...options, ...optional('sessionPersistence', sessionPersistence) },
@@ -262,6 +276,7 @@ async function readInputs(
     projectDir: io.cwd,
   });
   return {
+    outputSchema,
     options,
     script,
     prompt,
@@ -314,7 +329,7 @@ async function chat(
           ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
           ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
           // The window is the run's, whatever the model (src/context budgets with it too).
-          ...optional('context', optional('contextWindow', options.contextWindow)),
+          context: optional('contextWindow', options.contextWindow),
         },
         sameProvider ? config : { ...optional('context', config.context) },
         io.env,

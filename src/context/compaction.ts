@@ -164,7 +164,7 @@ function transcriptOf(message: Message): string {
 /** What {@link summaryRequests} needs. */
 export interface SummaryRequestOptions {
   /** What the user asked the summary to focus on (`/compact FOCUS`). */
-  readonly focus?: string;
+  readonly focus?: string | undefined;
   /** The most tokens one request's text may take. */
   readonly maxTokens: number;
   /** The most tokens a summary may take: each request keeps room for the summary so far. */

@@ -214,7 +214,7 @@ export class ContextBudget {
     // The part to summarize may itself be larger than the window (a vendor refused the request as
     // too long): it goes in parts that fit, each answer the summary so far, so every turn counts.
     const requests = new SummaryRequests(plan.older, {
-      ...(request.focus === undefined ? {} : { focus: request.focus }),
+      focus: request.focus,
       maxTokens: Math.floor(window.tokens * 0.9) - summaryTokens,
       summaryTokens,
     });
@@ -228,7 +228,7 @@ export class ContextBudget {
           messages: [{ role: 'user', content: [{ type: 'text', text }] }],
           tools: [],
           settings: { ...request.settings, maxTokens: summaryTokens },
-          ...(request.signal === undefined ? {} : { signal: request.signal }),
+          signal: request.signal,
         },
         // The summary is not the answer: only retries are reported.
         (event) => {

@@ -31,7 +31,7 @@ export class ConfigError extends McpHostError {
 /** Details of a failed model call. */
 export interface ProviderErrorDetails {
   /** HTTP status, when the vendor answered with one. */
-  readonly status?: number;
+  readonly status?: number | undefined;
   /** True when trying again later may work (429, 5xx, 529, 408/409, transient network errors). */
   readonly retryable: boolean;
   /** How long the vendor asked us to wait (`Retry-After`), in milliseconds. */
@@ -111,6 +111,27 @@ export class PromptBlockedError extends McpHostError {
   constructor(reason: string) {
     super(`the prompt was blocked by a UserPromptSubmit hook: ${reason}`);
     this.reason = reason;
+  }
+}
+
+/**
+ * The model's final answer never matched the run's output schema (`--output-schema`), after the
+ * first answer and every follow-up the Runner asked for (`attempts` answers in all).
+ */
+export class StructuredOutputError extends McpHostError {
+  /** Answers the model gave (the first one and the follow-ups). */
+  readonly attempts: number;
+  /** Why the last answer was refused, one line per problem (a JSON parse error or schema errors). */
+  readonly problems: readonly string[];
+  /** The last answer's text, as the model wrote it. */
+  readonly lastAnswer: string;
+  constructor(attempts: number, problems: readonly string[], lastAnswer: string) {
+    super(
+      `the answer did not match the output schema after ${attempts} ${attempts === 1 ? 'attempt' : 'attempts'}: ${problems.join('; ')}`,
+    );
+    this.attempts = attempts;
+    this.problems = problems;
+    this.lastAnswer = lastAnswer;
   }
 }
 

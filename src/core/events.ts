@@ -33,6 +33,11 @@ export interface ToolCallRecord {
 export interface RunResult {
   /** The final answer's text (the text of the last model message). */
   readonly text: string;
+  /**
+   * The final answer parsed and validated against the run's output schema
+   * (`RunOptions.outputSchema`, `--output-schema`). Present only on runs with a schema.
+   */
+  readonly structured?: unknown;
   /** Model calls made during this run (each may have run tools). */
   readonly steps: number;
   /** Every tool call of this run, in order. */

@@ -10,17 +10,24 @@ import {
   type ContextUsage,
 } from '../context/context-budget.js';
 import { ToolCatalog, type StepTools, type ToolMode } from '../context/tool-catalog.js';
-import { AbortedError, MaxStepsError, ProviderError } from './errors.js';
+import { AbortedError, MaxStepsError, ProviderError, StructuredOutputError } from './errors.js';
 import type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './events.js';
 import { callModel } from './model-call.js';
 import { checkToolCalls, toolCallIdsIn } from './model-output.js';
 import { markToolMessages } from '../safety/untrusted-content.js';
 import { DEFAULT_RETRY_POLICY, realSleep, type RetryOptions, type RetryPolicy, type Sleep } from './retry.js';
+import {
+  compileOutputSchema,
+  DEFAULT_OUTPUT_SCHEMA_RETRIES,
+  followUpMessage,
+  type OutputSchema,
+} from './structured-output.js';
 import { runToolCalls } from './tool-execution.js';
 import type {
   ChatRequest,
   FinishReason,
   GenerationSettings,
+  JsonSchemaObject,
   Message,
   Provider,
   ToolHost,
@@ -51,6 +58,8 @@ export interface RunnerOptions {
   readonly maxSteps?: number;
   /** Sampling settings for every model call. */
   readonly settings?: GenerationSettings;
+  /** The default {@link RunOptions.outputSchema} of every run. */
+  readonly outputSchema?: JsonSchemaObject;
   /** A conversation to continue (e.g. a loaded session). */
   readonly history?: readonly Message[];
   /** Retry policy for model calls; default {@link DEFAULT_RETRY_POLICY}. */
@@ -91,6 +100,14 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Receives every event of the run as it happens. */
   readonly onEvent?: (event: RunnerEvent) => void;
+  /**
+   * The final answer must be JSON valid against this schema; the parsed value is then
+   * {@link RunResult.structured}. An invalid answer is sent back with its problems and asked for
+   * again up to {@link DEFAULT_OUTPUT_SCHEMA_RETRIES} times (without tools), then the run fails with
+   * `StructuredOutputError`. A schema ajv cannot compile fails the run with a `ConfigError`.
+   * Default: `RunnerOptions.outputSchema`.
+   */
+  readonly outputSchema?: JsonSchemaObject;
 }
 
 /** A prompt: plain text, or text and images. */
@@ -265,6 +282,10 @@ export class Runner {
     const emit = options.onEvent ?? (() => undefined);
     const now = this.#options.now ?? Date.now;
     const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS;
+    const schema = options.outputSchema ?? this.#options.outputSchema;
+    const output = schema === undefined ? undefined : await compileOutputSchema(schema);
+    let answersRefused = 0;
+    let followUp: Message | undefined; // the last follow-up asking for a valid answer
     let historyBefore = this.#messages.length; // where this run's messages start
     const promptMessage: Message = { role: 'user', content };
     await this.#append(promptMessage);
@@ -280,7 +301,9 @@ export class Runner {
           emit({ type: 'tool-mode', mode: tools.mode });
           lastMode = tools.mode;
         }
-        const reply = await this.#callModelWithinWindow(tools?.offered ?? [], emit, signal);
+        // After a refused answer the model was done with tools: ask for the answer alone.
+        const offered = followUp === undefined ? (tools?.offered ?? []) : [];
+        const reply = await this.#callModelWithinWindow(offered, emit, signal, output);
         // A compaction replaced the history: the run's own messages start at its prompt, if kept.
         if (this.#messages[historyBefore] !== promptMessage)
           historyBefore = this.#messages.indexOf(promptMessage);
@@ -295,8 +318,20 @@ export class Runner {
         const checked = checkToolCalls(reply.content, toolCallIdsIn(this.#messages));
         if (checked.content.length > 0) await this.#append({ role: 'assistant', content: checked.content });
         if (checked.toolCalls.length === 0) {
+          const text = checked.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+          const answer = output?.check(text);
+          if (answer?.ok === false) {
+            answersRefused += 1;
+            if (answersRefused > DEFAULT_OUTPUT_SCHEMA_RETRIES) {
+              throw new StructuredOutputError(answersRefused, answer.problems, text);
+            }
+            followUp = followUpMessage(answer.problems);
+            await this.#append(followUp);
+            continue;
+          }
           const result: RunResult = {
-            text: checked.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+            text,
+            ...(answer?.ok === true ? { structured: answer.value } : {}),
             steps: step,
             toolCalls,
             usage,
@@ -322,6 +357,11 @@ export class Runner {
     } catch (error) {
       // A turn the model never answered did not happen: leave no dangling user message behind.
       // (A compaction may have moved the prompt: look it up by identity.)
+      if (followUp !== undefined && this.#messages.at(-1) === followUp) {
+        // A follow-up nobody answered would leave two user messages in a row.
+        this.#messages.pop();
+        await this.#options.onHistoryChange?.(this.history);
+      }
       const promptAt = this.#messages.lastIndexOf(promptMessage);
       if (promptAt !== -1 && promptAt === this.#messages.length - 1) {
         this.#messages.length = promptAt;
@@ -348,14 +388,17 @@ export class Runner {
     tools: readonly ToolSpec[],
     emit: (event: RunnerEvent) => void,
     signal: AbortSignal | undefined,
+    output?: OutputSchema,
   ): Promise<Awaited<ReturnType<typeof callModel>>> {
     const settings = this.#options.settings ?? {};
+    const system = [this.#options.systemPrompt, output?.instruction].filter((part) => part !== undefined);
     const request = (): ChatRequest => ({
-      ...(this.#options.systemPrompt === undefined ? {} : { system: this.#options.systemPrompt }),
+      ...(system.length === 0 ? {} : { system: system.join('\n\n') }),
       messages: this.#messages,
       tools,
       settings,
-      ...(signal === undefined ? {} : { signal }),
+      ...(output === undefined ? {} : { responseFormat: output.responseFormat }),
+      signal,
     });
     if (await this.#context.shouldCompact(this.#provider, request(), settings)) {
       await this.#compact('threshold', emit, signal);

@@ -121,6 +121,32 @@ export type Message = UserMessage | AssistantMessage | ToolMessage;
 /** A JSON Schema object, as an MCP server describes a tool's input. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
+/** A JSON Schema a run's final answer must match (`--output-schema`, `RunOptions.outputSchema`). */
+export type JsonSchemaObject = Readonly<Record<string, unknown>>;
+
+/**
+ * What form the model's answer must take, for one model call. A tagged union: switch on `type`.
+ * Absent means `text`.
+ */
+export type ResponseFormat =
+  /** Free text (the default). */
+  | { readonly type: 'text' }
+  /**
+   * A JSON value valid against `schema`. The schema always has an object at its root (the Runner
+   * wraps any other root, see src/core/structured-output.ts), which every vendor's native
+   * structured output takes. Each provider applies it in its vendor's way (docs/structured-output.md):
+   * OpenAI `response_format`, Gemini `responseJsonSchema`, Ollama `format`, node-llama-cpp a
+   * grammar, Anthropic a final-answer tool. Vendors that cannot combine it with tools apply it on a
+   * call without tools; the Runner validates the answer either way.
+   */
+  | {
+      readonly type: 'json-schema';
+      /** A name for the schema (`^[a-zA-Z0-9_-]{1,64}$`, what OpenAI takes). */
+      readonly name: string;
+      /** The schema, root an object. */
+      readonly schema: JsonSchemaObject;
+    };
+
 /** A tool offered to the model. */
 export interface ToolSpec {
   /** The exposed name (`server__tool`), matching `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`. */
@@ -155,8 +181,10 @@ export interface ChatRequest {
   readonly tools: readonly ToolSpec[];
   /** Sampling settings. */
   readonly settings: GenerationSettings;
+  /** The form the answer must take; absent: free text. */
+  readonly responseFormat?: ResponseFormat;
   /** Aborts the call, including a stream in progress. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Why the model stopped. A closed set, mapped from each vendor's own values. */

@@ -18,7 +18,7 @@ export interface ServerConnectionOptions {
   readonly initTimeoutMs: number;
   readonly toolTimeoutMs: number;
   readonly maxToolTimeoutMs: number;
-  readonly killGraceMs?: number;
+  readonly killGraceMs?: number | undefined;
   readonly fetch?: FetchLike;
   /** Sets up each fresh SDK client of this server (capabilities, request handlers). */
   readonly configureClient?: ConfigureClient;
@@ -41,13 +41,13 @@ export interface ServerConnectionOptions {
    */
   readonly onReconnected?: (client: Client) => void;
   /** Asked of the server right after each connect, when it declares logging. */
-  readonly serverLogLevel?: ServerLogLevel;
+  readonly serverLogLevel?: ServerLogLevel | undefined;
   /** A tool call's `notifications/progress`, with the call's own id given to {@link call}. */
-  readonly onProgress?: (progress: ToolProgress) => void;
+  readonly onProgress?: ((progress: ToolProgress) => void) | undefined;
   /** A stdio server's process, spawned by the pool before the SDK loaded: the first start adopts it. */
-  readonly spawnedProcess?: ServerProcess;
+  readonly spawnedProcess?: ServerProcess | undefined;
   /** Where the calls that run as tasks are listed while they run (the pool's, for `/tasks`). */
-  readonly runningTasks?: RunningTasks;
+  readonly runningTasks?: RunningTasks | undefined;
 }
 
 /** One progress report of a running tool call. */

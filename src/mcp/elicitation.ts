@@ -37,7 +37,7 @@ export const ELICITATION_POLICIES: readonly ElicitationPolicy[] = ['decline', 'a
 export interface ElicitationHandlerOptions {
   readonly questions: UserQuestions | undefined;
   /** When `questions.elicit` is absent. Default `decline`. */
-  readonly policy?: ElicitationPolicy;
+  readonly policy?: ElicitationPolicy | undefined;
   /** The runner's queue: one question at a time, whatever asks. */
   readonly queue: QuestionQueue;
   /** Told about every elicitation and its answer. */

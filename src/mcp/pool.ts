@@ -147,12 +147,12 @@ export class McpPool implements ToolHost {
         initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
         toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
         maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
-        ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+        killGraceMs: options.killGraceMs,
         ...(options.fetch ? { fetch: options.fetch } : {}),
         ...(options.configureClient ? { configureClient: options.configureClient } : {}),
         ...(authProvider ? { authProvider } : {}),
-        ...(options.serverLogLevel === undefined ? {} : { serverLogLevel: options.serverLogLevel }),
-        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+        serverLogLevel: options.serverLogLevel,
+        onProgress: options.onProgress,
         runningTasks: this.runningTasks,
         ...(options.onListChanged === undefined
           ? {}
@@ -171,7 +171,7 @@ export class McpPool implements ToolHost {
           });
         },
         ...(signInStep ? { signIn: signInStep } : {}),
-        ...optional('spawnedProcess', spawned.get(name)),
+        spawnedProcess: spawned.get(name),
         now,
         log,
         onToolsChanged: () => {

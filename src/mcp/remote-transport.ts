@@ -179,7 +179,7 @@ async function attempt(options: RemoteConnectOptions, kind: 'http' | 'sse'): Pro
     if (status === 401 || status === 403)
       throw new SignInRequiredError(options.serverName, {
         status,
-        ...(challengedScope === undefined ? {} : { scope: challengedScope }),
+        scope: challengedScope,
         cause: error,
       });
     throw error;

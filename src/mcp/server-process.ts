@@ -70,7 +70,7 @@ export class ServerProcess {
     }
     // Its stdin, stdout and stderr are pipes whatever else `stdio` holds (the watcher's pipe).
     this.child = spawn(launch.command, [...launch.args], {
-      ...(what.cwd === undefined ? {} : { cwd: what.cwd }),
+      cwd: what.cwd,
       env: what.env,
       stdio: launchStdio(launch, ['pipe', 'pipe', 'pipe']),
       // Its own process group, so that closing reaches everything it started.

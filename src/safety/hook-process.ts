@@ -30,7 +30,7 @@ export interface HookProcessOptions {
   /** The hook's complete environment. */
   readonly env: Readonly<Record<string, string>>;
   /** The shell; default `sh` (found on the environment's PATH). */
-  readonly shell?: string;
+  readonly shell?: string | undefined;
   /** Kills the hook early (the run was cancelled, or mcphost is closing). */
   readonly signal?: AbortSignal;
 }

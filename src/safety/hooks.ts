@@ -179,7 +179,7 @@ export class HookRunner {
           cwd: context.cwd,
           env,
           signal,
-          ...(this.#options.shell === undefined ? {} : { shell: this.#options.shell }),
+          shell: this.#options.shell,
         });
         return this.#interpret(event, hook, timeoutSeconds, result);
       }),

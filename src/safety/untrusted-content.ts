@@ -77,11 +77,11 @@ export interface FlagReport {
 export interface ContentScreenSettings {
   readonly policy: InjectionPolicy;
   /** Asked under the `ask` policy ({@link UserQuestions.reviewFlaggedContent}). Missing: withheld. */
-  readonly questions?: UserQuestions;
+  readonly questions?: UserQuestions | undefined;
   /** Questions are asked one at a time. */
   readonly queue: QuestionQueue;
   /** Told about every flag. */
-  readonly onFlagged?: (report: FlagReport) => void;
+  readonly onFlagged?: ((report: FlagReport) => void) | undefined;
 }
 
 /** Screened content, as the model may see it. */

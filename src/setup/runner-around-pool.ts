@@ -144,6 +144,7 @@ export function assembleAroundPool(
     // Saved sessions keep the user's own prompt; the clause follows the settings of each run.
     userSystemPrompt: context.userSystemPrompt,
     ...optional('maxSteps', maxSteps),
+    ...optional('outputSchema', options.outputSchema),
     ...optional('history', options.history),
     ...optional('onHistoryChange', options.onHistoryChange),
     context: { ...config.context, ...options.context },

@@ -12,7 +12,7 @@ import type { SafetyOptions } from '../safety/options.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { UserQuestions } from '../core/questions.js';
 import type { HostEventListener } from './host-event.js';
-import type { GenerationSettings, Message } from '../core/types.js';
+import type { GenerationSettings, JsonSchemaObject, Message } from '../core/types.js';
 
 /**
  * Options of {@link createRunner}. Explicit options win over the config file.
@@ -35,6 +35,11 @@ export interface CreateRunnerOptions {
   readonly systemPrompt?: string;
   /** Model calls per run before giving up (default 20). */
   readonly maxSteps?: number;
+  /**
+   * Every run's answer must be JSON valid against this JSON Schema (`RunResult.structured`), unless
+   * the run gives its own (`run(prompt, { outputSchema })`). See docs/structured-output.md.
+   */
+  readonly outputSchema?: JsonSchemaObject;
   /** Base URL of the provider API. */
   readonly providerUrl?: string;
   /** API key; overrides the provider's environment variable. */

@@ -77,8 +77,8 @@ export function contentScreenFor(
       {
         policy: safety.untrustedContent?.policy ?? 'warn',
         queue: questionQueue,
-        ...optional('questions', questions),
-        ...optional('onFlagged', onFlagged),
+        questions,
+        onFlagged,
       },
       signal,
     );

@@ -51,7 +51,7 @@ export function serverFeatures(parts: {
         createElicitationHandler({
           questions,
           queue,
-          ...optional('policy', elicitationPolicy),
+          policy: elicitationPolicy,
           ...optional('onOutcome', notices.elicitationOutcome),
         }),
       );

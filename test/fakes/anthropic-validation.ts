@@ -3,6 +3,7 @@
  * that accepts what the real service refuses hides mapping bugs, so each rule here is one the
  * real API enforces, with an error message worded like the real one.
  */
+import { validateToolChoice } from './anthropic-tool-choice-validation.js';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** An error the fake answers with: HTTP status plus the body's `error.type` and `error.message`. */
@@ -87,6 +88,7 @@ export function validateMessagesBody(body: unknown, apiVersion: string): FakeApi
     validateSystem(body.system) ??
     validateStopSequences(body.stop_sequences) ??
     validateTools(body.tools) ??
+    validateToolChoice(body) ??
     validateMessages(body.messages)
   );
 }

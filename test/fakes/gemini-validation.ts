@@ -5,6 +5,7 @@
  * Schema rules live in gemini-schema-validation.ts.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { validateResponseFormat } from './gemini-response-format-validation.js';
 import { validateJsonSchemaParameters, validateOpenApiParameters } from './gemini-schema-validation.js';
 
 /** An error the fake answers with, in Google's shape. */
@@ -122,6 +123,9 @@ export function validateGenerateContentBody(
     validateSystemInstruction(body.systemInstruction) ??
     validateTools(body.tools) ??
     validateGenerationConfig(body.generationConfig) ??
+    (isObject(body.generationConfig)
+      ? validateResponseFormat(body.generationConfig, body.tools, context.gemini3)
+      : undefined) ??
     contents.reduce<FakeGeminiError | undefined>(
       (found, content, index) => found ?? validateContent(content, index, contents, context),
       undefined,

@@ -32,6 +32,8 @@ export interface FakeChatRequest {
   readonly messages: readonly FakeChatMessage[];
   readonly tools?: readonly FakeChatTool[];
   readonly options?: Readonly<Record<string, unknown>>;
+  /** Structured output: `"json"` or a JSON Schema object. */
+  readonly format?: string | Readonly<Record<string, unknown>>;
   /** Ollama streams unless told `false`. */
   readonly stream: boolean;
 }
@@ -90,6 +92,8 @@ const bodySchema = z.object({
   messages: z.array(messageSchema).nullish(),
   tools: z.array(toolSchema).nullish(),
   options: objectSchema.nullish(),
+  // Go keeps `format` as raw JSON and checks it when the request runs (formatProblem).
+  format: z.unknown().optional(),
   stream: z.boolean().nullish(),
 });
 
@@ -103,7 +107,7 @@ const NUMBER_OPTIONS = new Set(['temperature', 'top_p', 'top_k', 'num_predict', 
 export function validateChatBody(body: unknown, models: ReadonlySet<string>): ChatValidation {
   const parsed = bodySchema.safeParse(body);
   if (!parsed.success) return fail(400, `json: cannot unmarshal request: ${z.prettifyError(parsed.error)}`);
-  const { model, messages, tools, options, stream } = parsed.data;
+  const { model, messages, tools, options, stream, format } = parsed.data;
   if (model === undefined || model === '') return fail(400, 'model is required');
   if (!models.has(normalizeModelName(model))) {
     return fail(404, `model "${model}" not found, try pulling it first`);
@@ -123,6 +127,8 @@ export function validateChatBody(body: unknown, models: ReadonlySet<string>): Ch
       return fail(400, 'option "stop" must be of an array of strings');
     }
   }
+  const badFormat = formatProblem(format);
+  if (badFormat !== undefined) return fail(500, badFormat);
   const request: FakeChatRequest = {
     model,
     messages: (messages ?? []).map(({ images, tool_calls: calls, ...message }) => ({
@@ -140,6 +146,8 @@ export function validateChatBody(body: unknown, models: ReadonlySet<string>): Ch
     })),
     ...(tools === undefined || tools === null ? {} : { tools: tools as FakeChatTool[] }),
     ...(options === undefined || options === null ? {} : { options }),
+    ...(typeof format === 'string' && format !== '' ? { format } : {}),
+    ...(isSchemaObject(format) ? { format } : {}),
     stream: stream ?? true,
   };
   return { ok: true, request };
@@ -164,6 +172,27 @@ function checkMessages(messages: ReadonlyArray<z.infer<typeof messageSchema>>): 
     else if (message.role !== 'tool') answering = false;
   }
   return undefined;
+}
+
+/**
+ * Ollama takes `format` as `"json"`, `""`/null (no constraint) or a JSON Schema object, and refuses
+ * anything else before generating (a 500 from the runner in the versions this follows; newer ones
+ * answer 400 with the same words). A schema object it cannot turn into a grammar is refused too.
+ */
+function formatProblem(format: unknown): string | undefined {
+  if (format === undefined || format === null || format === '' || format === 'json') return undefined;
+  if (isSchemaObject(format)) {
+    const type = format.type;
+    const known = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'];
+    const types = Array.isArray(type) ? type : type === undefined ? [] : [type];
+    if (types.every((item) => typeof item === 'string' && known.includes(item))) return undefined;
+    return 'invalid JSON schema in format';
+  }
+  return `invalid format: ${JSON.stringify(JSON.stringify(format))}; expected "json" or a valid JSON Schema object`;
+}
+
+function isSchemaObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function fail(status: number, error: string): ChatValidation {

@@ -5,6 +5,7 @@
  */
 
 import { validateMessages } from './openai-message-validation.js';
+import { validateResponseFormat } from './openai-response-format-validation.js';
 import { invalid, isRecord, typeName, validateName, type OpenAIWireError } from './openai-wire-error.js';
 
 export type { OpenAIWireError } from './openai-wire-error.js';
@@ -79,6 +80,7 @@ export function validateChatRequest(
       body.tools,
       rules.maxDescriptionLength === undefined ? MAX_DESCRIPTION_LENGTH : rules.maxDescriptionLength,
     ) ??
+    validateResponseFormat(body.response_format) ??
     validateMessages(body.messages)
   );
 }

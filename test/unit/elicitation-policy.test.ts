@@ -37,7 +37,7 @@ async function answer(policy: ElicitationPolicy | undefined, params: ElicitReque
   const elicit = createElicitationHandler({
     questions: undefined,
     queue: new QuestionQueue(),
-    ...(policy === undefined ? {} : { policy }),
+    policy,
     onOutcome: (outcome) => outcomes.push(outcome),
   });
   const result = await elicit('srv', params, new AbortController().signal);

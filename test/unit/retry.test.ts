@@ -7,7 +7,7 @@ const retryable = (retryAfterMs?: number) =>
   new ProviderError('p', 'busy', {
     status: 429,
     retryable: true,
-    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    retryAfterMs,
   });
 
 describe('retry policy', () => {

@@ -197,7 +197,7 @@ export async function runAuthCommand(command: AuthCommand, options: RunAuthOptio
   try {
     const configPath = pathIn(io, options.configPath);
     const config = await loadConfig({
-      ...(configPath === undefined ? {} : { configPath }),
+      configPath,
       homeDir: io.homeDir,
       env: io.env,
       projectDir: io.cwd,

@@ -44,6 +44,8 @@ export interface CliOptions {
   readonly quiet: boolean;
   /** `--output-format` of a one-shot run. */
   readonly outputFormat: OutputFormat;
+  /** `--output-schema FILE`: the one-shot answer must be JSON valid against the JSON Schema in FILE. */
+  readonly outputSchema?: string;
   /** `--save-session FILE`: save the conversation there after every change. */
   readonly saveSession?: string;
   /** `--load-session FILE`: continue that conversation. */
@@ -124,6 +126,12 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     kind: 'string',
     value: 'FORMAT',
     describe: 'with -p: text (default), json (one object) or stream-json (JSON lines)',
+  },
+  {
+    name: 'output-schema',
+    kind: 'string',
+    value: 'FILE',
+    describe: 'with -p: the answer must be JSON valid against the JSON Schema in FILE (exit 7 if never)',
   },
   {
     name: 'session',
@@ -335,6 +343,7 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     ),
     quiet: flag('quiet') === true,
     outputFormat: outputFormat(text('output-format')),
+    ...optional('outputSchema', text('output-schema')),
     ...optional('saveSession', text('save-session')),
     ...optional('loadSession', text('load-session')),
     ...optional('session', text('session')),
@@ -401,8 +410,13 @@ function checkCombinations(options: CliOptions): CliOptions {
   if (!oneShot) {
     if (options.outputFormat !== 'text') throw new ConfigError('--output-format', 'only with -p or a script');
     if (options.quiet) throw new ConfigError('--quiet', 'only with -p or a script');
+    if (options.outputSchema !== undefined)
+      throw new ConfigError('--output-schema', 'only with -p or a script');
     if (options.noExit)
       throw new ConfigError('--no-exit', 'only with -p or a script (it goes on chatting after the answer)');
+  }
+  if (options.noExit && options.outputSchema !== undefined) {
+    throw new ConfigError('--no-exit', 'the chat that follows cannot answer to --output-schema');
   }
   if (options.noExit && options.outputFormat !== 'text') {
     throw new ConfigError('--no-exit', `the chat that follows cannot be ${options.outputFormat}`);

@@ -88,7 +88,7 @@ export async function runMcpCommand(command: McpCommand, context: McpCommandCont
 function load(context: McpCommandContext): Promise<LoadedConfig> {
   const { io } = context;
   return loadConfig({
-    ...(context.configPath === undefined ? {} : { configPath: context.configPath }),
+    configPath: context.configPath,
     homeDir: io.homeDir,
     env: io.env,
     projectDir: io.cwd,

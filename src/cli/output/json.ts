@@ -49,6 +49,9 @@ class JsonOutcome {
       ok: exitCode === ExitCode.ok,
       exitCode,
       text: summary.text,
+      ...('result' in outcome && 'structured' in outcome.result
+        ? { structured: outcome.result.structured }
+        : {}),
       stopReason: 'result' in outcome ? outcome.result.stopReason : failureStopReason(failure),
       steps: summary.steps,
       toolCalls: summary.toolCalls,

@@ -19,6 +19,11 @@ export interface ReporterOptions {
   readonly quiet: boolean;
   /** Stack traces in error lines. */
   readonly debug: boolean;
+  /**
+   * `--output-schema`: the answer is JSON checked against a schema. Text output then prints the
+   * validated JSON alone, once (answers the Runner refused are not shown).
+   */
+  readonly structured?: boolean;
   /** The clock, for `durationMs`. */
   readonly now?: () => number;
 }
@@ -27,7 +32,7 @@ export function createReporter(options: ReporterOptions, io: CliIO): Reporter {
   const now = options.now ?? Date.now;
   switch (options.format) {
     case 'text':
-      return new TextReporter(io, options.quiet, options.debug);
+      return new TextReporter(io, options.quiet, options.debug, options.structured === true);
     case 'json':
       return new JsonReporter(io, { ...options, now });
     case 'stream-json':

@@ -14,7 +14,8 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 export interface JsonError {
   /**
    * The kind of failure: `ConfigError` (flags, config, session or script file), `ProviderError`,
-   * `MaxStepsError`, `AbortedError` (interrupted), `ServerError`, or `InternalError` (a bug).
+   * `MaxStepsError`, `AbortedError` (interrupted), `ServerError`, `StructuredOutputError` (the answer
+   * never matched `--output-schema`), or `InternalError` (a bug).
    */
   readonly type: string;
   /** One line for a human. */
@@ -61,6 +62,8 @@ export interface JsonResult {
   readonly exitCode: number;
   /** The final answer (on failure: the text of the unfinished step, often empty). */
   readonly text: string;
+  /** With `--output-schema`: the answer parsed and validated against the schema. */
+  readonly structured?: unknown;
   readonly stopReason: JsonStopReason;
   /** Model calls made. */
   readonly steps: number;

@@ -154,10 +154,13 @@ export class TextReporter implements Reporter {
   readonly #quiet: boolean;
   readonly #debug: boolean;
   readonly #output: AnswerWriter;
+  /** `--output-schema`: stdout gets the validated JSON alone, at the end. */
+  readonly #structured: boolean;
   #origins: ReadonlyMap<string, ToolOrigin> = new Map();
 
-  constructor(io: CliIO, quiet: boolean, debug: boolean) {
+  constructor(io: CliIO, quiet: boolean, debug: boolean, structured = false) {
     this.#io = io;
+    this.#structured = structured;
     this.#quiet = quiet;
     this.#debug = debug;
     this.#output = new AnswerWriter(io);
@@ -175,7 +178,8 @@ export class TextReporter implements Reporter {
   }
 
   event(event: RunnerEvent): void {
-    if (!this.#quiet) reportEvent(event, this.#io, this.#output, this.#origins, this.#debug);
+    if (this.#quiet || (this.#structured && event.type === 'text-delta')) return;
+    reportEvent(event, this.#io, this.#output, this.#origins, this.#debug);
   }
 
   note(message: string | readonly string[]): void {
@@ -184,7 +188,10 @@ export class TextReporter implements Reporter {
 
   succeed(result: RunResult): void {
     // Under --quiet nothing was streamed: the final answer is written whole, now that it is known.
-    if (this.#quiet) this.#output.write(result.text);
+    // With --output-schema, the value the Runner validated (an answer in a code fence or a wrapped
+    // one comes out plain), whatever was refused before it.
+    if (this.#structured && 'structured' in result) this.#output.write(JSON.stringify(result.structured));
+    else if (this.#quiet) this.#output.write(result.text);
     this.#output.finish();
     if (result.stopReason === 'length')
       this.note('the answer was cut at the token limit (raise --max-tokens)');

@@ -14,7 +14,7 @@ export interface SignInRequiredOptions extends ErrorOptions {
   /** The HTTP status the server answered (401, or 403), when it came from an answer. */
   readonly status?: number;
   /** The scope the server's challenge (WWW-Authenticate) asked for, for the sign-in to ask. */
-  readonly scope?: string;
+  readonly scope?: string | undefined;
   /**
    * The server's protected resource metadata now names another authorization server than the one
    * the stored sign-in came from (SEP-2352): a new sign-in there is needed even right after one.

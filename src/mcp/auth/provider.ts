@@ -241,7 +241,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
       await this.#options.store.update(this.#options.serverUrl, (entry) => ({ ...entry, scope }));
     }
     throw new SignInRequiredError(this.#options.server, {
-      ...(scope === undefined ? {} : { scope }),
+      scope,
       authorizationServerChanged: !sameIssuer(tokens?.issuer, this.#issuer),
     });
   }
