@@ -149,6 +149,8 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
       defaults: {
         ...(settings.initTimeout === undefined ? {} : { initTimeoutMs: settings.initTimeout }),
         ...(settings.toolTimeout === undefined ? {} : { toolTimeoutMs: settings.toolTimeout }),
+        ...(settings.tasks === undefined ? {} : { tasks: settings.tasks }),
+        ...(settings.taskTimeout === undefined ? {} : { taskTimeoutMs: settings.taskTimeout }),
       },
       problems,
       warnings,

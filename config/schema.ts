@@ -87,6 +87,10 @@ export const settingsShape = {
   sessionPersistence: z.boolean(),
   /** What a tool definition that changed since it was pinned is met with (per server too). */
   toolChanges: toolChangesSchema,
+  /** Whether tool calls may run as tasks (the tasks extension), for every server that sets none. */
+  tasks: z.enum(['auto', 'never', 'always']),
+  /** How long a tool call that runs as a task may take in all, in ms (default one hour). */
+  taskTimeout: positiveInteger,
 } as const;
 
 /** The name of a top-level setting. */
@@ -133,6 +137,10 @@ const commonServerShape = {
   isolation: z.enum(['shared', 'per-job']).optional(),
   /** This server's `toolChanges` policy, over the config-wide one. */
   toolChanges: toolChangesSchema.optional(),
+  /** Whether its tool calls may run as tasks (docs/mcp-features.md#tasks). */
+  tasks: z.enum(['auto', 'never', 'always']).optional(),
+  /** How long one of its calls that runs as a task may take in all, in ms. */
+  taskTimeout: positiveInteger.optional(),
 };
 
 /** Claude Desktop / Claude Code: a program started with `command` and `args`, over stdio. */

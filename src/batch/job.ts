@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../util/canonical-json.js';
 
 /** One job: a prompt run by a fresh Runner, with its own history, budgets and approval state. */
 export interface BatchJob {
@@ -195,16 +196,6 @@ export function jobKey(job: BatchJob, line: number): string {
     outputSchema: job.outputSchema ?? null,
   };
   return `line:${line}:${createHash('sha256').update(canonicalJson(decisive)).digest('hex').slice(0, 12)}`;
-}
-
-/** JSON with object keys sorted, so equal values hash equally whatever order their keys came in. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(inner).sort()) sorted[key] = (inner as Record<string, unknown>)[key];
-    return sorted;
-  });
 }
 
 /**

@@ -4,7 +4,8 @@
  * changed), `required`, other schema keywords, and each annotation. Values are JSON, cut to a
  * length a terminal line can carry; the caller strips control characters before printing.
  */
-import { canonicalJson, type PinnedDefinition } from './tool-pins.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import type { PinnedDefinition } from './tool-pins.js';
 
 /** A description longer than this is cut in the diff (the whole text is in the pin file). */
 const MAX_TEXT_LENGTH = 400;

@@ -8,7 +8,8 @@
  * under the same name is flagged with what changed (tool-pin-diff.ts) and handled by the
  * `toolChanges` policy (tool-pin-check.ts).
  */
-import { sha256Hex } from '../util/sha256.js';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../util/canonical-json.js';
 
 /**
  * What a server says changed tools are met with. `warn`: an audit line and a warning, and the new
@@ -80,30 +81,12 @@ export function pinnedDefinitionOf(tool: ListedTool): PinnedDefinition {
 
 /** `sha256:` and the hex SHA-256 of the definition's canonical JSON. */
 export function definitionHash(definition: PinnedDefinition): string {
-  return `sha256:${sha256Hex(canonicalJson(definition))}`;
+  return `sha256:${createHash('sha256').update(canonicalJson(definition)).digest('hex')}`;
 }
 
 /** The first 12 hex digits of a hash, for listings. */
 export function shortHash(hash: string): string {
   return hash.replace(/^sha256:/, '').slice(0, 12);
-}
-
-/**
- * JSON with object keys sorted at every level, no spaces: the same definition gives the same text
- * whatever order a server sends its keys in. Written here rather than taken from a package
- * (json-stable-stringify and the like are the same dozen lines): the values are parsed JSON
- * (no functions, no cycles), and `JSON.stringify` writes every leaf.
- */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, field]) => field !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
-  }
-  // A leaf: a string, number, boolean or null (undefined, never in parsed JSON, is written as null).
-  return JSON.stringify(value === undefined ? null : value);
 }
 
 function asRecord(value: object): Readonly<Record<string, unknown>> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/util/canonical-json.js';
 import {
-  canonicalJson,
   fillTemplate,
   jobKey,
   parseJobLine,

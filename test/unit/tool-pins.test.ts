@@ -14,8 +14,8 @@ import { GuardedToolHost, type ToolLocation } from '../../src/safety/guarded-too
 import { ToolPinCheck } from '../../src/safety/tool-pin-check.js';
 import { describeDefinitionChange } from '../../src/safety/tool-pin-diff.js';
 import { ToolPinStore } from '../../src/safety/tool-pin-store.js';
+import { canonicalJson } from '../../src/util/canonical-json.js';
 import {
-  canonicalJson,
   definitionHash,
   pinnedDefinitionOf,
   type ListedTool,
