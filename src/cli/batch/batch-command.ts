@@ -144,6 +144,8 @@ function noteFor(event: HostEvent, debug: boolean): string | undefined {
     }
     case 'warning':
       return `warning: ${event.message}`;
+    case 'tool-change':
+      return [`warning: ${event.notice.summary}`, ...event.notice.changes].join('\n  ');
     case 'content-flagged': {
       const { source, origin, flag } = event.report;
       return `possible prompt injection in ${origin.kind === 'tool-result' ? `the result of ${source}` : source} (${flag.action}): ${flag.findings.join('; ')}`;
