@@ -31,6 +31,8 @@ describe('McpPool.locate', () => {
       description: 'two',
       // The fixture's tools carry no annotations: the spec's defaults.
       hints: { readOnly: false, destructive: true, openWorld: true },
+      // The definition as the server gave it, for the tool pins (docs/safety.md).
+      definition: { name: 'two', description: 'two', inputSchema: { type: 'object', properties: {} } },
     });
     expect(pool.locate('paged__nothing')).toBeUndefined();
   });
