@@ -1,18 +1,17 @@
 /* global process, URL */
 // Bundles the executable's body (src/cli/executable.ts) into one CommonJS file,
-// `dist/bin/mcphost-bundle.cjs`, after `tsc`. `dist/bin/mcphost.js` (tsc's output of bin/mcphost.ts)
-// runs it through a V8 code cache (src/cli/code-cache.ts).
+// `dist/bin/mcphost-bundle.cjs`, after `tsc`. `dist/bin/mcphost.js` (bin/mcphost.ts) requires it.
 //
 // Why bundled: Node 20's ESM loader pays about a millisecond per module to resolve, read, link and
 // compile it, and a one-shot `mcphost -p` loaded ~260 of them: ~100 of our own, 95 of zod's (zod/mini
 // is no smaller) and ~35 of yargs and its helpers. zod is imported as `import * as z from 'zod'`
 // everywhere (eslint holds that): esbuild then keeps only what is used, 210 KB, where `import { z }`
 // kept all of zod, 782 KB with every locale, ~20 ms more to compile on every run.
-// Why one CommonJS file: Node 20 caches compiled code for a script (`vm.Script`), not for ES
-// modules, and compiling is most of a short run. The file holds code a run may never evaluate (the
-// chat, the MCP SDK…): what is lazy in the source stays lazy (esbuild wraps each lazily imported
-// module in a function run on first import), and V8 only pre-parses what it does not run, or
-// nothing at all with a cache. Measured against the earlier ESM chunks (docs/benchmarks.md).
+// Why one CommonJS file: `require` of one file starts nothing more (Node's ES module loader costs
+// ~6 ms to start on Node 20), and Node ≥ 22.1 keeps its compiled code (bin/mcphost.ts). The file
+// holds code a run may never evaluate (the chat, the MCP SDK…): what is lazy in the source stays
+// lazy (esbuild wraps each lazily imported module in a function run on first import), and V8 only
+// pre-parses what it does not run. Measured against the earlier ESM chunks (docs/benchmarks.md).
 //
 // What is bundled: our own code, and the dependencies every run needs (BUNDLED, with what they
 // import). The MCP client SDK is bundled too, though only runs with servers evaluate it: unbundled,
@@ -92,44 +91,26 @@ const keepDependenciesExternal = {
 };
 
 /**
- * Imports the bundle answers with a file of ours instead, each for the reason that file gives:
- * - `string-width` (ours, and yargs' through cliui and wrap-ansi): src/cli/text-width.ts, which
- *   skips string-width's costly start for plain text;
- * - yargs' `assert`: src/cli/yargs-assert.ts, its two checks without loading node:assert.
- */
-const REPLACED_IMPORTS = [
-  { specifier: /^string-width$/, importer: /./, file: 'src/cli/text-width.ts' },
-  { specifier: /^assert$/, importer: /\/node_modules\/yargs\//, file: 'src/cli/yargs-assert.ts' },
-  // The `ollama` client's fetch polyfill (see src/cli/ollama-client-shims.ts).
-  {
-    specifier: /^whatwg-fetch$/,
-    importer: /\/node_modules\/ollama\//,
-    file: 'src/cli/ollama-client-shims.ts',
-  },
-];
-const replaceImports = {
-  name: 'replace-imports',
-  setup(bundler) {
-    for (const { specifier, importer, file } of REPLACED_IMPORTS) {
-      bundler.onResolve({ filter: specifier }, (args) =>
-        importer.test(args.importer) ? { path: fileURLToPath(new URL(file, import.meta.url)) } : undefined,
-      );
-    }
-  },
-};
-
-/**
- * The `ollama` client (bundled, for this) reads the global `Headers` on every request, which loads
- * undici: its module gets the shim's `Headers` instead (src/cli/ollama-client-shims.ts says why).
+ * The `ollama` client (bundled, for this) touches two globals that load undici, Node's fetch: its
+ * `import 'whatwg-fetch'` (a browser polyfill that reads the global `fetch` as it loads) and its
+ * `headers instanceof Headers` on every request. In the executable's bundle its module gets
+ * src/cli/ollama-client-shims.ts for both. The one module replacement kept on the start path:
+ * docs/design.md ("The start path") has why, and its figures.
  */
 const OLLAMA_CLIENT = /\/node_modules\/ollama\/dist\/browser\.mjs$/;
-const shimOllamaHeaders = {
-  name: 'shim-ollama-headers',
+const OLLAMA_SHIMS = fileURLToPath(new URL('src/cli/ollama-client-shims.ts', import.meta.url));
+const shimOllamaClient = {
+  name: 'shim-ollama-client',
   setup(bundler) {
+    bundler.onResolve({ filter: /^whatwg-fetch$/ }, (args) =>
+      /\/node_modules\/ollama\//.test(args.importer) ? { path: OLLAMA_SHIMS } : undefined,
+    );
     bundler.onLoad({ filter: OLLAMA_CLIENT }, async (args) => {
-      const shims = fileURLToPath(new URL('src/cli/ollama-client-shims.ts', import.meta.url));
       const source = await readFile(args.path, 'utf8');
-      return { contents: `import { Headers } from ${JSON.stringify(shims)};\n${source}`, loader: 'js' };
+      return {
+        contents: `import { Headers } from ${JSON.stringify(OLLAMA_SHIMS)};\n${source}`,
+        loader: 'js',
+      };
     });
   },
 };
@@ -147,7 +128,7 @@ const COMMON_JS = {
   logLevel: 'warning',
 };
 
-// The executable itself (`bin`): the code cache's loader. It overwrites tsc's ES module of
+// The executable itself (`bin`), a few lines that load the bundle. It overwrites tsc's ES module of
 // bin/mcphost.ts; `dist/bin/package.json` makes `.js` there CommonJS, so the `bin` keeps its name.
 const loader = await build({
   ...COMMON_JS,
@@ -165,9 +146,8 @@ const result = await build({
   outfile: 'dist/bin/mcphost-bundle.cjs',
   // ESM builds first: jsonc-parser's `main` is a UMD build whose dynamic require cannot be bundled.
   mainFields: ['module', 'main'],
-  // `import()` of a package left outside becomes `require()`: a script run through `vm.Script` has
-  // no loader for `import()` (Node 20 offers one only as an experiment that prints a warning), and
-  // Node ≥ 20.19 (our floor) requires ES modules too.
+  // `import()` of a package left outside becomes `require()`: Node ≥ 20.19 (our floor) requires ES
+  // modules too, and a run that loads a vendor SDK then does not start the ES module loader as well.
   supported: { 'dynamic-import': false },
   // Error classes are told apart by name in places (and names show in --debug output): keep them.
   keepNames: true,
@@ -177,19 +157,7 @@ const result = await build({
   minify: true,
   // Maps back to the TypeScript (through tsc's maps), as the unbundled modules have.
   sourcemap: 'linked',
-  plugins: [replaceImports, localBinding, shimOllamaHeaders, keepDependenciesExternal],
+  plugins: [localBinding, shimOllamaClient, keepDependenciesExternal],
 });
-// The bundle must be ASCII: V8 keeps a source holding any character above U+00FF as two bytes a
-// character (2.2 MB of memory instead of 1.1 MB, and slower to read and hash). esbuild escapes
-// strings but leaves regex literals as written, so write `\u2019` there.
-const bundleText = readFileSync('dist/bin/mcphost-bundle.cjs', 'utf8');
-const nonAscii = /\P{ASCII}/u.exec(bundleText);
-if (nonAscii !== null) {
-  const context = bundleText.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 40);
-  process.stderr.write(
-    `dist/bin/mcphost-bundle.cjs: "${nonAscii[0]}" is not ASCII (write it as an escape): …${context}…\n`,
-  );
-  process.exitCode = 1;
-}
 if (result.errors.length + loader.errors.length > 0) process.exitCode = 1;
-else if (process.exitCode !== 1) process.stdout.write('bundled dist/bin/mcphost-bundle.cjs\n');
+else process.stdout.write('bundled dist/bin/mcphost-bundle.cjs\n');

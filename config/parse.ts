@@ -4,6 +4,7 @@
  */
 import type { ServerDefinition } from '../src/mcp/definition.js';
 import type { SafetyOptions } from '../src/safety/options.js';
+import type { ToolChangePolicy } from '../src/safety/tool-pins.js';
 import type { GenerationSettings } from '../src/core/types.js';
 import type { Problem } from './problems.js';
 import { configErrorFor, describeKind, problemsFromError, throwIfProblems } from './problems.js';
@@ -74,6 +75,8 @@ export interface ParsedConfig extends ConfigSafetySettings {
   readonly roots?: readonly string[];
   /** False: keep no conversation in the state folder (home config only). */
   readonly sessionPersistence?: boolean;
+  /** What a changed tool definition is met with where a server sets nothing (home config only). */
+  readonly toolChanges?: ToolChangePolicy;
 }
 
 /**
@@ -146,6 +149,8 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
       defaults: {
         ...(settings.initTimeout === undefined ? {} : { initTimeoutMs: settings.initTimeout }),
         ...(settings.toolTimeout === undefined ? {} : { toolTimeoutMs: settings.toolTimeout }),
+        ...(settings.tasks === undefined ? {} : { tasks: settings.tasks }),
+        ...(settings.taskTimeout === undefined ? {} : { taskTimeoutMs: settings.taskTimeout }),
       },
       problems,
       warnings,
@@ -186,6 +191,7 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     ...(settings.elicitation === undefined ? {} : { elicitation: settings.elicitation }),
     ...(settings.roots === undefined ? {} : { roots: settings.roots }),
     ...(settings.sessionPersistence === undefined ? {} : { sessionPersistence: settings.sessionPersistence }),
+    ...(settings.toolChanges === undefined ? {} : { toolChanges: settings.toolChanges }),
   };
 }
 

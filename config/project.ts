@@ -54,6 +54,8 @@ export const PROJECT_FORBIDDEN_SETTINGS = [
   'roots',
   // Whether the user's conversations are kept is the user's choice, not a repository's.
   'sessionPersistence',
+  // A repository must not let its servers change their tools unnoticed.
+  'toolChanges',
 ] as const;
 
 /** What the trust question needs to know about a parsed project file. */
@@ -121,6 +123,7 @@ export function mergeProjectConfig(
     ...(home.elicitation === undefined ? {} : { elicitation: home.elicitation }),
     ...(home.roots === undefined ? {} : { roots: home.roots }),
     ...(home.sessionPersistence === undefined ? {} : { sessionPersistence: home.sessionPersistence }),
+    ...(home.toolChanges === undefined ? {} : { toolChanges: home.toolChanges }),
     ...(maxToolResultBytes === undefined ? {} : { maxToolResultBytes }),
     ...(context === undefined ? {} : { context }),
   };

@@ -19,6 +19,10 @@ import {
   untrustedContentSchema,
 } from './safety-schema.js';
 import { sandboxOptionSchema } from '../src/safety/sandbox-settings.js';
+import { TOOL_CHANGE_POLICIES, type ToolChangePolicy } from '../src/safety/tool-pins.js';
+
+/** What a changed tool definition is met with: `warn`, `ask` or `block` (docs/safety.md). */
+const toolChangesSchema = z.enum(TOOL_CHANGE_POLICIES as [ToolChangePolicy, ...ToolChangePolicy[]]);
 
 /** A count or a duration in milliseconds: a whole number above zero. */
 export const positiveInteger = z.number().int().positive();
@@ -81,6 +85,12 @@ export const settingsShape = {
   roots: z.array(z.string().min(1)),
   /** False: save no conversation in the state folder (as `--no-session-persistence`). */
   sessionPersistence: z.boolean(),
+  /** What a tool definition that changed since it was pinned is met with (per server too). */
+  toolChanges: toolChangesSchema,
+  /** Whether tool calls may run as tasks (the tasks extension), for every server that sets none. */
+  tasks: z.enum(['auto', 'never', 'always']),
+  /** How long a tool call that runs as a task may take in all, in ms (default one hour). */
+  taskTimeout: positiveInteger,
 } as const;
 
 /** The name of a top-level setting. */
@@ -120,6 +130,17 @@ const commonServerShape = {
    * name folders (docs/mcp-features.md#roots).
    */
   roots: z.union([z.boolean(), z.array(z.string().min(1)).min(1)]).optional(),
+  /**
+   * `mcphost batch` / `runBatch`: `shared` (default) starts the server once for every job;
+   * `per-job` starts a process of it for each job (a stateful server such as server-memory).
+   */
+  isolation: z.enum(['shared', 'per-job']).optional(),
+  /** This server's `toolChanges` policy, over the config-wide one. */
+  toolChanges: toolChangesSchema.optional(),
+  /** Whether its tool calls may run as tasks (docs/mcp-features.md#tasks). */
+  tasks: z.enum(['auto', 'never', 'always']).optional(),
+  /** How long one of its calls that runs as a task may take in all, in ms. */
+  taskTimeout: positiveInteger.optional(),
 };
 
 /** Claude Desktop / Claude Code: a program started with `command` and `args`, over stdio. */

@@ -27,6 +27,7 @@ import {
 } from './server-form.js';
 import { BUILTIN_SERVER_NAMES, builtinServerNamed, parseBuiltinOptions } from '../src/builtin/options.js';
 import type { SandboxSettings } from '../src/safety/sandbox-settings.js';
+import type { TasksMode } from '../src/mcp/tasks/tasks-mode.js';
 import type { VariableLookup } from './variables.js';
 import { describeExpansionFailure, expandVariables } from './variables.js';
 
@@ -35,7 +36,12 @@ export interface ServerReadContext extends ProblemReport {
   /** Values for `${VAR}` references. */
   readonly lookup: VariableLookup;
   /** Config-wide timeouts, used where an entry sets none. */
-  readonly defaults: { readonly initTimeoutMs?: number; readonly toolTimeoutMs?: number };
+  readonly defaults: {
+    readonly initTimeoutMs?: number;
+    readonly toolTimeoutMs?: number;
+    readonly tasks?: TasksMode;
+    readonly taskTimeoutMs?: number;
+  };
 }
 
 /** What one entry came to. */
@@ -75,12 +81,18 @@ function commonSettings(
 ) {
   const initTimeoutMs = entry.initTimeout ?? context.defaults.initTimeoutMs;
   const toolTimeoutMs = entry.toolTimeout ?? context.defaults.toolTimeoutMs;
+  const tasks = entry.tasks ?? context.defaults.tasks;
+  const taskTimeoutMs = entry.taskTimeout ?? context.defaults.taskTimeoutMs;
   return {
     ...(entry.allowedTools === undefined ? {} : { allowedTools: entry.allowedTools }),
     ...(entry.excludedTools === undefined ? {} : { excludedTools: entry.excludedTools }),
     ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
     ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
     ...(entry.roots === undefined ? {} : { roots: entry.roots }),
+    ...(entry.isolation === undefined ? {} : { isolation: entry.isolation }),
+    ...(entry.toolChanges === undefined ? {} : { toolChanges: entry.toolChanges }),
+    ...(tasks === undefined ? {} : { tasks }),
+    ...(taskTimeoutMs === undefined ? {} : { taskTimeoutMs }),
   };
 }
 

@@ -7,13 +7,13 @@
  * temporary file renamed over the old one), so a crash never leaves half a file; a file that cannot
  * be read or understood counts as "nothing trusted", which is the safe reading.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
 import { writeFileAtomic } from '../src/util/atomic-file.js';
 import type { ConfigEnvironment } from './parse.js';
 import { mcphostFolder } from '../src/util/user-folders.js';
-import { sha256Hex } from '../src/util/sha256.js';
 
 /** Remembers trusted project config files. */
 export interface TrustStore {
@@ -32,7 +32,7 @@ type StoreContent = z.infer<typeof storeSchema>;
 
 /** The SHA-256 of a config file's text, as hex. */
 export function hashConfigText(text: string): string {
-  return sha256Hex(text);
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /** Where the trust store lives for a user. */

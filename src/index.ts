@@ -145,3 +145,22 @@ export {
 export type { OfferingsChange, OfferingsChangeListener } from './mcp/offerings-changes.js';
 export type { OfferingsCatalog } from './mcp/offerings-catalog.js';
 export type { SubscribeOutcome } from './mcp/resource-subscriptions.js';
+// Many jobs over servers started once (docs/batch.md).
+export { runBatch, JOB_DIR_VARIABLE, type RunBatchOptions, type BatchInput } from './setup/batch.js';
+export {
+  parseJobLine,
+  parseJobLines,
+  jobKey,
+  type BatchJob,
+  type NumberedJob,
+  type JobLine,
+  type JobLineOptions,
+} from './batch/job.js';
+export type { BatchResult, BatchJobStatus, BatchJobError, BatchToolCall } from './batch/result.js';
+export {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_JOB_RETRIES,
+  DEFAULT_JOB_RETRY_DELAY_MS,
+  isRetryableJobError,
+  type JobProgress,
+} from './batch/run-jobs.js';

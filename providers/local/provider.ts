@@ -20,7 +20,12 @@ import type { ChatRequest, Provider, ProviderEvent, ToolSpec } from '../../src/c
 import type { ProviderOptions } from '../options.js';
 import { createToolCallId } from '../tool-call-id.js';
 import { EventChannel } from './event-channel.js';
-import { FORCE_TOOL_CALL_VARIABLE, forcedToolCallBias } from './forced-call.js';
+import {
+  FORCE_TEXT_VARIABLE,
+  FORCE_TOOL_CALL_VARIABLE,
+  forcedTextBias,
+  forcedToolCallBias,
+} from './forced-call.js';
 import { toFinishReason, toLlamaFunctions, toLlamaHistory } from './mapping.js';
 import { homedir } from 'node:os';
 import { localModelsFolder } from '../../src/util/user-folders.js';
@@ -199,10 +204,12 @@ export class LocalProvider implements Provider {
     });
   }
 
-  /** The test hook of forced-call.ts, only for an answer to a user message with tools offered. */
+  /** The test hooks of forced-call.ts, only for an answer to a user message. */
   #testBias(session: Session, request: ChatRequest): (() => TokenBias) | undefined {
-    if (this.#options.env[FORCE_TOOL_CALL_VARIABLE] !== '1') return undefined;
-    if (request.tools.length === 0 || request.messages.at(-1)?.role !== 'user') return undefined;
+    if (request.messages.at(-1)?.role !== 'user') return undefined;
+    const text = this.#options.env[FORCE_TEXT_VARIABLE];
+    if (text !== undefined && text !== '') return forcedTextBias(text, session.model, session.binding);
+    if (this.#options.env[FORCE_TOOL_CALL_VARIABLE] !== '1' || request.tools.length === 0) return undefined;
     return forcedToolCallBias(session.chat, session.model, session.binding);
   }
 }

@@ -12,7 +12,7 @@
  *   length, if smaller): Qwen3's 40,960 would cost gigabytes of KV cache that a small machine lacks;
  * - too little memory is one clear error naming the file and what is free.
  */
-import { availableParallelism, freemem } from 'node:os';
+import { availableParallelism, freemem, totalmem } from 'node:os';
 import { basename } from 'node:path';
 import type * as NodeLlamaCpp from 'node-llama-cpp';
 import type { Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
@@ -105,6 +105,7 @@ export async function loadLocalModel(options: LoadLocalModelOptions): Promise<Lo
   const file = basename(options.modelPath);
   let model: LlamaModel;
   try {
+    await refuseModelLargerThanMemory(binding, llama, options.modelPath);
     model = await llama.loadModel({
       modelPath: options.modelPath,
       ...(options.signal === undefined ? {} : { loadSignal: options.signal }),
@@ -128,7 +129,32 @@ export async function loadLocalModel(options: LoadLocalModelOptions): Promise<Lo
   }
 }
 
+/**
+ * Refuses a model whose weights alone are larger than the machine's memory, before llama.cpp maps
+ * it. node-llama-cpp checks memory for the GPU and for the context, not for the weights on the CPU:
+ * there llama.cpp maps the file and the machine would swap (or the process be killed) mid-answer.
+ * The whole memory, not the free part: the weights are file pages the system can evict, and free
+ * memory moves with every other program, where the total is a verdict that holds.
+ */
+async function refuseModelLargerThanMemory(binding: Binding, llama: Llama, modelPath: string): Promise<void> {
+  const insights = await binding.GgufInsights.from(await binding.readGgufFileInfo(modelPath), llama);
+  const needed = insights.modelSize;
+  const total = totalmem();
+  if (needed > total) {
+    throw new ProviderError(
+      'local',
+      `cannot load the model ${basename(modelPath)}: its weights need ${gibibytes(needed)} GiB of memory and this machine has ${gibibytes(total)} GiB in all; choose a smaller model`,
+      { retryable: false },
+    );
+  }
+}
+
+function gibibytes(bytes: number): string {
+  return (bytes / 2 ** 30).toFixed(1);
+}
+
 function loadError(binding: Binding, error: unknown, what: string): Error {
+  if (error instanceof ProviderError) return error;
   if (error instanceof binding.InsufficientMemoryError) {
     const free = (freemem() / 2 ** 30).toFixed(1);
     return new ProviderError(

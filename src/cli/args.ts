@@ -9,12 +9,22 @@ import { optional } from '../util/optional.js';
 import { CHAT_FLAGS, toCliOptions, type CliOptions, type ParsedValues } from './command-line/flags.js';
 import { nearest } from './command-line/suggest.js';
 import { AUTH_SUBCOMMANDS, authCommands, type AuthCommand } from './command-line/auth-tree.js';
+import { batchCommandOf, withBatchFlags, type BatchCommand } from './command-line/batch-tree.js';
 import { MODELS_SUBCOMMANDS, modelsCommands, type ModelsCommand } from './command-line/models-tree.js';
+import {
+  JOBS_SUBCOMMANDS,
+  jobsCommands,
+  workerCommandOf,
+  workerFlags,
+  type JobsCommand,
+  type WorkerCommand,
+} from './command-line/jobs-tree.js';
 import { splitScriptArguments } from './script/script-arguments.js';
 
 export type { CliOptions, ScriptCommand } from './command-line/flags.js';
 export type { AuthCommand } from './command-line/auth-tree.js';
 export type { ModelsCommand } from './command-line/models-tree.js';
+export type { JobsCommand, WorkerCommand } from './command-line/jobs-tree.js';
 
 /** `mcphost mcp …`: a change to the servers of a config file, or a look at them. */
 export type McpCommand =
@@ -28,7 +38,10 @@ export type McpCommand =
   | { readonly action: 'remove'; readonly name: string; readonly scope: 'user' | 'project' }
   /** `namesOnly` (hidden `--names`, for shell completion): the names, one a line, nothing started. */
   | { readonly action: 'list'; readonly namesOnly: boolean }
-  | { readonly action: 'get'; readonly name: string };
+  | { readonly action: 'get'; readonly name: string }
+  /** `mcp pins`: the pinned tool definitions; `mcp pins reset [SERVER [TOOL]]`: forget them. */
+  | { readonly action: 'pins' }
+  | { readonly action: 'pins-reset'; readonly server?: string; readonly tool?: string };
 
 /** What the command line asks for. */
 export type ParsedArguments =
@@ -37,6 +50,9 @@ export type ParsedArguments =
   | { readonly kind: 'mcp'; readonly command: McpCommand; readonly configPath?: string }
   | { readonly kind: 'auth'; readonly command: AuthCommand; readonly configPath?: string }
   | { readonly kind: 'models'; readonly command: ModelsCommand }
+  | { readonly kind: 'batch'; readonly options: CliOptions; readonly batch: BatchCommand }
+  | { readonly kind: 'jobs'; readonly command: JobsCommand }
+  | { readonly kind: 'worker'; readonly command: WorkerCommand }
   | { readonly kind: 'completion'; readonly shell: 'bash' | 'zsh' };
 
 /** Commands and sub-commands, for typo suggestions. */
@@ -50,9 +66,15 @@ const COMMANDS = [
   'list',
   'get',
   'remove',
+  'pins',
+  'reset',
   ...AUTH_SUBCOMMANDS,
   'models',
   ...MODELS_SUBCOMMANDS,
+  'batch',
+  'jobs',
+  ...JOBS_SUBCOMMANDS,
+  'worker',
 ];
 
 const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
@@ -68,7 +90,7 @@ const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
 const EPILOGUE = [
   'Providers: ollama, anthropic, google (or gemini), openai. Docs: docs/cli.md.',
   'Exit codes: 0 ok, 1 internal, 2 usage/config, 3 provider, 4 max steps,',
-  '  5 no server started (library), 6 prompt blocked by a hook,',
+  '  5 no server started (library), 6 prompt blocked by a hook, 10 jobs database unreachable,',
   '  129/130/143 SIGHUP/Ctrl-C/SIGTERM, 141 stdout closed.',
 ].join('\n');
 
@@ -111,6 +133,9 @@ type Chosen =
   | { readonly kind: 'mcp'; readonly command: McpCommand }
   | { readonly kind: 'auth'; readonly command: AuthCommand }
   | { readonly kind: 'models'; readonly command: ModelsCommand }
+  | { readonly kind: 'batch'; readonly file: string }
+  | { readonly kind: 'jobs'; readonly command: JobsCommand }
+  | { readonly kind: 'worker'; readonly command: WorkerCommand }
   | { readonly kind: 'completion'; readonly shell: string };
 
 function mcpCommands(parser: Argv, choose: (command: McpCommand) => void): Argv {
@@ -168,7 +193,26 @@ function mcpCommands(parser: Argv, choose: (command: McpCommand) => void): Argv 
   tree = command(tree, 'remove <name>', 'remove a server', withScope, (values) =>
     choose({ action: 'remove', name: String(values.name), scope: scopeOf(values) }),
   );
-  return tree.demandCommand(1, 'mcp needs a command: add, add-json, list, get or remove');
+  tree = command(
+    tree,
+    'pins',
+    'list pinned tool definitions; pins reset [SERVER [TOOL]] forgets them',
+    (pins) =>
+      command(
+        pins,
+        'reset [server] [tool]',
+        "forget pins: all, a server's, or one tool's",
+        noOptions,
+        (values) =>
+          choose({
+            action: 'pins-reset',
+            ...optional('server', stringValue(values.server)),
+            ...optional('tool', stringValue(values.tool)),
+          }),
+      ),
+    () => choose({ action: 'pins' }),
+  );
+  return tree.demandCommand(1, 'mcp needs a command: add, add-json, list, get, remove or pins');
 }
 
 /** Parses argv (without `node` and the script). Throws ConfigError naming the flag on bad input. */
@@ -218,6 +262,29 @@ export function parseArguments(argv: readonly string[], version: string, columns
     (models) =>
       modelsCommands(models, (modelsCommand) => (chosen = { kind: 'models', command: modelsCommand })),
     () => undefined,
+  );
+  parser = command(
+    parser,
+    'batch <file>',
+    'run every job of a JSONL file over servers started once (--out results.jsonl)',
+    (batch) => withBatchFlags(withChatFlags(batch)),
+    (values) => (chosen = { kind: 'batch', file: String(values.file) }),
+  );
+  parser = command(
+    parser,
+    'jobs',
+    'submit jobs to durable workers on PostgreSQL, and follow, cancel, retry or recover them',
+    (jobs) => jobsCommands(jobs, (jobsCommand) => (chosen = { kind: 'jobs', command: jobsCommand })),
+    () => undefined,
+  );
+  parser = command(
+    parser,
+    'worker',
+    'run submitted jobs until stopped (any number, on any machines)',
+    workerFlags,
+    (values) => {
+      chosen = { kind: 'worker', command: workerCommandOf(values) };
+    },
   );
   parser = command(
     parser,
@@ -271,6 +338,16 @@ export function parseArguments(argv: readonly string[], version: string, columns
       return { kind: 'auth', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
     case 'models':
       return { kind: 'models', command: chosen.command };
+    case 'batch':
+      return {
+        kind: 'batch',
+        options: toCliOptions(values, undefined),
+        batch: batchCommandOf(chosen.file, values),
+      };
+    case 'jobs':
+      return { kind: 'jobs', command: chosen.command };
+    case 'worker':
+      return { kind: 'worker', command: chosen.command };
     case 'completion':
       if (chosen.shell !== 'bash' && chosen.shell !== 'zsh') {
         throw new ConfigError('completion', `"${chosen.shell}" is not bash or zsh`);

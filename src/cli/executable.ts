@@ -1,10 +1,8 @@
 /**
  * The executable's body: wire the real process into the CLI and exit with its code. Nothing else.
  * `bin/mcphost.ts` loads it from the bundle (`dist/bin/mcphost-bundle.cjs`, esbuild.config.mjs)
- * through the code cache (code-cache.ts), which is why it is a function and not top-level code.
+ * and calls it: a function, so that loading the bundle runs nothing.
  */
-// First: it sets how zod builds the schemas every other module makes as it loads.
-import './zod-jitless.js';
 import { homedir } from 'node:os';
 import type { CliIO } from './io.js';
 import { main } from './main.js';

@@ -11,6 +11,7 @@ import {
   ServerError,
   StructuredOutputError,
 } from '../core/errors.js';
+import { DatabaseUnreachableError } from '../jobs/workers/database-error.js';
 
 export const ExitCode = {
   /** The model answered. */
@@ -32,6 +33,10 @@ export const ExitCode = {
   blocked: 6,
   /** The answer never matched `--output-schema` (after the follow-ups: docs/scripting.md). */
   schema: 7,
+  /** `mcphost batch`: every job ran, and some failed or some lines were not jobs (docs/batch.md). */
+  batchFailures: 8,
+  /** `jobs` and `worker`: the jobs database could not be reached (docs/workers.md). */
+  database: 9,
   /** Interrupted by Ctrl-C or a signal (128 + SIGINT). */
   interrupted: 130,
 } as const;
@@ -50,6 +55,7 @@ export function signalExitCode(signal: NodeJS.Signals): ExitCodeValue {
 
 export function exitCodeOf(error: unknown): ExitCodeValue {
   if (error instanceof ConfigError) return ExitCode.usage;
+  if (error instanceof DatabaseUnreachableError) return ExitCode.database;
   if (error instanceof ProviderError) return ExitCode.provider;
   if (error instanceof MaxStepsError) return ExitCode.maxSteps;
   if (error instanceof AbortedError) return ExitCode.interrupted;

@@ -47,6 +47,7 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
         set: (folders) => runner.setRoots(folders, '/roots'),
       },
       skills: () => runner.skills.list(),
+      runningTasks: () => runner.pool.runningTasks.list(),
     },
     io,
     options,
@@ -93,7 +94,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
       `${display.style.dim(`↻ @${change.server}:${change.uri} changed on the server (attach it again to send the new contents)`)}\n`,
     );
   });
-  const onSignal = () => session.close();
+  const onSignal = () => session.close(options.signal.reason);
   options.signal.addEventListener('abort', onSignal);
   const onResize = () => session.terminalResized();
   io.stdout.on('resize', onResize);

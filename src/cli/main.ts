@@ -43,6 +43,19 @@ export async function main(
         const { runModelsCommand } = await import('./command-line/models-commands.js');
         return await withStopSignal(signals, (signal) => runModelsCommand(parsed.command, { io, signal }));
       }
+      case 'batch': {
+        debug = parsed.options.debug;
+        const { runBatchCommand } = await import('./batch/batch-command.js');
+        return await runBatchCommand(parsed.batch, parsed.options, io, signals);
+      }
+      case 'jobs': {
+        const { runJobsCommand } = await import('./command-line/jobs-commands.js');
+        return await withStopSignal(signals, (signal) => runJobsCommand(parsed.command, { io, signal }));
+      }
+      case 'worker': {
+        const { runWorkerCommand } = await import('./command-line/jobs-commands.js');
+        return await withStopSignal(signals, (signal) => runWorkerCommand(parsed.command, { io, signal }));
+      }
       case 'run': {
         const { options } = parsed;
         debug = options.debug;

@@ -27,6 +27,8 @@ import { runOneShot } from './one-shot.js';
 import { readOutputSchemaFile } from './output-schema-file.js';
 import type { JsonSchemaObject } from '../core/types.js';
 import { ConversationRecorder } from './sessions/conversation-recorder.js';
+import { journalingTasks, resumeOpenTasks } from './sessions/resume-tasks.js';
+import { TasksLeftRunning } from '../mcp/tasks/tasks-mode.js';
 import { composePrompt } from './stdin.js';
 import { resolveSessionChoice } from './sessions/session-choice.js';
 import { continuingNotice } from './sessions/saved-conversations.js';
@@ -62,7 +64,8 @@ export async function runWithSignals(
   const listeners = HANDLED_SIGNALS.map((signal) => {
     const listener = () => {
       received ??= signal;
-      controller.abort();
+      // A closed terminal or SIGTERM leaves tool calls running as tasks on their servers, for -c.
+      controller.abort(signal === 'SIGINT' ? undefined : new TasksLeftRunning(`stopped by ${signal}`));
     };
     signals.on(signal, listener);
     return [signal, listener] as const;
@@ -131,13 +134,18 @@ async function run(
     // Ctrl-C while the servers start stops the start (and the servers) at once.
     signal,
     // In the chat, a server's failure is printed by the chat, so it does not run into the prompt.
-    onEvent: hostEventReporter({
-      io,
-      reporter,
-      debug: options.debug,
-      chat: prompter,
-      progressListeners: chatProgress,
-    }),
+    // A call that becomes a task is journaled at once (its id), for `-c` after a crash.
+    onEvent: journalingTasks(
+      recorder,
+      (message) => reporter.note(`warning: ${message}`),
+      hostEventReporter({
+        io,
+        reporter,
+        debug: options.debug,
+        chat: prompter,
+        progressListeners: chatProgress,
+      }),
+    ),
     // A `local:` model downloads on first use: a bar in a terminal, progress lines otherwise.
     modelFiles: { onProgress: downloadProgress.onProgress },
     // In -p mode no one can be asked, so `ask` means deny unless --approve-all.
@@ -163,6 +171,7 @@ async function run(
           await import('./prompts/flagged-content-prompt.js')
         ).createFlaggedContentPrompt(prompter),
         reviewSampling: (await import('./prompts/sampling-prompt.js')).createSamplingReview(prompter),
+        reviewToolChange: (await import('./prompts/tool-change-prompt.js')).createToolChangePrompt(prompter),
       },
     ),
   });
@@ -177,6 +186,12 @@ async function run(
             : `running with the built-in servers only (${builtins.join(', ')})`),
       );
     }
+    // Tool calls the conversation left running as tasks are followed before anything else.
+    await resumeOpenTasks(runner, inputs.session.loaded?.openTasks ?? [], {
+      recorder,
+      signal,
+      note: (message) => reporter.note(message),
+    });
     // --no-exit: the prompt is the chat's first turn (shown as the chat shows every turn: under
     // the banner, after the prompt, with the token line), and the chat goes on from its answer.
     if (prompt !== undefined && !options.noExit)

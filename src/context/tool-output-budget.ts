@@ -4,11 +4,11 @@
  * file the note names (so the model, or the user, can read the rest with a file tool); images over
  * their limits are left out with a note (see `limitToolImages`).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-file.js';
 import { messageOf } from '../core/errors.js';
-import { randomHex } from '../util/random-id.js';
 import { limitToolImages, type ImageLimits } from '../safety/output-limits.js';
 import type { ImageBlock, TextBlock, ToolResultBlock } from '../core/types.js';
 
@@ -66,7 +66,7 @@ async function saveWholeText(
   if (budget.saveFolder === undefined) return undefined;
   const stamp = new Date((budget.now ?? Date.now)()).toISOString().replace(/[:.]/g, '-');
   const tool = result.toolName.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
-  const path = join(budget.saveFolder, `${stamp}-${tool}-${randomHex(6)}.txt`);
+  const path = join(budget.saveFolder, `${stamp}-${tool}-${randomBytes(3).toString('hex')}.txt`);
   try {
     await mkdir(budget.saveFolder, { recursive: true, mode: 0o700 });
     await writeFileAtomic(path, text);

@@ -20,6 +20,7 @@ import {
   saveFailure,
   serializeSavedConversation,
   writeConversationFile,
+  type JournaledTask,
   type LoadedConversation,
 } from './saved-conversation.js';
 import type { Message } from '../core/types.js';
@@ -143,6 +144,22 @@ export class ConversationJournal {
     }
   }
 
+  /**
+   * Records that a tool call of the last step runs as a task (its id on its server), so that a
+   * later run can follow it if this one ends first. Written only once the journal holds the call.
+   */
+  async recordTask(task: JournaledTask): Promise<void> {
+    if (!this.#appending) return;
+    const at = new Date(this.#now()).toISOString();
+    try {
+      await appendFile(this.path, journalLine({ type: 'task', at, ...task }));
+    } catch (error) {
+      throw new ConfigError(this.path, `cannot save the session: ${saveFailure(error, this.path)}`, {
+        cause: error,
+      });
+    }
+  }
+
   /** The entries that take the file's history to `state`, and the bookkeeping that follows. */
   #changes(state: ConversationState, compaction: CompactionRecord | undefined, at: string): JournalEntry[] {
     const entries: JournalEntry[] = [];
@@ -228,7 +245,10 @@ export async function openConversationFiles(
           ...(options.now === undefined ? {} : { now: options.now }),
           ...(sameFile && found !== undefined ? { continues: found } : {}),
         });
-  const loaded = found === undefined ? undefined : { ...found, messages: closeOpenToolCalls(found.messages) };
+  const loaded =
+    found === undefined
+      ? undefined
+      : { ...found, messages: closeOpenToolCalls(found.messages, found.openTasks) };
   return {
     ...(loaded === undefined ? {} : { loaded }),
     ...(journal === undefined ? {} : { journal }),

@@ -80,7 +80,9 @@ function buildSchemas() {
    *   answered was taken back, or the conversation was reset);
    * - `compaction`: the older part was summarized; `messages` is the whole history after it (the
    *   summary, then the turns kept verbatim), `summary` the summary's text;
-   * - `model`: the conversation went on with another model.
+   * - `model`: the conversation went on with another model;
+   * - `task`: a tool call of the last step runs as a task on its server (the tasks extension), so
+   *   that a later run can follow it if this one ends before it does. Changes no message.
    */
   const journalEntrySchema = z.discriminatedUnion('type', [
     z.object({ type: z.literal('message'), at: timestamp, message: messageSchema }),
@@ -93,6 +95,14 @@ function buildSchemas() {
       messages: z.array(messageSchema),
     }),
     z.object({ type: z.literal('model'), at: timestamp, model: z.string().min(1) }),
+    z.object({
+      type: z.literal('task'),
+      at: timestamp,
+      toolCallId: z.string().min(1),
+      server: z.string().min(1),
+      tool: z.string().min(1),
+      taskId: z.string().min(1),
+    }),
   ]);
   return { messageSchema, sessionBodySchema, journalHeaderSchema, journalEntrySchema };
 }

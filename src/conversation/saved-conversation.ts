@@ -23,6 +23,7 @@ import { dirname } from 'node:path';
 import { ConfigError, messageOf } from '../core/errors.js';
 import { describeFirstIssue, conversationSchemas, type JournalEntry } from './saved-conversation-schema.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
+import { TASK_LEFT_RUNNING } from '../mcp/tasks/tasks-mode.js';
 import type { Message, ToolCallBlock, ToolResultBlock } from '../core/types.js';
 
 /** The format this mcphost writes (a journal), and the newest it reads. Version 1 still loads. */
@@ -57,6 +58,20 @@ export interface LoadedConversation extends SavedConversation {
   readonly needsNewline: boolean;
   /** For a journal: how many compactions it records. */
   readonly compactions: number;
+  /**
+   * For a journal: the tool calls of its last step that were running as tasks when it was last
+   * saved and have no result in it (a later run may follow them to their results).
+   */
+  readonly openTasks?: readonly JournaledTask[];
+}
+
+/** A tool call running as a task, as the journal records it. */
+export interface JournaledTask {
+  readonly toolCallId: string;
+  readonly server: string;
+  /** The tool's own name on its server. */
+  readonly tool: string;
+  readonly taskId: string;
 }
 
 /** Node's error code on a failed file operation, if any. */
@@ -149,6 +164,7 @@ function parseJournal(text: string, path: string): LoadedConversation {
   let model = header.data.model;
   let updatedAt = header.data.createdAt;
   let compactions = 0;
+  const tasks = new Map<string, JournaledTask>();
   const notes: string[] = [];
   let wholeBytes = Buffer.byteLength(lines[0] ?? '', 'utf8') + 1;
   let needsNewline = lines.length === 1;
@@ -185,6 +201,10 @@ function parseJournal(text: string, path: string): LoadedConversation {
     messages = replay(messages, entry, path, index + 1);
     if (entry.type === 'model') model = entry.model;
     if (entry.type === 'compaction') compactions += 1;
+    if (entry.type === 'task') {
+      const { toolCallId, server, tool, taskId } = entry;
+      tasks.set(toolCallId, { toolCallId, server, tool, taskId });
+    }
     updatedAt = entry.at;
     wholeBytes += Buffer.byteLength(line, 'utf8') + (isLast ? 0 : 1);
     needsNewline = isLast;
@@ -200,7 +220,34 @@ function parseJournal(text: string, path: string): LoadedConversation {
     wholeBytes: Math.min(wholeBytes, Buffer.byteLength(text, 'utf8')),
     needsNewline,
     compactions,
+    openTasks: [...openCalls(messages), ...callsLeftRunning(messages)].flatMap((id) => {
+      const task = tasks.get(id);
+      return task === undefined ? [] : [task];
+    }),
   };
+}
+
+/** The tool calls of the last message when it is an assistant's whose calls have no results yet. */
+function openCalls(messages: readonly Message[]): readonly string[] {
+  const last = messages.at(-1);
+  if (last?.role !== 'assistant') return [];
+  return last.content
+    .filter((block): block is ToolCallBlock => block.type === 'tool-call')
+    .map((call) => call.id);
+}
+
+/**
+ * The calls of the last step whose results are mcphost's own errors (`origin: "host"`): stopped
+ * before they finished. For a call that ran as a task, the task may have gone on on its server (a
+ * closed terminal leaves it running, TasksLeftRunning), so a later run asks how it ended; a task
+ * cancelled with Ctrl-C is then found cancelled, and says so.
+ */
+function callsLeftRunning(messages: readonly Message[]): readonly string[] {
+  const last = messages.at(-1);
+  if (last?.role !== 'tool') return [];
+  return last.content
+    .filter((result) => result.isError && result.origin === 'host')
+    .map((result) => result.toolCallId);
 }
 
 /** The history after one entry. Appends in place: replaying 10,000 messages must stay linear. */
@@ -221,6 +268,7 @@ function replay(messages: Message[], entry: JournalEntry, path: string, line: nu
     case 'compaction':
       return [...entry.messages];
     case 'model':
+    case 'task':
       return messages;
     default: {
       const unexpected: never = entry;
@@ -337,18 +385,29 @@ export async function writeConversationFile(path: string, text: string): Promise
  * A history safe to continue: a tool call left without a result (the process was killed while the
  * tool ran) gets an error result, since every vendor wants each call answered in the next message.
  */
-export function closeOpenToolCalls(messages: readonly Message[]): readonly Message[] {
+export function closeOpenToolCalls(
+  messages: readonly Message[],
+  openTasks: readonly JournaledTask[] = [],
+): readonly Message[] {
   const last = messages.at(-1);
   if (last?.role !== 'assistant') return messages;
   const calls = last.content.filter((block): block is ToolCallBlock => block.type === 'tool-call');
   if (calls.length === 0) return messages;
-  const results: ToolResultBlock[] = calls.map((call) => ({
-    type: 'tool-result',
-    toolCallId: call.id,
-    toolName: call.name,
-    content: [{ type: 'text', text: 'not run: the previous session ended before this call finished' }],
-    isError: true,
-    origin: 'host',
-  }));
+  const results: ToolResultBlock[] = calls.map((call) => {
+    const task = openTasks.find((open) => open.toolCallId === call.id);
+    // A call running as a task is not lost: this stands until the task is followed (resumeTasks).
+    const text =
+      task === undefined
+        ? 'not run: the previous session ended before this call finished'
+        : `${TASK_LEFT_RUNNING}: task ${task.taskId} on server "${task.server}" was still running when the previous session ended`;
+    return {
+      type: 'tool-result',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: [{ type: 'text', text }],
+      isError: true,
+      origin: 'host',
+    };
+  });
   return [...messages, { role: 'tool', content: results }];
 }

@@ -15,7 +15,7 @@
  * A refused call never reaches a server: the Runner answers it with the error text given here.
  */
 import type { AssistantContent, ToolCallBlock } from './types.js';
-import { randomHex } from '../util/random-id.js';
+import { randomBytes } from 'node:crypto';
 
 /** What every vendor accepts as a tool-call id (Anthropic's rule is the strictest; 64 for OpenAI). */
 export const VALID_TOOL_CALL_ID = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -30,7 +30,7 @@ export const MAX_ARGUMENT_BYTES = 1_000_000;
 
 /** A host-made tool-call id: valid for every vendor, unique across saved and reloaded sessions. */
 export function hostToolCallId(): string {
-  return `mcphost_${randomHex(24)}`;
+  return `mcphost_${randomBytes(12).toString('hex')}`;
 }
 
 /** The checked tool calls of one reply. */

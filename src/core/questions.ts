@@ -3,9 +3,9 @@
  *
  * The core never prints and never reads a terminal. When it needs a person — a tool call that an
  * approval rule marks `ask`, a server's elicitation, a server's sampling request, a sign-in page to
- * open, a tool result flagged as a possible prompt injection — it calls the matching method of an
- * injected {@link UserQuestions}. The chat implements it with prompts, `-p` with policies, and a
- * program with callbacks.
+ * open, a tool result flagged as a possible prompt injection, a tool whose definition changed since
+ * it was pinned — it calls the matching method of an injected {@link UserQuestions}. The chat
+ * implements it with prompts, `-p` with policies, and a program with callbacks.
  *
  * Every method is optional: a missing one means "no one can be asked", and the core takes the safe
  * answer for that kind (deny, decline, do not open, keep the content from the model). Every method
@@ -112,6 +112,27 @@ export type FlaggedContentDecision =
   /** Show the model a note that the content was withheld instead. */
   | { readonly kind: 'withhold' };
 
+/**
+ * A server changed a tool's definition since it was pinned, and the server's `toolChanges` policy
+ * is `ask` (src/safety/tool-pin-check.ts).
+ */
+export interface ToolChangeReview {
+  readonly server: string;
+  /** The tool's own name on the server. */
+  readonly tool: string;
+  /** The name the model knows it by. */
+  readonly exposedName: string;
+  /** What changed, one line each: description text, schema properties, annotations. */
+  readonly changes: readonly string[];
+  readonly signal: AbortSignal;
+}
+
+export type ToolChangeDecision =
+  /** Use the new definition, and pin it. */
+  | { readonly kind: 'accept' }
+  /** Keep the tool from the model for this session; the old pin stays. */
+  | { readonly kind: 'block' };
+
 /** How the core asks a person. Each method is optional; see the module comment for defaults. */
 export interface UserQuestions {
   /** A tool call an approval rule or a PreToolUse hook marks `ask`. Missing: denied. */
@@ -124,6 +145,8 @@ export interface UserQuestions {
   readonly signIn?: (request: SignInRequest) => Promise<SignInDecision>;
   /** Content flagged as a possible injection under the `ask` policy. Missing: withheld. */
   readonly reviewFlaggedContent?: (review: FlaggedContentReview) => Promise<FlaggedContentDecision>;
+  /** A tool whose definition changed since it was pinned, under the `ask` policy. Missing: blocked. */
+  readonly reviewToolChange?: (review: ToolChangeReview) => Promise<ToolChangeDecision>;
 }
 
 /** The safe answers, used when a method is missing or its promise rejects. */
@@ -133,6 +156,7 @@ export const SAFE_ANSWERS = {
   reviewSampling: { kind: 'deny' },
   signIn: { kind: 'skip' },
   reviewFlaggedContent: { kind: 'withhold' },
+  reviewToolChange: { kind: 'block' },
 } as const satisfies {
   readonly [Kind in keyof Required<UserQuestions>]: Awaited<ReturnType<Required<UserQuestions>[Kind]>>;
 };

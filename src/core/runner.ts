@@ -86,6 +86,11 @@ export class Runner {
     this.#provider = provider;
   }
 
+  /** Where tool calls go (`undefined`: the model gets no tools). Durable workers wrap it per job. */
+  get tools(): ToolHost | undefined {
+    return this.#options.tools;
+  }
+
   /** A copy of the conversation so far. */
   get history(): readonly Message[] {
     return [...this.#messages];

@@ -43,6 +43,11 @@ export interface ToolCallBlock {
   readonly rawInput?: string;
   /** Vendor data to echo back unchanged (e.g. a Gemini thought signature). */
   readonly providerMetadata?: ProviderMetadata;
+  /**
+   * Sent as the `tools/call` request's `_meta` (never to the model). Durable workers put an
+   * idempotency key here, because after a crash a tool call may run twice (docs/workers.md).
+   */
+  readonly meta?: Readonly<Record<string, unknown>>;
 }
 
 /** The outcome of one tool call, fed back to the model. */

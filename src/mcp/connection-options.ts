@@ -6,6 +6,8 @@ import type { ClientIdentity, ConfigureClient } from './server-session.js';
 import type { ServerLogLevel } from './server-logs.js';
 import type { ServerProcess } from './server-process.js';
 import type { PoolLog } from './status.js';
+import type { RunningTasks } from './tasks/running-tasks.js';
+import type { TaskStatus } from './tasks/task-wire.js';
 
 /** Everything a connection needs, resolved by the pool. */
 export interface ServerConnectionOptions {
@@ -44,6 +46,8 @@ export interface ServerConnectionOptions {
   readonly onProgress?: ((progress: ToolProgress) => void) | undefined;
   /** A stdio server's process, spawned by the pool before the SDK loaded: the first start adopts it. */
   readonly spawnedProcess?: ServerProcess | undefined;
+  /** Where the calls that run as tasks are listed while they run (the pool's, for `/tasks`). */
+  readonly runningTasks?: RunningTasks | undefined;
 }
 
 /** One progress report of a running tool call. */
@@ -55,6 +59,17 @@ export interface ToolProgress {
   readonly progress: number;
   readonly total?: number;
   readonly message?: string;
+  /**
+   * Set when the call runs as a task (the tasks extension): its id and status. Each status the
+   * task is seen in is one report, `message` says it, `progress` counts the reports.
+   */
+  readonly task?: TaskProgress;
+}
+
+/** The task behind a {@link ToolProgress} report. */
+export interface TaskProgress {
+  readonly taskId: string;
+  readonly status: TaskStatus;
 }
 
 /** The tools offered to the model: not app-only, and as `allowedTools`/`excludedTools` say. */

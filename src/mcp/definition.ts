@@ -4,6 +4,8 @@
  */
 import type { BuiltinServerSettings } from '../builtin/options.js';
 import type { SandboxSettings } from '../safety/sandbox-settings.js';
+import type { ToolChangePolicy } from '../safety/tool-pins.js';
+import type { TasksMode } from './tasks/tasks-mode.js';
 
 /** Settings every server kind shares. */
 export interface ServerCommon {
@@ -21,6 +23,17 @@ export interface ServerCommon {
    * relative to the project folder); `true`: the shared roots even when its arguments name folders.
    */
   readonly roots?: boolean | readonly string[];
+  /**
+   * For batch runs: `shared` (the default) starts the server once for all jobs; `per-job` starts
+   * its own process for each job, so state kept in the server does not pass between jobs.
+   */
+  readonly isolation?: 'shared' | 'per-job';
+  /** What a tool definition that changed since it was pinned is met with (docs/safety.md). */
+  readonly toolChanges?: ToolChangePolicy;
+  /** Whether its tool calls may run as tasks (the tasks extension). Default `auto`. */
+  readonly tasks?: TasksMode;
+  /** How long a call that runs as a task may take in all, in ms. Default one hour. */
+  readonly taskTimeoutMs?: number;
 }
 
 /** A server we start as a child process and talk to over its stdin/stdout. */

@@ -9,7 +9,7 @@
  * Names are a pure function of the *set* of tools: the order in which servers answer does not
  * change any name, so a conversation saved yesterday still routes today.
  */
-import { sha256Hex } from '../util/sha256.js';
+import { createHash } from 'node:crypto';
 
 /** The longest name every vendor accepts. */
 export const MAX_TOOL_NAME_LENGTH = 64;
@@ -118,7 +118,7 @@ function plainName(address: ToolAddress): string {
 
 function hashOf(address: ToolAddress, length: number): string {
   // A NUL cannot appear in a configured server name, so the pair is encoded unambiguously.
-  return sha256Hex(`${address.server}\u0000${address.tool}`).slice(0, length);
+  return createHash('sha256').update(`${address.server}\u0000${address.tool}`).digest('hex').slice(0, length);
 }
 
 /**

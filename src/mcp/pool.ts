@@ -19,6 +19,8 @@ import type { ServerProcess } from './server-process.js';
 import { optional } from '../util/optional.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
 import type { ServerConnection, ToolProgress } from './server-connection.js';
+import { RunningTasks } from './tasks/running-tasks.js';
+import type { ResumableTask } from './tasks/connection-tasks.js';
 import type { PoolLog, ServerStatus } from './status.js';
 import type { ServerLogLevel } from './server-logs.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
@@ -110,6 +112,8 @@ export interface ToolDescription {
   readonly description: string;
   /** What the server says about the tool (`annotations`), the spec's defaults applied. */
   readonly hints?: ToolHints;
+  /** The definition as the server lists it now (for pinning: src/safety/tool-pin-check.ts). */
+  readonly definition?: Tool;
 }
 
 /** Every configured MCP server, as one {@link ToolHost}. */
@@ -120,6 +124,8 @@ export class McpPool implements ToolHost {
   #published: ToolNameTable | undefined;
   #closing: Promise<void> | undefined;
   readonly #reconnections = new ServerReconnections();
+  /** The tool calls running as tasks now (the tasks extension), for `/tasks`. */
+  readonly runningTasks = new RunningTasks();
   readonly #exitHook = (): void => {
     this.killSync();
   };
@@ -149,6 +155,7 @@ export class McpPool implements ToolHost {
         ...(authProvider ? { authProvider } : {}),
         serverLogLevel: options.serverLogLevel,
         onProgress: options.onProgress,
+        runningTasks: this.runningTasks,
         ...(options.onListChanged === undefined
           ? {}
           : {
@@ -268,6 +275,7 @@ export class McpPool implements ToolHost {
       ...address,
       description: spec?.description ?? spec?.title ?? '',
       hints: toolHintsOf(spec?.annotations),
+      ...(spec === undefined ? {} : { definition: spec }),
     };
   }
 
@@ -286,12 +294,35 @@ export class McpPool implements ToolHost {
     }
     let body: ToolResultBody;
     try {
-      body = await connection.call(address.tool, call.input, signal, call.id);
+      body = await connection.call(address.tool, call.input, signal, call.id, call.meta);
     } catch (error) {
       // Unreachable by design (a connection answers every failure as data); kept so a bug here
       // costs one tool result, not the whole run.
       return failure(`the call to "${call.name}" failed: ${describeError(error)}`);
     }
+    return {
+      type: 'tool-result',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: body.content,
+      isError: body.isError,
+      ...(body.origin === undefined ? {} : { origin: body.origin }),
+    };
+  }
+
+  /**
+   * Follows a task a previous session left running (the journal's record of it) to its result,
+   * for the tool call `call` it answers. Never throws: every failure is an error result.
+   */
+  async resumeTask(call: ToolCallBlock, task: ResumableTask, signal?: AbortSignal): Promise<ToolResultBlock> {
+    const connection = this.#connections.get(task.server);
+    if (this.#closing !== undefined || connection === undefined) {
+      return errorResult(
+        call,
+        `task ${task.taskId} cannot be followed: no server "${task.server}" is configured now`,
+      );
+    }
+    const body = await connection.resumeTask(task.tool, task.taskId, call.id, signal);
     return {
       type: 'tool-result',
       toolCallId: call.id,

@@ -16,9 +16,9 @@
  */
 /* eslint-disable @typescript-eslint/no-deprecated -- sampling is deprecated by the 2026-07-28
    revision (SEP-2577), and supported here for the 2025-era servers that still ask for it. */
+import { randomUUID } from 'node:crypto';
 import type { CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/client';
 import { messageOf } from '../core/errors.js';
-import { randomUuid } from '../util/random-id.js';
 import { callModel } from '../core/model-call.js';
 import { askUser, type QuestionQueue, type SamplingDecision, type UserQuestions } from '../core/questions.js';
 import type { AuditEntry, AuditSink, DecidedBy } from '../safety/audit-log.js';
@@ -88,7 +88,7 @@ export function createSamplingHandler(
   const perTurn = new Map<number, number>();
   return async (server, params, signal) => {
     const started = Date.now();
-    const requestId = randomUuid();
+    const requestId = randomUUID();
     const host = options.host();
     const finish = (
       action: SamplingOutcome['action'],

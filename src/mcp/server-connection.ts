@@ -36,6 +36,13 @@ import type { ToolResultOrigin } from '../core/types.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { signInRequiredIn } from './remote-transport.js';
 import { sharedSignIn, withSignInRetry } from './auth/step-up.js';
+import {
+  answerAsTask,
+  refusalWithoutTasks,
+  resumeTaskCall,
+  type ConnectionCall,
+} from './tasks/connection-tasks.js';
+import { RunningTasks } from './tasks/running-tasks.js';
 
 export type { ServerConnectionOptions, ToolProgress } from './connection-options.js';
 
@@ -62,6 +69,8 @@ export class ServerConnection {
   #knownLegacy = false;
   /** The process the pool spawned for the first start, until that start takes it. */
   #spawnedProcess: ServerProcess | undefined;
+  /** Where its tasks are listed when the pool keeps no list of its own. */
+  readonly #ownTasks = new RunningTasks();
 
   constructor(options: ServerConnectionOptions) {
     this.name = options.name;
@@ -111,15 +120,19 @@ export class ServerConnection {
     input: Readonly<Record<string, unknown>>,
     signal?: AbortSignal,
     toolCallId?: string,
+    meta?: Readonly<Record<string, unknown>>,
   ): Promise<ToolResultBody> {
     const session = await this.#usableSession(signal);
     // Why a server is unusable may quote it (its error, its stderr): the server's words.
     if (typeof session === 'string') return errorBody(session, 'server');
     if (signal?.aborted) return errorBody(`the call to "${tool}" was cancelled`, 'host');
+    const taskCall = this.#taskCall(session.client, tool, signal, toolCallId);
+    const refusal = refusalWithoutTasks(taskCall);
+    if (refusal !== undefined) return refusal;
     const { toolTimeoutMs, maxToolTimeoutMs } = this.#options;
     const send = () =>
       session.client.callTool(
-        { name: tool, arguments: { ...input } },
+        { name: tool, arguments: { ...input }, ...(meta === undefined ? {} : { _meta: { ...meta } }) },
         {
           ...(signal ? { signal } : {}),
           timeout: toolTimeoutMs,
@@ -147,6 +160,12 @@ export class ServerConnection {
       this.#failures = 0;
       return toToolResultBody(result);
     } catch (error) {
+      // The server answered with a task (or wants the extension): followed there, to its end.
+      const asTask = await answerAsTask(error, taskCall);
+      if (asTask !== undefined) {
+        if (!asTask.isError) this.#failures = 0;
+        return asTask;
+      }
       // Not an outage: the session stays, and the one line says what to do.
       const signInRequired = signInRequiredIn(error);
       if (signInRequired !== undefined && !signal?.aborted) return errorBody(signInRequired.message, 'host');
@@ -164,6 +183,39 @@ export class ServerConnection {
         this.#handleClosed(session.client, `unreachable: ${failure.unreachable}`);
       return errorBody(failure.message, failure.origin);
     }
+  }
+
+  /** Follows a task a previous session left running to its end. Never throws. */
+  async resumeTask(
+    tool: string,
+    taskId: string,
+    toolCallId: string,
+    signal?: AbortSignal,
+  ): Promise<ToolResultBody> {
+    const session = await this.#usableSession(signal);
+    if (typeof session === 'string') return errorBody(session, 'server');
+    return resumeTaskCall(this.#taskCall(session.client, tool, signal, toolCallId), taskId);
+  }
+
+  /** What the tasks part of a call needs to know of it. */
+  #taskCall(
+    client: Client,
+    tool: string,
+    signal: AbortSignal | undefined,
+    toolCallId: string | undefined,
+  ): ConnectionCall {
+    return {
+      client,
+      server: this.name,
+      definition: this.#options.definition,
+      tool,
+      ...(toolCallId === undefined ? {} : { toolCallId }),
+      ...(signal === undefined ? {} : { signal }),
+      startedAt: this.#options.now(),
+      now: this.#options.now,
+      running: this.#options.runningTasks ?? this.#ownTasks,
+      ...(this.#options.onProgress === undefined ? {} : { onProgress: this.#options.onProgress }),
+    };
   }
 
   /**

@@ -34,6 +34,7 @@ import { connectRemote, terminateRemote } from './remote-transport.js';
 import { optional } from '../util/optional.js';
 import type { ServerProcess } from './server-process.js';
 import { StdioProcessTransport, type ProcessExit } from './stdio-transport.js';
+import { declareTasks, watchTasks } from './tasks/session-tasks.js';
 
 /**
  * Installs client capabilities (`client.registerCapabilities`) and request handlers
@@ -231,6 +232,7 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
     options.onDebug(
       `speaking MCP ${client.getNegotiatedProtocolVersion() ?? 'of an unknown revision'} over ${kind}`,
     );
+    watchTasks(transport, definition);
     stage = 'tools/list';
     const { tools } = await client.listTools(undefined, { signal: deadline.signal, timeout: remaining() });
     return {
@@ -323,6 +325,7 @@ function makeClient(options: OpenServerSessionOptions, mode: NegotiationMode): C
       },
     },
   );
+  declareTasks(client, options.definition);
   options.configureClient?.(client, options.serverName, options.definition);
   client.onclose = () => {
     options.onClosed(client);

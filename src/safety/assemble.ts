@@ -9,6 +9,8 @@ import { GuardedToolHost, type GuardedToolHostOptions } from './guarded-tool-hos
 import { HookRunner, type HookSessionContext } from './hooks.js';
 import type { SafetyOptions } from './options.js';
 import { promptHooks } from './prompt-hooks.js';
+import { QuestionQueue } from '../core/questions.js';
+import { ToolPinCheck, type ToolChangeNotice } from './tool-pin-check.js';
 
 /**
  * What a session's safety is made of: the guard's own options (the settings object and the
@@ -21,6 +23,8 @@ export interface AssembleSafetyOptions extends Omit<
 > {
   /** The settings, passed on unchanged to the guard. */
   readonly safety: SafetyOptions;
+  /** Told of each tool definition that changed since it was pinned (tool-pin-check.ts). */
+  readonly onToolChange?: (notice: ToolChangeNotice) => void;
   /** What hooks are told about the session (its id is also on every audit line). */
   readonly hookContext: HookSessionContext;
   /** Our environment (hooks get a minimal part of it). */
@@ -34,7 +38,7 @@ export interface Safety {
 }
 
 export function assembleSafety(options: AssembleSafetyOptions): Safety {
-  const { hookContext, env, ...guardOptions } = options;
+  const { hookContext, env, onToolChange, ...guardOptions } = options;
   const hooks =
     options.safety.hooks === undefined
       ? undefined
@@ -44,8 +48,13 @@ export function assembleSafety(options: AssembleSafetyOptions): Safety {
           env,
           ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
         });
+  // One queue for the guard's questions and the pin check's: never two prompts at once.
+  const questionQueue = options.questionQueue ?? new QuestionQueue();
+  const pins = toolPinCheck(options, questionQueue, onToolChange);
   const guard = new GuardedToolHost({
     ...guardOptions,
+    questionQueue,
+    ...(pins === undefined ? {} : { pins }),
     sessionId: hookContext.sessionId,
     ...(hooks === undefined ? {} : { hooks }),
   });
@@ -61,4 +70,25 @@ export function assembleSafety(options: AssembleSafetyOptions): Safety {
       },
     },
   };
+}
+
+/** The session's check of tool definitions against their pins, unless pinning is off. */
+function toolPinCheck(
+  options: AssembleSafetyOptions,
+  queue: QuestionQueue,
+  onChange: ((notice: ToolChangeNotice) => void) | undefined,
+): ToolPinCheck | undefined {
+  const { safety } = options;
+  if (safety.toolPins === undefined || safety.toolPins === false) return undefined;
+  return new ToolPinCheck({
+    store: safety.toolPins,
+    ...(safety.toolChanges === undefined ? {} : { settings: safety.toolChanges }),
+    ...(options.questions === undefined ? {} : { questions: options.questions }),
+    queue,
+    ...(options.audit === undefined ? {} : { audit: options.audit }),
+    sessionId: options.hookContext.sessionId,
+    ...(options.identify === undefined ? {} : { identify: options.identify }),
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+    ...(onChange === undefined ? {} : { onChange }),
+  });
 }

@@ -5,10 +5,10 @@
  * the user, blocked by a hook), so the log answers both "what did the agent do" and "what did it
  * try". Lines are appended one write at a time, in the order calls finish.
  */
+import { createHash } from 'node:crypto';
 import { appendFile, open, rename, rm } from 'node:fs/promises';
 import { ConfigError, messageOf } from '../core/errors.js';
 import { redactSecrets, redactText } from './redact.js';
-import { sha256Hex } from '../util/sha256.js';
 
 /** Who decided that a call runs (or not). */
 export type DecidedBy =
@@ -27,7 +27,9 @@ export type DecidedBy =
   /** The call needed approval and no one could be asked (`-p` without `--approve-all`). */
   | 'no-one-to-ask'
   /** A budget or rate limit (see budgets.ts). */
-  | 'budget';
+  | 'budget'
+  /** The tool's definition changed since it was pinned, and it is withheld (tool-pin-check.ts). */
+  | 'tool-pin';
 
 /** Who a server says it is, and how it was started. */
 export interface ServerIdentity {
@@ -49,9 +51,10 @@ export interface ServerIdentity {
 export interface AuditEntry {
   /**
    * What the line is about: a tool call (the default, and absent on such lines), or a server's
-   * sampling request (`tool` is then `sampling/createMessage`, `arguments` the request).
+   * sampling request (`tool` is then `sampling/createMessage`, `arguments` the request), or a
+   * tool definition that changed since it was pinned (`tool-change`: no call, see {@link toolChange}).
    */
-  readonly kind?: 'sampling';
+  readonly kind?: 'sampling' | 'tool-change';
   /** When the call was requested, ISO 8601. */
   readonly time: string;
   /** The session this call belongs to (the same id hooks are given as `session_id`). */
@@ -100,6 +103,14 @@ export interface AuditEntry {
   };
   /** The budget or rate limit that refused the call. */
   readonly budget?: string;
+  /** On a `tool-change` line: the policy, what was done, the old and new hashes, what changed. */
+  readonly toolChange?: {
+    readonly policy: string;
+    readonly action: 'used' | 'withheld';
+    readonly previousHash: string;
+    readonly hash: string;
+    readonly changes: readonly string[];
+  };
 }
 
 /** Where audit entries go. */
@@ -205,5 +216,5 @@ async function rotate(path: string, keep: number): Promise<void> {
 
 /** The digest of a result as the model got it, for `resultDigest`. */
 export function resultDigest(content: unknown): string {
-  return `sha256:${sha256Hex(JSON.stringify(content))}`;
+  return `sha256:${createHash('sha256').update(JSON.stringify(content)).digest('hex')}`;
 }

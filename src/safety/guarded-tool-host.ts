@@ -36,6 +36,7 @@ import type { HookRunner } from './hooks.js';
 import { DEFAULT_MAX_TOOL_RESULT_BYTES } from './output-limits.js';
 import { ApprovalPolicy, type SamplingVerdict } from './policy.js';
 import type { ToolLocation } from './tool-location.js';
+import type { ToolPinCheck } from './tool-pin-check.js';
 import { auditRecord, type CallFacts } from './guard/audit-record.js';
 import { gateStages, resultStages } from './guard/pipeline.js';
 import { runGate, runResultStages, type GateStage, type ResultStage } from './guard/stages.js';
@@ -83,6 +84,8 @@ export interface GuardedToolHostOptions {
   readonly onWarning?: (message: string) => void;
   /** The runner's one question queue (shared with elicitation). Default: a queue of its own. */
   readonly questionQueue?: QuestionQueue;
+  /** Checks tool definitions against their pins: a changed one may be withheld (tool-pin-check.ts). */
+  readonly pins?: ToolPinCheck;
 }
 
 /** A {@link ToolHost} that enforces approval rules, hooks, output limits and auditing. */
@@ -122,6 +125,8 @@ export class GuardedToolHost implements ToolHost {
       toolOutputFolder: options.toolOutputFolder,
       maxResultBytes,
       cancellation: () => this.#cancellation(),
+      pins: options.pins,
+      pinsOnSight: (exposedName: string, location: ToolLocation) => this.#pinsOnSight(exposedName, location),
     };
     this.#gate = gateStages(parts);
     this.#afterCall = resultStages(parts);
@@ -147,8 +152,31 @@ export class GuardedToolHost implements ToolHost {
     return this.#budgets.admit({ tool: `${server}:sampling/createMessage`, server });
   }
 
-  tools(): Promise<readonly ToolSpec[]> {
-    return this.#options.host.tools();
+  async tools(): Promise<readonly ToolSpec[]> {
+    const tools = await this.#options.host.tools();
+    const pins = this.#options.pins;
+    if (pins === undefined) return tools;
+    // The definitions the model is about to read are checked against their pins (tool-pin-check.ts).
+    const located = await Promise.all(
+      tools.map(async (tool) => ({ exposedName: tool.name, location: await this.#locate(tool.name) })),
+    );
+    const withheld = await pins.screen(
+      located,
+      (exposedName, location) => this.#pinsOnSight(exposedName, location),
+      this.#closing.signal,
+    );
+    return withheld.size === 0 ? tools : tools.filter((tool) => !withheld.has(tool.name));
+  }
+
+  /** A tool that needs no approval is pinned when first listed; the others when first approved. */
+  #pinsOnSight(exposedName: string, location: ToolLocation): boolean {
+    const { decision } = this.#policy.decide({
+      exposedName,
+      server: location.server,
+      tool: location.tool,
+      ...(location.hints === undefined ? {} : { hints: location.hints }),
+    });
+    return decision !== 'ask' || this.#options.safety?.approveAll === true;
   }
 
   call(call: ToolCallBlock, signal?: AbortSignal): Promise<ToolResultBlock> {
@@ -190,6 +218,7 @@ export class GuardedToolHost implements ToolHost {
       this.#options.audit?.record(auditRecord(facts, { kind: 'refused', refusal: gate.refusal }));
       return errorResult(call, gate.refusal.message);
     }
+    await this.#options.pins?.approved(location);
     const started = now();
     let fromServer: ToolResultBlock;
     try {

@@ -6,6 +6,8 @@
 import type { BudgetOptions } from './budgets.js';
 import type { HooksConfig } from './hooks.js';
 import type { KeptPermissions } from './kept-permissions.js';
+import type { ToolPinStore } from './tool-pin-store.js';
+import type { ToolChangeSettings } from './tool-pins.js';
 import type { ApprovalFallback, ApprovalRuleSet } from './policy.js';
 import type { UntrustedContentOptions } from './untrusted-content.js';
 
@@ -37,6 +39,13 @@ export interface SafetyOptions {
    * a deny rule, nor a rule set marked `alwaysAsk`), and an answer with `keep` is added to them.
    */
   readonly keptPermissions?: KeptPermissions;
+  /**
+   * Where tool definitions are pinned (tool-pin-store.ts). Absent: definitions are not pinned or
+   * checked. createRunner opens the state folder's `tool-pins.json` unless given `false`.
+   */
+  readonly toolPins?: ToolPinStore | false;
+  /** What a changed tool definition is met with, for every server and per server (default `warn`). */
+  readonly toolChanges?: ToolChangeSettings;
 }
 
 /**

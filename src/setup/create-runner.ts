@@ -2,6 +2,7 @@
  * Composition: config → provider → MCP servers → Runner. This folder (like src/cli) is the edge
  * of the library and may import `providers/` and `config/`; the core in src/ never does.
  */
+import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
@@ -14,7 +15,7 @@ import { QuestionQueue } from '../core/questions.js';
 import { optional } from '../util/optional.js';
 import type { AuditSink } from '../safety/audit-log.js';
 import { mergeSafetyOptions } from '../safety/options.js';
-import { configSafety, withUntrustedContentClause } from './safety-settings.js';
+import { configSafety, withToolPins, withUntrustedContentClause } from './safety-settings.js';
 import { packageVersion } from '../util/version.js';
 import { parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
 import { requireSandboxSupport, withSandboxes } from './sandbox-servers.js';
@@ -26,7 +27,6 @@ import { serverFeatures } from './server-features.js';
 import { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { defaultSignInStorePath, SignInStore } from '../mcp/auth/token-store.js';
 import type { Provider } from '../core/types.js';
-import { randomUuid } from '../util/random-id.js';
 import { hostNotices } from './host-event.js';
 import { createModel, defaultModel } from './model-choice.js';
 import {
@@ -91,7 +91,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   if (notices.offeringsChange !== undefined) offeringsChanges.listen(notices.offeringsChange);
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
-  const safety = mergeSafetyOptions(configSafety(config), options.safety ?? {});
+  const safety = withToolPins(mergeSafetyOptions(configSafety(config), options.safety ?? {}), homeDir, env);
   // Each server's roots: its own folders kept, the working folder to the rest (server-roots.ts).
   const roots = await planServerRoots({
     servers: config.servers,
@@ -114,7 +114,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   // Sampling runs on the runner's provider, under the guard's rules and budgets: none exists yet
   // while the servers start, so the handler reads them from here once the runner is built.
   // Hooks, audit lines and sampling requests of this runner carry it.
-  const sessionId = randomUuid();
+  const sessionId = randomUUID();
   // The sampling handler goes to the pool before the runner and the guard exist: they are built
   // around the pool (a genuine cycle). It reads them through `samplingHost` once they do; a
   // request that comes before then is declined.

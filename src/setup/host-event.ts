@@ -10,6 +10,7 @@ import type { PoolLogEntry, ToolProgress } from '../mcp/pool.js';
 import type { SamplingOutcome } from '../mcp/sampling.js';
 import type { ServerLogMessage } from '../mcp/server-logs.js';
 import type { FlagReport } from '../safety/untrusted-content.js';
+import type { ToolChangeNotice } from '../safety/tool-pin-check.js';
 
 export type HostEvent =
   /** A server's stderr line, junk output (`debug`) or failure (`warn`). */
@@ -33,7 +34,12 @@ export type HostEvent =
    */
   | { readonly type: 'offerings-change'; readonly change: OfferingsChange }
   /** The untrusted-content detector flagged a tool result, an attached resource, a prompt or a sampling request. */
-  | { readonly type: 'content-flagged'; readonly report: FlagReport };
+  | { readonly type: 'content-flagged'; readonly report: FlagReport }
+  /**
+   * A server changed a tool's definition since it was pinned: what changed, and what the
+   * `toolChanges` policy (or the user) did about it (src/safety/tool-pin-check.ts).
+   */
+  | { readonly type: 'tool-change'; readonly notice: ToolChangeNotice };
 
 /** The `type`s of {@link HostEvent}. */
 export type HostEventType = HostEvent['type'];
@@ -55,6 +61,7 @@ export interface HostNotices {
   readonly toolProgress?: (progress: ToolProgress) => void;
   readonly offeringsChange?: (change: OfferingsChange) => void;
   readonly contentFlagged?: (report: FlagReport) => void;
+  readonly toolChange?: (notice: ToolChangeNotice) => void;
 }
 
 export function hostNotices(onEvent: HostEventListener | undefined): HostNotices {
@@ -68,5 +75,6 @@ export function hostNotices(onEvent: HostEventListener | undefined): HostNotices
     toolProgress: (progress) => onEvent({ type: 'tool-progress', progress }),
     offeringsChange: (change) => onEvent({ type: 'offerings-change', change }),
     contentFlagged: (report) => onEvent({ type: 'content-flagged', report }),
+    toolChange: (notice) => onEvent({ type: 'tool-change', notice }),
   };
 }

@@ -67,19 +67,8 @@ export function assembleAroundPool(
   { assembleSafety, McpRunner }: AssemblyParts,
   context: AroundPoolContext,
 ): RunnerAroundPool {
-  const {
-    options,
-    notices,
-    config,
-    env,
-    provider,
-    modelString,
-    systemPrompt,
-    audit,
-    projectDir,
-    safety: settings,
-    sessionId,
-  } = context;
+  const { options, notices, config, env } = context;
+  const { audit, safety: settings, sessionId } = context;
   const started = pool.status();
   if (
     options.requireServers === true &&
@@ -110,17 +99,18 @@ export function assembleAroundPool(
     ...optional('onFlagged', notices.contentFlagged),
     hookContext: {
       sessionId,
-      model: modelString,
+      model: context.modelString,
       interactive: options.interactive ?? false,
-      cwd: projectDir,
+      cwd: context.projectDir,
     },
     env,
     ...optional('onWarning', notices.warning),
+    ...optional('onToolChange', notices.toolChange),
     questionQueue: context.questionQueue,
   });
   const guard: GuardedToolHost = safety.guard;
   const runner = new McpRunner({
-    provider,
+    provider: context.provider,
     pool,
     skills: skills.library,
     serverLogs: context.serverLogs,
@@ -140,7 +130,7 @@ export function assembleAroundPool(
       screen: contentScreenFor(settings, context.questionQueue, options.questions, notices.contentFlagged),
       markAsData: marksToolOutput(settings),
     },
-    ...optional('systemPrompt', systemPrompt),
+    ...optional('systemPrompt', context.systemPrompt),
     // Saved sessions keep the user's own prompt; the clause follows the settings of each run.
     userSystemPrompt: context.userSystemPrompt,
     ...optional('maxSteps', maxSteps),

@@ -6,7 +6,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { ConfigSafetySettings } from '../../config/index.js';
+import type { ConfigSafetySettings, LoadedConfig } from '../../config/index.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { McpPool } from '../mcp/pool.js';
 import { optional } from '../util/optional.js';
@@ -21,6 +21,8 @@ import {
 } from '../safety/untrusted-content.js';
 import { mcphostFolder } from '../util/user-folders.js';
 import { runsLocalProcesses, sandboxOf } from './sandbox-servers.js';
+import { defaultToolPinsPath, ToolPinStore } from '../safety/tool-pin-store.js';
+import type { ToolChangePolicy, ToolChangeSettings } from '../safety/tool-pins.js';
 
 /** Tool output (and attached resources) reach the model marked as data from outside. */
 export const DEFAULT_MARK_TOOL_OUTPUT = true;
@@ -36,7 +38,9 @@ export function marksToolOutput(safety: SafetyOptions): boolean {
  * The config file's safety settings, as the one object the guard takes: the same fields (the
  * config declares them as part of {@link SafetyOptions}), without the rest of the config.
  */
-export function configSafety(config: ConfigSafetySettings): SafetyOptions {
+export function configSafety(
+  config: ConfigSafetySettings & Pick<LoadedConfig, 'servers' | 'toolChanges'>,
+): SafetyOptions {
   return {
     ...optional('approval', config.approval),
     ...optional('hooks', config.hooks),
@@ -45,7 +49,37 @@ export function configSafety(config: ConfigSafetySettings): SafetyOptions {
     ...optional('maxToolResultBytes', config.maxToolResultBytes),
     ...optional('untrustedContent', config.untrustedContent),
     ...optional('budgets', config.budgets),
+    ...optional('toolChanges', toolChangeSettings(config)),
   };
+}
+
+/** The config's `toolChanges`: the config-wide policy, and each server's own. */
+function toolChangeSettings(
+  config: Pick<LoadedConfig, 'servers' | 'toolChanges'>,
+): ToolChangeSettings | undefined {
+  const servers: Record<string, ToolChangePolicy> = {};
+  for (const [name, definition] of Object.entries(config.servers)) {
+    // defineProperty: a server named "__proto__" stays a server.
+    if (definition.toolChanges !== undefined) {
+      Object.defineProperty(servers, name, { value: definition.toolChanges, enumerable: true });
+    }
+  }
+  const any = Object.keys(servers).length > 0;
+  if (config.toolChanges === undefined && !any) return undefined;
+  return { ...optional('default', config.toolChanges), ...(any ? { servers } : {}) };
+}
+
+/**
+ * The pin store a run uses: the caller's (or none, given `false`), else the state folder's
+ * `tool-pins.json`, as the sign-ins and kept permissions are kept.
+ */
+export function withToolPins(
+  safety: SafetyOptions,
+  homeDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): SafetyOptions {
+  if (safety.toolPins !== undefined) return safety;
+  return { ...safety, toolPins: new ToolPinStore(defaultToolPinsPath(homeDir, env)) };
 }
 
 /** The system prompt with the untrusted-content clause, unless it is turned off (or already there). */

@@ -3,9 +3,9 @@
  * mix. The new content goes to a temporary file in the same directory (so the rename stays on one
  * file system), is flushed to disk, and is renamed over the target.
  */
+import { randomBytes } from 'node:crypto';
 import { open, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { randomHex } from './random-id.js';
 
 /** Permissions of a new file: sessions, histories and trust lists may hold what the user would not share. */
 const PRIVATE_FILE_MODE = 0o600;
@@ -24,7 +24,7 @@ export interface AtomicWriteOptions {
 
 /** `.name.PID.RANDOM.tmp` — a dot file next to the target, naming the process that wrote it. */
 function temporaryName(target: string): string {
-  return join(dirname(target), `.${basename(target)}.${process.pid}.${randomHex(12)}.tmp`);
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
 /** The file a path finally names: a symbolic link is followed, so that it is kept (not replaced). */

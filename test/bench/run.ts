@@ -10,6 +10,8 @@
  *      saving. Loading a 10k-message saved conversation: ≤ 300 ms.
  *   5. The cold path (test/bench/cold-path.ts).
  *   6. The embedded model against node-llama-cpp alone (test/bench/local-model.ts).
+ *   7. Batch: host CPU per job of 1,000 one-tool-round jobs beside a loop of -p runs (test/bench/batch.ts).
+ *   workers. Two durable workers on one PostgreSQL against one (test/bench/workers.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,8 @@ import type { Message } from '../../src/core/types.js';
 import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { coldPath } from './cold-path.js';
 import { localModel } from './local-model.js';
+import { batchJobs } from './batch.js';
+import { durableWorkers } from './workers.js';
 import { median, timeCommand } from './measure.js';
 import { CLI, REPOSITORY, temporaryHome, EVERYTHING_SERVER, npmServerConfig } from '../support/cli.js';
 
@@ -242,8 +246,10 @@ async function longConversations(): Promise<void> {
 }
 
 console.log(`mcphost benchmarks (median of ${REPEATS} runs each; ${process.version})\n`);
-// BENCH_ONLY=4 (or 1,2,3,5,6, comma-separated) runs only those sections.
-const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,6').split(',').map((part) => part.trim()));
+// BENCH_ONLY=4 (or 1,2,3,5,6,7,workers, comma-separated) runs only those sections.
+const only = new Set(
+  (process.env.BENCH_ONLY ?? '1,2,3,4,5,6,7,workers').split(',').map((part) => part.trim()),
+);
 if (only.has('3')) await helpStartup();
 if (only.has('1')) {
   await serverStartup('servers that wait 500 ms before they are ready', SLOW_START);
@@ -253,3 +259,5 @@ if (only.has('2')) await toolRound();
 if (only.has('4')) await longConversations();
 if (only.has('5')) await coldPath();
 if (only.has('6')) await localModel();
+if (only.has('7')) await batchJobs();
+if (only.has('workers')) await durableWorkers();

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BashOptions } from '../../src/builtin/options.js';
-import { randomUuid } from '../../src/util/random-id.js';
+import { randomUUID } from 'node:crypto';
 import { firstText, startPool, toolCall } from '../mcp/support.js';
 import { folderOutsideTmp, requireSandboxSupport } from '../support/sandbox.js';
 import { closePoolsAfterEach } from './support.js';
@@ -55,7 +55,7 @@ async function run(options: BashOptions, command: string): Promise<{ text: strin
 
 describe('bash in its sandbox', () => {
   it('writes in its working folder and its writable folders, nowhere else', async () => {
-    const tmpName = `mcphost-sandbox-${randomUuid()}`;
+    const tmpName = `mcphost-sandbox-${randomUUID()}`;
     const command = [
       'echo w > in-work.txt && echo wrote-work',
       `echo e > ${extra}/in-extra.txt && echo wrote-extra`,

@@ -10,12 +10,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
-import { CLI, REPOSITORY, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { modulesRunBy } from '../support/modules-run.js';
 import { TINY_GGUF_SHAPE, writeTinyGguf } from '../fixtures/tiny-gguf.js';
 
 const SLOW_START = join(REPOSITORY, 'test/fixtures/servers/slow-start.mjs');
-const COUNT_GENERATED_CODE = join(REPOSITORY, 'test/fixtures/count-generated-code.mjs');
 
 let ollama: FakeOllama;
 let home: TemporaryHome;
@@ -56,10 +55,6 @@ describe('the cold path', () => {
     expect(loaded).toContain('node-internal:http');
     expect(loaded).not.toContain('node-internal:internal/deps/undici/undici');
     expect(loaded).not.toContain('node-internal:http2');
-    // Node's own modules it has no use for: node:crypto (~4 ms of CPU; names are not secrets,
-    // src/util/random-id.ts) and node:assert (~2.5 ms; yargs' two checks, src/cli/yargs-assert.ts).
-    expect(loaded).not.toContain('node-internal:crypto');
-    expect(loaded).not.toContain('node-internal:assert');
     for (const absent of [
       '@modelcontextprotocol/client',
       '@modelcontextprotocol/core',
@@ -73,6 +68,8 @@ describe('the cold path', () => {
       'providers/local/provider.js',
       'providers/local/binding.js',
       'cosmiconfig',
+      // The skills' front-matter reader: only when a SKILL.md is read (~40 ms of CPU on Node 20).
+      'yaml',
       'marked',
       'marked-terminal',
       'chalk',
@@ -113,26 +110,26 @@ describe('the cold path', () => {
     }
   });
 
-  it('a one-shot compiles no code made at run time: zod runs without its compiled parsers', async () => {
-    // zod makes a parser per object schema with `new Function` unless told not to
-    // (src/cli/zod-jitless.ts); the bundle drops that module if package.json's sideEffects stops
-    // naming it. Before it, a one-shot made 5.
-    await home.writeConfig({ mcpServers: {} });
-    const countFile = join(home.path, 'generated-code.txt');
-    const run = await runCli(['-p', 'hi', '--provider-url', ollama.url], home.path, {
-      command: [process.execPath, '--import', COUNT_GENERATED_CODE, CLI],
-      env: { GENERATED_CODE_FILE: countFile },
-    });
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toBe('ok\n');
-    expect(await readFile(countFile, 'utf8')).toBe('0');
-  });
-
   it('a one-shot with a server loads the MCP SDK', async () => {
     await home.writeConfig({
       mcpServers: { slow: { command: process.execPath, args: [SLOW_START], env: { STARTUP_DELAY_MS: '0' } } },
     });
     const loaded = await loadedBy(['-p', 'hi', '--provider-url', ollama.url]);
     expect(loaded).toContain('@modelcontextprotocol/client');
+  });
+});
+
+describe('the bundle', () => {
+  it('holds one copy of string-width, the package every run loads through yargs', async () => {
+    // Each copy makes an Intl.Segmenter and its regular expressions as it loads (~10 ms of every
+    // run on Node 20): package.json's `overrides` give yargs' cliui and wrap-ansi the one
+    // string-width the project depends on, instead of their own nested string-width 7.
+    const map = JSON.parse(await readFile(join(REPOSITORY, 'dist/bin/mcphost-bundle.cjs.map'), 'utf8')) as {
+      sources: string[];
+    };
+    const copies = map.sources.filter((source) =>
+      /node_modules\/(.*\/)?string-width\/index\.js$/.test(source),
+    );
+    expect(copies).toHaveLength(1);
   });
 });

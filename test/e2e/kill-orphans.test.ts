@@ -13,7 +13,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { randomUuid } from '../../src/util/random-id.js';
+import { randomUUID } from 'node:crypto';
 import { startFakeOllama, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { REPOSITORY, startCli, temporaryHome, type RunningCli } from '../support/cli.js';
 import { isAlive } from '../support/processes.js';
@@ -67,7 +67,7 @@ interface Trial {
 }
 
 async function killOnce(phase: Phase, sandbox: boolean): Promise<Trial> {
-  const marker = randomUuid();
+  const marker = randomUUID();
   const home = await temporaryHome();
   const env = { [MARK]: marker, STARTUP_DELAY_MS: '400' };
   await home.writeConfig({
@@ -194,7 +194,7 @@ describe('SIGKILL of mcphost', () => {
 
   it('leaves nothing of a server started with the real npx', async () => {
     const home = await temporaryHome();
-    const marker = randomUuid();
+    const marker = randomUUID();
     await mkdir(join(home.path, 'memory'));
     await home.writeConfig({
       mcpServers: {

@@ -4,6 +4,7 @@
  * and nothing of a skill read once its SKILL.md failed. The server is the v2-SDK fixture
  * (test/fixtures/servers/skills-server.mjs), which logs every read it answers.
  */
+import { TASKS_EXTENSION } from '../../src/mcp/tasks/tasks-mode.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,7 +53,8 @@ describe('server skills', () => {
     expect(SKILLS_EXTENSION).toBe(SKILLS_EXTENSION_ID);
     await skillsLibrary();
     const result = await pool!.call(toolCall('docs__client-extensions'));
-    expect(JSON.parse(firstText(result))).toEqual({ [SKILLS_EXTENSION_ID]: {} });
+    // Tasks are declared too, by default (`tasks: "auto"`).
+    expect(JSON.parse(firstText(result))).toEqual({ [SKILLS_EXTENSION_ID]: {}, [TASKS_EXTENSION]: {} });
   });
 
   it('lists each skill as server:name with its description, and reads nothing', async () => {

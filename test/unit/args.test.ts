@@ -88,7 +88,7 @@ describe('command-line flags', () => {
     expect(failure('mpc', 'list')).toMatch(/unknown argument mpc: did you mean mcp\?/);
     expect(failure('mcp', 'lst')).toMatch(/unknown argument lst: did you mean list\?/);
     expect(failure('mcp')).toBe(
-      'command line: mcp needs a command: add, add-json, list, get or remove (see mcphost --help)',
+      'command line: mcp needs a command: add, add-json, list, get, remove or pins (see mcphost --help)',
     );
   });
 
@@ -148,6 +148,18 @@ describe('command-line flags', () => {
       '--env: expected KEY=VALUE, got "NOVALUE"',
     );
     expect(failure('mcp', 'add-json', 'x', '[1]')).toMatch(/^mcp add-json: the entry must be a JSON object/);
+  });
+
+  it('parses mcp pins and mcp pins reset [SERVER [TOOL]]', () => {
+    expect(parseArguments(['mcp', 'pins'], '1')).toEqual({ kind: 'mcp', command: { action: 'pins' } });
+    expect(parseArguments(['mcp', 'pins', 'reset'], '1')).toEqual({
+      kind: 'mcp',
+      command: { action: 'pins-reset' },
+    });
+    expect(parseArguments(['mcp', 'pins', 'reset', 'dict', 'lookup'], '1')).toEqual({
+      kind: 'mcp',
+      command: { action: 'pins-reset', server: 'dict', tool: 'lookup' },
+    });
   });
 
   it('prints help and version instead of running', async () => {

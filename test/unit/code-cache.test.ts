@@ -11,6 +11,7 @@ describe('which cache a command line uses', () => {
     [['auth', 'status'], 'auth'],
     [['completion', 'zsh'], 'completion'],
     [['script', 'a.sh'], 'script'],
+    [['models', 'list'], 'models'],
     [['-m', 'ollama:x', '-p', 'hi'], 'prompt'],
     [['--prompt=hi'], 'prompt'],
     [['-m', 'ollama:x'], 'chat'],

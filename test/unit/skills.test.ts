@@ -15,8 +15,8 @@ import { TOOL_SEARCH_NAME } from '../../src/context/tool-search.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 
 describe('parseSkillFile', () => {
-  it('reads name, description, the rest of the front matter, and the body', () => {
-    const parsed = parseSkillFile(
+  it('reads name, description, the rest of the front matter, and the body', async () => {
+    const parsed = await parseSkillFile(
       '\uFEFF---\r\nname: pdf-tools\r\ndescription: "Fill: forms"\r\nlicense: MIT\r\n---\r\n# Body\r\n',
       'pdf-tools',
     );
@@ -39,8 +39,8 @@ describe('parseSkillFile', () => {
     ['---\nname: other\ndescription: d\n---\n', '"name" "other" is not the folder\'s name "folder"'],
     ['---\nname: folder\n---\n', '"description" is missing or not a string'],
     ['---\nname: folder\ndescription: 42\n---\n', '"description" is missing or not a string'],
-  ])('refuses %j', (text, problem) => {
-    const parsed = parseSkillFile(text, 'folder');
+  ])('refuses %j', async (text, problem) => {
+    const parsed = await parseSkillFile(text, 'folder');
     expect(parsed.kind).toBe('invalid');
     expect(parsed.kind === 'invalid' ? parsed.problem : '').toContain(problem);
   });

@@ -11,6 +11,7 @@ import type { ServerOfferings } from '../../mcp/server-offerings.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
 import type { ServerStatus } from '../../mcp/status.js';
 import type { SkillSummary } from '../../mcp/skills/skill-library.js';
+import type { RunningTask } from '../../mcp/tasks/running-tasks.js';
 import type { KeptPermissions } from '../../safety/kept-permissions.js';
 import type { ConversationRecorder } from '../sessions/conversation-recorder.js';
 import type { RootsControl } from './command-table.js';
@@ -71,4 +72,6 @@ export interface ChatHost {
   readonly roots?: RootsControl;
   /** The skills offered to the model, for `/skills`. */
   skills?(): Promise<readonly SkillSummary[]>;
+  /** The tool calls running as tasks, for `/tasks`. */
+  runningTasks?(): readonly RunningTask[];
 }

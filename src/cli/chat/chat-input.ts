@@ -50,6 +50,11 @@ export interface ChatInputOptions {
   readonly onInterrupt: () => void;
   /** Ctrl-D while no prompt is shown (a terminal only; a pipe's end just means no more lines). */
   readonly onEnd: () => void;
+  /**
+   * A line entered while no prompt is shown (a turn runs): true when it was handled at once (a
+   * command that only shows something, such as `/tasks`), so it is not queued for later.
+   */
+  readonly onLineDuringTurn?: (text: string) => boolean;
 }
 
 interface Entry {
@@ -262,6 +267,7 @@ export class ChatInput {
     const waiter = this.#waiter;
     this.#waiter = undefined;
     if (waiter === undefined) {
+      if (this.#options.onLineDuringTurn?.(text) === true) return;
       this.#entries.push(entry);
       return;
     }

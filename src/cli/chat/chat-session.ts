@@ -29,6 +29,7 @@ import type { Display } from './display.js';
 import type { HistoryFile } from './input-history.js';
 import type { MarkdownRenderer } from './markdown.js';
 import type { AskOptions, Prompter } from './prompter.js';
+import { listTasks } from './tasks-command.js';
 import type { StatusIndicator } from './status-line.js';
 import type { ToolOrigin } from './tool-lines.js';
 import { TurnView, type ShownLine } from './turn-view.js';
@@ -91,6 +92,12 @@ export class ChatSession implements Prompter {
       completer: (line) => completeChatLine(line, [this.modelString], parts.host.offerings),
       onInterrupt: () => this.#stopTurn(),
       onEnd: () => this.#stopTurn(),
+      // `/tasks` is answered during a turn too: that is when the tasks it lists run.
+      onLineDuringTurn: (text) => {
+        if (text.trim() !== '/tasks' || this.#turn() === undefined) return false;
+        this.write(`${listTasks(parts.host.runningTasks?.() ?? [], display.style, Date.now())}\n`);
+        return true;
+      },
     });
     this.#commands = this.#commandContext();
   }
@@ -136,9 +143,9 @@ export class ChatSession implements Prompter {
     }
   }
 
-  /** Stops the turn and the input (a signal ended the chat). */
-  close(): void {
-    this.#stopTurn();
+  /** Stops the turn and the input (a signal ended the chat; its `reason` goes to the turn). */
+  close(reason?: unknown): void {
+    this.#stopTurn(reason);
     this.#input.close();
   }
 
@@ -220,8 +227,9 @@ export class ChatSession implements Prompter {
     }
   }
 
-  #stopTurn(): void {
-    this.#turn()?.controller.abort();
+  /** `reason`: the stop's, such as TasksLeftRunning (a closed terminal leaves tasks running). */
+  #stopTurn(reason?: unknown): void {
+    this.#turn()?.controller.abort(reason);
   }
 
   /** Runs one turn; `retry` is false for the second try after pulling a missing model. */
@@ -328,6 +336,7 @@ export class ChatSession implements Prompter {
       ...(host.offerings === undefined ? {} : { offerings: host.offerings }),
       ...optional('roots', host.roots),
       ...(host.skills === undefined ? {} : { skills: () => host.skills?.() ?? Promise.resolve([]) }),
+      ...(host.runningTasks === undefined ? {} : { runningTasks: () => host.runningTasks?.() ?? [] }),
       ...(host.serverLogs === undefined
         ? {}
         : { serverLogs: (server?: string) => host.serverLogs?.(server) ?? [] }),

@@ -10,6 +10,7 @@ import { CONVERSATION_COMMANDS } from './conversation-commands.js';
 import { PERMISSIONS_COMMANDS } from './permissions-command.js';
 import { ROOTS_COMMANDS } from './roots-command.js';
 import { SKILLS_COMMANDS } from './skills-command.js';
+import { TASKS_COMMANDS } from './tasks-command.js';
 import {
   failed,
   parseCommandLine,
@@ -107,6 +108,7 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
   ...OFFERINGS_COMMANDS,
   ...ROOTS_COMMANDS,
   ...SKILLS_COMMANDS,
+  ...TASKS_COMMANDS,
   ...CONVERSATION_COMMANDS,
   ...PERMISSIONS_COMMANDS,
   ...QUIT_COMMANDS,

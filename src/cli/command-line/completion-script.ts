@@ -49,7 +49,7 @@ _mcphost() {
   fi
   if [[ \${COMP_WORDS[1]} == completion ]]; then COMPREPLY=($(compgen -W "bash zsh" -- "$current")); return; fi
   if [[ $COMP_CWORD == 1 && $current != -* ]]; then
-    COMPREPLY=($(compgen -W "script mcp auth models completion" -- "$current"))
+    COMPREPLY=($(compgen -W "script mcp auth models batch completion" -- "$current"))
     return
   fi
   COMPREPLY=($(compgen -W "${flags.join(' ')} --help --version" -- "$current"))

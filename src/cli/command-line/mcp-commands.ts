@@ -82,6 +82,11 @@ export async function runMcpCommand(command: McpCommand, context: McpCommandCont
     }
     case 'list':
       return listServers(await load(context), io, command.namesOnly);
+    case 'pins':
+    case 'pins-reset': {
+      const { runPinsCommand } = await import('./pins-commands.js');
+      return runPinsCommand(command, io);
+    }
   }
 }
 

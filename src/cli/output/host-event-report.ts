@@ -45,6 +45,10 @@ export function hostEventReporter(targets: HostEventTargets): (event: HostEvent)
         );
         return;
       }
+      case 'tool-change':
+        // The changes stay lines, each cleaned and shown under the first (io.ts: notice).
+        reporter.note([`warning: ${event.notice.summary}`, ...event.notice.changes]);
+        return;
       case 'tool-progress':
         reporter.progress?.(event.progress);
         for (const listener of targets.progressListeners ?? []) listener(event.progress);

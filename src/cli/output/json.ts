@@ -226,6 +226,8 @@ export class StreamJsonReporter extends JsonReporter {
       progress: report.progress,
       ...(report.total === undefined ? {} : { total: report.total }),
       ...(report.message === undefined ? {} : { message: report.message }),
+      // A call running as a task: its id and status (the tasks extension).
+      ...(report.task === undefined ? {} : { task: { id: report.task.taskId, status: report.task.status } }),
     });
   }
 

@@ -11,6 +11,7 @@ import {
   type ConversationState,
 } from '../../conversation/conversation-journal.js';
 import type { HistoryChange } from '../../core/runner.js';
+import type { JournaledTask } from '../../conversation/saved-conversation.js';
 import type { Message, Provider } from '../../core/types.js';
 
 /** `provider:model`, as a saved conversation records it and `-m` takes it back. */
@@ -87,6 +88,11 @@ export class ConversationRecorder {
   async saveCopy(runner: RecordedRunner, path: string): Promise<void> {
     const copy = await ConversationJournal.open(path, this.#now === undefined ? {} : { now: this.#now });
     await copy.record(conversationStateOf(runner));
+  }
+
+  /** Records that a tool call runs as a task (see {@link ConversationJournal.recordTask}). */
+  async recordTask(task: JournaledTask): Promise<void> {
+    await this.#journal?.recordTask(task);
   }
 
   /** From now on, changes go to `journal` (the conversation `/resume` took up). */

@@ -8,12 +8,12 @@
  * conversation and a way to read one (`loadSavedConversation`), so it keeps working when that
  * format changes.
  */
+import { randomBytes } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../../core/errors.js';
 import { loadSavedConversation } from '../../conversation/saved-conversation.js';
 import type { Message } from '../../core/types.js';
-import { randomHex } from '../../util/random-id.js';
 
 /** The folder of the conversations held in `projectDir`: its absolute path as one file name. */
 export function conversationFolder(state: string, projectDir: string): string {
@@ -25,7 +25,7 @@ export function conversationFolder(state: string, projectDir: string): string {
 export function newConversationPath(folder: string, now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
   // JSON Lines: the append-only journal (src/conversation/conversation-journal.ts).
-  return join(folder, `${stamp}-${randomHex(6)}.jsonl`);
+  return join(folder, `${stamp}-${randomBytes(3).toString('hex')}.jsonl`);
 }
 
 /** A saved conversation's file: the journal's `.jsonl`, or `.json` from before it. */

@@ -58,7 +58,7 @@ export async function findLocalSkills(
       }
       continue;
     }
-    const parsed = parseSkillFile(text, entry.name);
+    const parsed = await parseSkillFile(text, entry.name);
     if (parsed.kind === 'invalid') {
       warn(`${file}: skill skipped: ${parsed.problem}`);
       continue;
@@ -82,7 +82,7 @@ export async function loadLocalSkill(skill: LocalSkill): Promise<LocalSkillBody>
   } catch (error) {
     return { kind: 'failed', problem: `cannot read ${file}: ${messageOf(error)}` };
   }
-  const parsed = parseSkillFile(text, skill.name);
+  const parsed = await parseSkillFile(text, skill.name);
   if (parsed.kind === 'invalid') return { kind: 'failed', problem: `${file}: ${parsed.problem}` };
   return { kind: 'loaded', body: parsed.body, files: await listFiles(skill.folder) };
 }

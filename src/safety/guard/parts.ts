@@ -7,6 +7,8 @@ import type { HookRunner } from '../hooks.js';
 import type { SafetyOptions } from '../options.js';
 import type { ApprovalPolicy } from '../policy.js';
 import type { FlagReport } from '../untrusted-content.js';
+import type { ToolPinCheck } from '../tool-pin-check.js';
+import type { ToolLocation } from '../tool-location.js';
 
 export interface GuardParts {
   readonly settings: SafetyOptions;
@@ -25,6 +27,10 @@ export interface GuardParts {
   readonly maxResultBytes: number;
   /** Why a call's signal aborted: the run was cancelled, or the guard is closing. */
   readonly cancellation: () => string;
+  /** The check of tool definitions against their pins, when pinning is on. */
+  readonly pins: ToolPinCheck | undefined;
+  /** Whether a tool needs no approval, so is pinned when seen (else when a call is approved). */
+  readonly pinsOnSight: (exposedName: string, location: ToolLocation) => boolean;
 }
 
 /** `{ server }` when there is one. */

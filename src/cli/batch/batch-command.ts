@@ -1,0 +1,161 @@
+/**
+ * `mcphost batch FILE.jsonl --out results.jsonl`: reads the jobs, skips those the results file
+ * already holds, runs the rest with {@link runBatch} (servers started once), appends each result
+ * as it ends, shows progress on stderr, and ends with a summary and an exit code (docs/batch.md).
+ */
+import { readFile } from 'node:fs/promises';
+import { parseJobLines, type NumberedJob } from '../../batch/job.js';
+import { ConfigError } from '../../core/errors.js';
+import { redactText } from '../../safety/redact.js';
+import { stripControlCharacters } from '../../safety/output-limits.js';
+import { runBatch } from '../../setup/batch.js';
+import type { HostEvent } from '../../setup/host-event.js';
+import { readSystemPrompt } from '../../setup/system-prompt.js';
+import type { CliOptions } from '../args.js';
+import type { BatchCommand } from '../command-line/batch-tree.js';
+import { ExitCode, signalExitCode, type ExitCodeValue } from '../exit-codes.js';
+import { userPath, type CliIO } from '../io.js';
+import type { SignalSource } from '../run-command.js';
+import { runnerOptionsFor } from '../runner-options.js';
+import { BatchProgress } from './progress.js';
+import { ResultsFile } from './results-file.js';
+
+const HANDLED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+export async function runBatchCommand(
+  command: BatchCommand,
+  options: CliOptions,
+  io: CliIO,
+  signals: SignalSource,
+): Promise<ExitCodeValue> {
+  const jobsPath = userPath(io, command.file);
+  const outPath = userPath(io, command.out);
+  let text: string;
+  try {
+    text = await readFile(jobsPath, 'utf8');
+  } catch (error) {
+    throw new ConfigError(command.file, `cannot read the jobs file (${(error as Error).message})`);
+  }
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const entries = parseJobLines(lines, {
+    vars: command.vars,
+    ...(command.template === undefined ? {} : { template: command.template }),
+  });
+  const say = (message: string): void => {
+    io.stderr.write(`mcphost batch: ${stripControlCharacters(message)}\n`);
+  };
+  const invalid = entries.flatMap((entry) => (entry.kind === 'invalid' ? [entry.message] : []));
+  for (const message of invalid) say(`${command.file}: ${message} (skipped)`);
+
+  const { file: results, done } = await ResultsFile.open(outPath);
+  const jobs: NumberedJob[] = [];
+  let skipped = 0;
+  for (const entry of entries) {
+    if (entry.kind !== 'job') continue;
+    const status = done.get(entry.job.key);
+    if (status === 'ok' || (status === 'failed' && !command.retryFailed)) skipped += 1;
+    else jobs.push(entry.job);
+  }
+  const terminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
+  const progress = new BatchProgress({
+    stream: io.stderr,
+    terminal,
+    total: jobs.length,
+    ...((io.stderr as { columns?: number }).columns === undefined
+      ? {}
+      : { columns: (io.stderr as { columns?: number }).columns }),
+  });
+  if (skipped > 0) say(`${skipped} job${skipped === 1 ? '' : 's'} already in ${command.out}: skipped`);
+
+  const controller = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const listeners = HANDLED_SIGNALS.map((signal) => {
+    const listener = (): void => {
+      received ??= signal;
+      controller.abort();
+    };
+    signals.on(signal, listener);
+    return [signal, listener] as const;
+  });
+  const started = Date.now();
+  try {
+    if (jobs.length > 0) {
+      const systemPrompt = await readSystemPrompt(options.systemPrompt, io.cwd);
+      const base = runnerOptionsFor({ options, script: undefined, session: {}, systemPrompt }, io);
+      for await (const result of runBatch(jobs, {
+        runner: {
+          ...base,
+          onEvent: (event) => {
+            const note = noteFor(event, options.debug);
+            if (note !== undefined) progress.note(note);
+          },
+        },
+        signal: controller.signal,
+        ...(command.concurrency === undefined ? {} : { concurrency: command.concurrency }),
+        ...(command.retries === undefined ? {} : { retries: command.retries }),
+        onProgress: (event) => {
+          if (event.type === 'job-start') {
+            // A retry is the same job still running.
+            if (event.attempt === 1) progress.started();
+          } else if (event.type === 'job-end') progress.ended();
+          else {
+            progress.note(
+              `line ${event.job.line} failed (${event.error.kind}: ${event.error.message}); attempt ${event.attempt} in ${Math.round(event.delayMs / 1000)}s`,
+            );
+          }
+        },
+      })) {
+        await results.append(result);
+        progress.finished(result);
+      }
+    }
+  } finally {
+    progress.end();
+    await results.close();
+    for (const [signal, listener] of listeners) signals.off(signal, listener);
+  }
+  const { done: ran, failed } = progress.counts;
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const parts = [
+    `${ran - failed} ok`,
+    `${failed} failed`,
+    ...(skipped > 0 ? [`${skipped} skipped (already done)`] : []),
+    ...(invalid.length > 0 ? [`${invalid.length} line${invalid.length === 1 ? '' : 's'} not a job`] : []),
+  ];
+  if (received !== undefined) {
+    const left = jobs.length - ran;
+    say(
+      `stopped by ${received}: ${parts.join(', ')}; ${left} job${left === 1 ? '' : 's'} not done (run the same command again to go on)`,
+    );
+    return signalExitCode(received);
+  }
+  say(`${parts.join(', ')}; ${progress.counts.tokens} tokens; ${seconds}s; results in ${command.out}`);
+  return failed > 0 || invalid.length > 0 ? ExitCode.batchFailures : ExitCode.ok;
+}
+
+/** The host's notices worth a line above the progress (server failures, warnings, flagged content). */
+function noteFor(event: HostEvent, debug: boolean): string | undefined {
+  switch (event.type) {
+    case 'server-log': {
+      const { entry } = event;
+      if (entry.level === 'warn') return redactText(entry.message);
+      return debug ? `[${entry.server}] ${redactText(entry.message)}` : undefined;
+    }
+    case 'warning':
+      return `warning: ${event.message}`;
+    case 'tool-change':
+      return [`warning: ${event.notice.summary}`, ...event.notice.changes].join('\n  ');
+    case 'content-flagged': {
+      const { source, origin, flag } = event.report;
+      return `possible prompt injection in ${origin.kind === 'tool-result' ? `the result of ${source}` : source} (${flag.action}): ${flag.findings.join('; ')}`;
+    }
+    case 'server-log-message':
+    case 'tool-progress':
+    case 'offerings-change':
+    case 'elicitation-outcome':
+    case 'sampling-outcome':
+      // Per-call detail a batch of many jobs does not show (the audit log keeps the calls).
+      return undefined;
+  }
+}

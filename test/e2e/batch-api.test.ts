@@ -1,0 +1,211 @@
+/**
+ * `runBatch` in a program: shared servers start once for every job, a server marked
+ * `isolation: "per-job"` gets a process of its own per job (server-memory's graph does not pass
+ * from job to job), and a job's `servers` narrows its tools. Real servers from npm, the real
+ * Ollama client against the fake.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runBatch, type BatchResult } from '../../src/index.js';
+import {
+  startFakeOllama,
+  textReply,
+  toolCallReply,
+  type FakeChatRequest,
+  type FakeOllama,
+  type FakeOllamaReply,
+} from '../fakes/ollama-server.js';
+import { isAlive, npmServer } from '../support/cli.js';
+import { liveChildren } from '../support/processes.js';
+import { unwrapped } from '../support/untrusted.js';
+
+let ollama: FakeOllama | undefined;
+let folder: string | undefined;
+
+afterEach(async () => {
+  await ollama?.close();
+  ollama = undefined;
+  if (folder !== undefined) await rm(folder, { recursive: true, force: true });
+  folder = undefined;
+});
+
+/** A server started through `sh`, which first adds a line to `countFile`: one line a start. */
+function countedServer(
+  countFile: string,
+  name: 'memory' | 'everything',
+  extra: Record<string, unknown> = {},
+) {
+  const args = name === 'everything' ? ' stdio' : '';
+  return {
+    command: 'sh',
+    args: ['-c', `echo started >> '${countFile}'; exec '${process.execPath}' '${npmServer(name)}'${args}`],
+    ...extra,
+  };
+}
+
+async function linesOf(path: string): Promise<number> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  return text.split('\n').filter((line) => line !== '').length;
+}
+
+/**
+ * The fake model's part in a job: "remember NAME" stores NAME in memory and reads the graph;
+ * "recall" reads the graph; then the answer is the last tool result.
+ */
+function memoryScript(request: FakeChatRequest): FakeOllamaReply {
+  const prompt = unwrapped(request.messages.find((message) => message.role === 'user')?.content ?? '');
+  const results = request.messages.filter((message) => message.role === 'tool');
+  const remember = /^remember (\w+)/.exec(prompt)?.[1];
+  if (remember !== undefined && results.length === 0) {
+    return toolCallReply([
+      'memory__create_entities',
+      { entities: [{ name: remember, entityType: 'word', observations: ['seen'] }] },
+    ]);
+  }
+  if (results.length === (remember === undefined ? 0 : 1)) return toolCallReply(['memory__read_graph', {}]);
+  return textReply(`graph: ${unwrapped(results.at(-1)?.content ?? '')}`);
+}
+
+async function collect(results: AsyncIterable<BatchResult>): Promise<BatchResult[]> {
+  const all: BatchResult[] = [];
+  for await (const result of results) all.push(result);
+  return all;
+}
+
+describe('runBatch', () => {
+  it('starts a shared server once, and a per-job server once per job with nothing carried over', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
+    ollama = await startFakeOllama([], { fallback: memoryScript });
+    const sharedStarts = join(folder, 'shared-starts');
+    const memoryStarts = join(folder, 'memory-starts');
+    const jobs = [
+      { id: 'first', prompt: 'remember alpha' },
+      { id: 'second', prompt: 'recall' },
+      { id: 'third', prompt: 'remember beta' },
+      { id: 'fourth', prompt: 'recall' },
+    ];
+    const results = await collect(
+      runBatch(jobs, {
+        concurrency: 2,
+        runner: {
+          model: 'ollama:mistral-small',
+          providerUrl: ollama.url,
+          env: {},
+          homeDir: folder,
+          mcpServers: {
+            everything: countedServer(sharedStarts, 'everything'),
+            memory: countedServer(memoryStarts, 'memory', {
+              isolation: 'per-job',
+              // Each job's process keeps its graph in the job's own folder.
+              env: { MEMORY_FILE_PATH: '${MCPHOST_JOB_DIR}/memory.jsonl' },
+            }),
+          },
+        },
+      }),
+    );
+    const byId = new Map(results.map((result) => [result.id, result]));
+    expect(results.map((result) => result.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    // Within a job the per-job server keeps what it was told...
+    expect(byId.get('first')?.answer).toContain('"name": "alpha"');
+    expect(byId.get('third')?.answer).toContain('"name": "beta"');
+    expect(byId.get('third')?.answer).not.toContain('alpha');
+    // ...and a later job sees none of it.
+    for (const id of ['second', 'fourth']) {
+      expect(byId.get(id)?.answer).not.toContain('alpha');
+      expect(byId.get(id)?.answer).not.toContain('beta');
+      expect(byId.get(id)?.toolCalls).toMatchObject([{ name: 'memory__read_graph', isError: false }]);
+    }
+    expect(await linesOf(sharedStarts)).toBe(1);
+    expect(await linesOf(memoryStarts)).toBe(4);
+    // Every job was offered both servers' tools.
+    const offered = new Set(
+      ollama.chatRequests.flatMap((request) => (request.tools ?? []).map((tool) => tool.function.name)),
+    );
+    expect(offered).toContain('everything__echo');
+    expect(offered).toContain('memory__read_graph');
+  });
+
+  it('gives a job only the tools of the servers it names, and fails a job naming an unknown server', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
+    ollama = await startFakeOllama([], { fallback: () => textReply('done') });
+    const results = await collect(
+      runBatch(
+        [
+          { id: 'narrow', prompt: 'hi', servers: ['memory'] },
+          { id: 'unknown', prompt: 'hi', servers: ['nope'] },
+        ],
+        {
+          concurrency: 1,
+          runner: {
+            model: 'ollama:mistral-small',
+            providerUrl: ollama.url,
+            env: {},
+            homeDir: folder,
+            mcpServers: {
+              everything: { command: process.execPath, args: [npmServer('everything'), 'stdio'] },
+              memory: {
+                command: process.execPath,
+                args: [npmServer('memory')],
+                env: { MEMORY_FILE_PATH: join(folder, 'memory.jsonl') },
+              },
+            },
+          },
+        },
+      ),
+    );
+    expect(results.map((result) => [result.id, result.status])).toEqual([
+      ['narrow', 'ok'],
+      ['unknown', 'failed'],
+    ]);
+    expect(results[1]?.error).toMatchObject({ kind: 'ConfigError', retryable: false });
+    expect(results[1]?.error?.message).toContain('no configured server "nope"');
+    const names = (ollama.chatRequests[0]?.tools ?? []).map((tool) => tool.function.name);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.every((name) => name.startsWith('memory__'))).toBe(true);
+  });
+
+  it('closes the servers when the loop is left early', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
+    ollama = await startFakeOllama([], { fallback: () => textReply('done') });
+    const running: number[] = [];
+    for await (const result of runBatch([{ prompt: 'one' }, { prompt: 'two' }, { prompt: 'three' }], {
+      concurrency: 1,
+      runner: {
+        model: 'ollama:mistral-small',
+        providerUrl: ollama.url,
+        env: {},
+        homeDir: folder,
+        mcpServers: { everything: { command: process.execPath, args: [npmServer('everything'), 'stdio'] } },
+      },
+    })) {
+      expect(result.status).toBe('ok');
+      running.push(...liveChildren());
+      break;
+    }
+    expect(running.length).toBeGreaterThan(0);
+    expect(running.filter(isAlive)).toEqual([]);
+    expect(ollama.chatRequests.length).toBeLessThan(3);
+  });
+
+  // RunOptions.outputSchema (w7-schema): Ollama's native `format`, the answer parsed into `structured`.
+  it("passes a job's outputSchema to its run and records the parsed answer", async () => {
+    folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
+    ollama = await startFakeOllama([], { fallback: () => textReply('{"title": "Batch"}') });
+    const schema = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
+    const [result] = await collect(
+      runBatch([{ id: 's', prompt: 'Title?', outputSchema: schema }], {
+        runner: {
+          model: 'ollama:mistral-small',
+          providerUrl: ollama.url,
+          env: {},
+          homeDir: folder,
+          mcpServers: {},
+        },
+      }),
+    );
+    expect(result).toMatchObject({ status: 'ok', structured: { title: 'Batch' } });
+    expect(ollama.chatRequests[0]?.format).toEqual(schema);
+  });
+});
