@@ -30,7 +30,7 @@ import {
   type OutputSchema,
 } from './structured-output.js';
 import { runToolCalls } from './tool-execution.js';
-import type { ChatRequest, Message, Provider, ToolSpec, UserContent } from './types.js';
+import type { ChatRequest, Message, Provider, ToolHost, ToolSpec, UserContent } from './types.js';
 import { EventQueue } from '../util/event-queue.js';
 
 export {
