@@ -3,9 +3,7 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/core/errors.js';
 import { removeStaleTemporaryFiles, writeFileAtomic } from '../../src/util/atomic-file.js';
-import { ConversationJournal, openConversationFiles } from '../../src/conversation/conversation-journal.js';
 import {
   closeOpenToolCalls,
   loadSavedConversation,
@@ -15,8 +13,16 @@ import {
   SAVED_CONVERSATION_FORMAT_VERSION,
   type SavedConversation,
 } from '../../src/conversation/saved-conversation.js';
-import type { Message } from '../../src/core/types.js';
 import { CONVERSATION, SYSTEM_PROMPT } from '../fixtures/conversation.js';
+
+import {
+  expectConfigError,
+  load,
+  loadedAs,
+  messages,
+  session,
+  versionOneText,
+} from '../support/saved-conversation-fixtures.js';
 
 let folder: string;
 beforeEach(async () => {
@@ -25,92 +31,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(folder, { recursive: true, force: true });
 });
-
-/** A conversation with every kind of block the format holds. */
-const messages: Message[] = [
-  {
-    role: 'user',
-    content: [
-      { type: 'text', text: 'What is in the picture? And echo "hi".' },
-      { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' },
-    ],
-  },
-  {
-    role: 'assistant',
-    content: [
-      { type: 'text', text: 'Let me look.' },
-      {
-        type: 'tool-call',
-        id: 'call_1',
-        name: 'everything__echo',
-        input: { message: 'hi' },
-        providerMetadata: { google: { thoughtSignature: 'c2ln' } },
-      },
-      { type: 'tool-call', id: 'call_2', name: 'broken__tool', input: {}, rawInput: '{not json' },
-    ],
-  },
-  {
-    role: 'tool',
-    content: [
-      {
-        type: 'tool-result',
-        toolCallId: 'call_1',
-        toolName: 'everything__echo',
-        content: [{ type: 'text', text: 'Echo: hi' }],
-        isError: false,
-      },
-      {
-        type: 'tool-result',
-        toolCallId: 'call_2',
-        toolName: 'broken__tool',
-        content: [{ type: 'text', text: 'arguments are not JSON' }],
-        isError: true,
-      },
-    ],
-  },
-  { role: 'assistant', content: [{ type: 'text', text: 'A cat. The echo said hi.' }] },
-];
-
-const session: SavedConversation = {
-  model: 'ollama:qwen2.5:3b',
-  systemPrompt: 'Be brief.',
-  createdAt: '2025-01-31T12:00:00.000Z',
-  updatedAt: '2025-01-31T12:03:10.412Z',
-  messages,
-};
-
-async function expectConfigError(promise: Promise<unknown>, path: string, detail: RegExp): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(ConfigError);
-  expect((error as ConfigError).source).toBe(path);
-  expect((error as ConfigError).detail).toMatch(detail);
-}
-
-/** The version-1 format (one JSON document), as mcphost 0.1 wrote it, for the loading tests. */
-function versionOneText(conversation: SavedConversation): string {
-  const file = {
-    version: 1,
-    model: conversation.model,
-    ...(conversation.systemPrompt === undefined ? {} : { systemPrompt: conversation.systemPrompt }),
-    createdAt: conversation.createdAt,
-    updatedAt: conversation.updatedAt,
-    messages: conversation.messages,
-  };
-  return `${JSON.stringify(file, null, 2)}\n`;
-}
-
-/** What loading adds to a conversation: the format and what the reader noticed. */
-function loadedAs(conversation: SavedConversation, format: 1 | 2) {
-  return { ...conversation, format, notes: [], compactions: 0 };
-}
-
-async function load(path: string): Promise<SavedConversation> {
-  const { model, systemPrompt, createdAt, updatedAt, messages } = await loadSavedConversation(path);
-  return { model, ...(systemPrompt === undefined ? {} : { systemPrompt }), createdAt, updatedAt, messages };
-}
 
 describe('saved conversation files', () => {
   it('saves a journal and loads it back with images, tool calls and results unchanged', async () => {
@@ -319,155 +239,5 @@ describe('closeOpenToolCalls', () => {
   it('leaves a complete conversation alone', () => {
     expect(closeOpenToolCalls(messages)).toBe(messages);
     expect(closeOpenToolCalls(messages.slice(0, 1))).toEqual(messages.slice(0, 1));
-  });
-});
-
-describe('ConversationJournal and openConversationFiles', () => {
-  const clock = () => {
-    let now = Date.parse('2025-02-01T08:00:00.000Z');
-    return () => (now += 1000);
-  };
-  const lineCount = async (path: string) => (await readFile(path, 'utf8')).trimEnd().split('\n').length;
-
-  it('appends each change as one line, keeping the start time and moving the update time', async () => {
-    const path = join(folder, 'chat.jsonl');
-    const journal = await ConversationJournal.open(path, { now: clock() });
-    const history: Message[] = [];
-    history.push(messages[0]!);
-    await journal.record({ model: 'ollama:llama3.2', messages: history });
-    const first = await load(path);
-    const firstText = await readFile(path, 'utf8');
-    for (const message of messages.slice(1)) {
-      history.push(message);
-      await journal.record({ model: 'ollama:llama3.2', messages: [...history] });
-    }
-    const text = await readFile(path, 'utf8');
-    // Appended, never rewritten: the file starts with what it held after the first save.
-    expect(text.startsWith(firstText)).toBe(true);
-    expect(await lineCount(path)).toBe(1 + messages.length);
-    expect(first).toEqual({
-      model: 'ollama:llama3.2',
-      createdAt: '2025-02-01T08:00:01.000Z',
-      updatedAt: '2025-02-01T08:00:02.000Z',
-      messages: messages.slice(0, 1),
-    });
-    expect(await load(path)).toEqual({
-      model: 'ollama:llama3.2',
-      createdAt: '2025-02-01T08:00:01.000Z',
-      updatedAt: '2025-02-01T08:00:05.000Z',
-      messages,
-    });
-  });
-
-  it('records a turn taken back, a model switch and a compaction, and replays them', async () => {
-    const path = join(folder, 'chat.jsonl');
-    const journal = await ConversationJournal.open(path, { now: clock() });
-    await journal.record({ model: 'a:one', messages });
-    await journal.record({ model: 'a:one', messages: messages.slice(0, 2) });
-    expect((await load(path)).messages).toEqual(messages.slice(0, 2));
-    const summary: Message = { role: 'user', content: [{ type: 'text', text: 'summary' }] };
-    const compacted = [summary, messages[1]!, messages[2]!];
-    await journal.record(
-      { model: 'b:two', messages: compacted },
-      { summary: 'summary', replacedMessages: 1 },
-    );
-    const reply: Message = { role: 'assistant', content: [{ type: 'text', text: 'after' }] };
-    await journal.record({ model: 'b:two', messages: [...compacted, reply] });
-    const types = (await readFile(path, 'utf8'))
-      .trimEnd()
-      .split('\n')
-      .map((line) => (JSON.parse(line) as { type: string }).type);
-    expect(types).toEqual([
-      'header',
-      'message',
-      'message',
-      'message',
-      'message',
-      'truncate',
-      'model',
-      'compaction',
-      'message',
-    ]);
-    const loaded = await loadSavedConversation(path);
-    expect(loaded.model).toBe('b:two');
-    expect(loaded.compactions).toBe(1);
-    expect(loaded.messages).toEqual([...compacted, reply]);
-  });
-
-  it('continues a journal after a torn last line: cuts it off, then appends', async () => {
-    const path = join(folder, 'chat.jsonl');
-    const whole = serializeSavedConversation({ ...session, messages: messages.slice(0, 2) });
-    await writeFile(path, `${whole}{"type":"message","at":"2025`);
-    const opened = await openConversationFiles({ both: path }, { now: clock() });
-    expect(opened.loaded?.notes).toHaveLength(1);
-    // The open tool calls of the last message are answered, and that answer is saved.
-    const history = opened.loaded!.messages;
-    expect(history).toHaveLength(3);
-    await opened.journal!.record({ model: session.model, messages: history });
-    const text = await readFile(path, 'utf8');
-    expect(text.startsWith(whole)).toBe(true);
-    const reloaded = await loadSavedConversation(path);
-    expect(reloaded.notes).toEqual([]);
-    expect(reloaded.messages).toEqual(history);
-  });
-
-  it('--session: starts a new file when there is none, and continues one that exists', async () => {
-    const path = join(folder, 'chat.jsonl');
-    const fresh = await openConversationFiles({ both: path });
-    expect(fresh.loaded).toBeUndefined();
-    expect(fresh.journal?.path).toBe(path);
-    await saveConversation(path, session);
-    const again = await openConversationFiles({ both: path }, { now: clock() });
-    expect(again.loaded).toEqual(
-      expect.objectContaining(loadedAs({ ...session, updatedAt: session.updatedAt }, 2)),
-    );
-    await again.journal?.record({ model: session.model, messages: [] });
-    // Going on in the file it came from keeps the conversation's start time.
-    expect((await load(path)).createdAt).toBe(session.createdAt);
-  });
-
-  it('--session on a version-1 file: loads it, then rewrites it once as a journal', async () => {
-    const path = join(folder, 'old.json');
-    await writeFile(path, versionOneText(session));
-    const opened = await openConversationFiles({ both: path }, { now: clock() });
-    expect(opened.loaded?.format).toBe(1);
-    const reply: Message = { role: 'user', content: [{ type: 'text', text: 'more' }] };
-    await opened.journal!.record({ model: session.model, messages: [...opened.loaded!.messages, reply] });
-    const converted = await loadSavedConversation(path);
-    expect(converted.format).toBe(2);
-    expect(converted.createdAt).toBe(session.createdAt);
-    expect(converted.messages).toEqual([...messages, reply]);
-  });
-
-  it('--load-session with --save-session copies into a new conversation', async () => {
-    const from = join(folder, 'from.jsonl');
-    const to = join(folder, 'to.jsonl');
-    await saveConversation(from, { ...session, messages: messages.slice(0, 2) });
-    const opened = await openConversationFiles({ load: from, save: to }, { now: clock() });
-    expect(opened.loaded?.messages).toHaveLength(3);
-    expect(opened.loaded?.messages[2]?.role).toBe('tool');
-    await opened.journal?.record({ model: 'x:y', messages: [] });
-    expect((await load(to)).createdAt).toBe('2025-02-01T08:00:01.000Z');
-    expect((await load(from)).messages).toHaveLength(2);
-  });
-
-  it('refuses to start on a corrupt, newer or missing file, leaving it unchanged', async () => {
-    const corrupt = join(folder, 'corrupt.json');
-    await writeFile(corrupt, '{"version": 1,');
-    await expectConfigError(openConversationFiles({ both: corrupt }), corrupt, /invalid JSON/);
-    await expectConfigError(openConversationFiles({ save: corrupt }), corrupt, /refusing to overwrite it/);
-    expect(await readFile(corrupt, 'utf8')).toBe('{"version": 1,');
-
-    const newer = join(folder, 'newer.json');
-    const newerText = JSON.stringify({ ...JSON.parse(versionOneText(session)), version: 3 });
-    await writeFile(newer, newerText);
-    await expectConfigError(openConversationFiles({ both: newer }), newer, /newer mcphost/);
-    expect(await readFile(newer, 'utf8')).toBe(newerText);
-
-    const missing = join(folder, 'missing.json');
-    await expectConfigError(openConversationFiles({ load: missing }), missing, /no such session file/);
-    const nowhere = join(folder, 'no-such-folder', 'chat.json');
-    await expectConfigError(openConversationFiles({ save: nowhere }), nowhere, /no such directory/);
-    await expect(openConversationFiles({ both: corrupt, load: missing })).rejects.toThrow(/either --session/);
   });
 });
