@@ -79,6 +79,42 @@ describe('mcphost jobs and worker', () => {
     expect(await jobCounts(db)).toEqual({ SUCCESS: 3 });
   });
 
+  it("a job's outputSchema is kept: the follow-up answer is validated and its value is in the results", async () => {
+    const db = await postgres.freshDatabase();
+    const ledger = newLedger();
+    const model = await startWorkerModel(ledger);
+    const file = join(setup.home.path, 'schema.jsonl');
+    const outputSchema = {
+      type: 'object',
+      properties: { word: { type: 'string' }, jobs: { type: 'integer' } },
+      required: ['word', 'jobs'],
+    };
+    await writeFile(file, `${JSON.stringify({ id: 'typed', prompt: `read ${setup.note}`, outputSchema })}\n`);
+    expect((await jobs(setup.home.path, db, 'submit', file)).code).toBe(0);
+    const worker = startWorkerProcess(setup.home.path, {
+      db,
+      modelUrl: model.fake.url,
+      executorId: 'w-schema',
+    });
+    try {
+      await waitUntil(
+        async () => (await jobCounts(db)).SUCCESS === 1,
+        async () => `${JSON.stringify(await jobCounts(db))}\n${worker.stderr()}`,
+        60_000,
+      );
+      const results = await jobs(setup.home.path, db, 'results');
+      const line = JSON.parse(results.stdout.trim()) as Record<string, unknown>;
+      expect(line.key).toBe('typed');
+      // Tool call, the answer that is not JSON, then the follow-up with the schema: three model calls.
+      expect(line.structured).toEqual({ word: 'mango', jobs: 2 });
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.done;
+      await model.fake.close();
+    }
+    expect(ledger.seen.size).toBe(3);
+  });
+
   it('a malformed line names its line number and the other jobs are submitted', async () => {
     const db = await postgres.freshDatabase();
     const file = join(setup.home.path, 'mixed.jsonl');

@@ -67,7 +67,9 @@ async function runJob(input: JobInput): Promise<JobOutput> {
   });
   let result;
   try {
-    result = await runner.run(input.job.prompt);
+    // The schema's follow-up answers are model calls like any other: each one a recorded step.
+    const { outputSchema } = input.job;
+    result = await runner.run(input.job.prompt, outputSchema === undefined ? {} : { outputSchema });
   } catch (error) {
     const kind = error instanceof Error ? error.name : 'Error';
     const retryable = error instanceof ProviderError && error.retryable;
@@ -80,6 +82,7 @@ async function runJob(input: JobInput): Promise<JobOutput> {
     ...(input.line === undefined ? {} : { line: input.line }),
     status: 'ok',
     answer: result.text,
+    ...(result.structured === undefined ? {} : { structured: result.structured }),
     toolCalls: result.toolCalls.map((record) => ({
       name: record.call.name,
       isError: record.result.isError,
