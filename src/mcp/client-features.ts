@@ -137,3 +137,14 @@ export async function applyLogLevel(
     onDebug(`logging/setLevel ${level} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
+
+/** Tells a running server its roots changed (it asks for them again); a failure is only logged. */
+export async function sendRootsChanged(client: Client, onDebug: (message: string) => void): Promise<void> {
+  try {
+    // Deprecated by the 2026-07-28 revision (SEP-2577), still how 2025-era servers learn of roots.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    await client.sendRootsListChanged();
+  } catch (error) {
+    onDebug(`roots/list_changed not sent: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

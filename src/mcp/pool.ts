@@ -9,22 +9,19 @@
 import { CANCELLED, untilAborted } from '../util/abort.js';
 import { AbortedError, ServerError } from '../core/errors.js';
 import { errorResult } from '../core/tool-execution.js';
-import type { Client, FetchLike, OAuthClientProvider, Tool } from '@modelcontextprotocol/client';
+import type { Client, Tool } from '@modelcontextprotocol/client';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
 import type { ToolResultBody } from './content.js';
-import type { ServerDefinition } from './definition.js';
+import { connectionOptionsFor, type McpPoolOptions } from './pool-options.js';
+import { spawnStdioServers } from './early-spawn.js';
 import { describeError } from './describe.js';
-import { childEnvironment, type ParentEnvironment } from './environment.js';
 import type { ServerProcess } from './server-process.js';
-import { optional } from '../util/optional.js';
 import { buildToolNameTable, type ToolNameTable } from './naming.js';
-import type { ServerConnection, ToolProgress } from './server-connection.js';
+import type { ServerConnection } from './server-connection.js';
 import { RunningTasks } from './tasks/running-tasks.js';
 import type { ResumableTask } from './tasks/connection-tasks.js';
 import type { PoolLog, ServerStatus } from './status.js';
-import type { ServerLogLevel } from './server-logs.js';
-import type { ClientIdentity, ConfigureClient } from './server-session.js';
-import type { PoolSignIn, serverAuthFor } from './auth/pool-sign-in.js';
+import type { serverAuthFor } from './auth/pool-sign-in.js';
 import { toolHintsOf, type ToolHints } from '../safety/tool-hints.js';
 import { ServerReconnections, type ServerReconnectionListener } from './reconnections.js';
 
@@ -32,70 +29,13 @@ export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.
 export type { ToolProgress } from './server-connection.js';
 export type { ConfigureClient } from './server-session.js';
 export type { ServerReconnection, ServerReconnectionListener } from './reconnections.js';
-
-/** How long a server may take to start and list its tools, unless configured otherwise. */
-export const DEFAULT_INIT_TIMEOUT_MS = 30_000;
-/** How long one tool call may take without progress notifications, unless configured otherwise. */
-export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
-/** The longest a call may take even while it reports progress, unless configured otherwise. */
-export const DEFAULT_MAX_TOOL_TIMEOUT_MS = 600_000;
-/** Who we say we are to servers, unless told otherwise. */
-export const DEFAULT_CLIENT_INFO: ClientIdentity = { name: 'mcphost', version: '0.0.0' };
-
-/** How to build a pool. Every boundary (environment, fetch, clock, log) is injected. */
-export interface McpPoolOptions {
-  /** The servers, by name (the name is the `server` part of exposed tool names). */
-  readonly servers: Readonly<Record<string, ServerDefinition>>;
-  /** Our environment, from which a stdio server's minimal environment is drawn (`process.env`). */
-  readonly env: ParentEnvironment;
-  /** Receives diagnostics: `warn` for the user (a server failed, crashed, was given up), `debug` for `--debug`. */
-  readonly log?: PoolLog;
-  /** Default for servers without `initTimeoutMs`. Default {@link DEFAULT_INIT_TIMEOUT_MS}. */
-  readonly initTimeoutMs?: number;
-  /** Default for servers without `toolTimeoutMs`. Default {@link DEFAULT_TOOL_TIMEOUT_MS}. */
-  readonly toolTimeoutMs?: number;
-  /** Cap on a call that keeps reporting progress. Default {@link DEFAULT_MAX_TOOL_TIMEOUT_MS}. */
-  readonly maxToolTimeoutMs?: number;
-  /** Sent in `initialize`. Default {@link DEFAULT_CLIENT_INFO}. */
-  readonly clientInfo?: ClientIdentity;
-  /** For remote servers. Default: the global `fetch`. */
-  readonly fetch?: FetchLike;
-  /**
-   * Sets up every SDK client the pool makes (capabilities via `client.registerCapabilities`,
-   * handlers via `client.setRequestHandler`), before it connects — again on every restart.
-   */
-  readonly configureClient?: ConfigureClient;
-  /**
-   * OAuth per remote server: the provider for a server name, or undefined for none. Default: with
-   * {@link signIn}, mcphost's own provider (`McpOAuthProvider`) for every remote server
-   * whose sign-in is not off. A provider of another kind is used as it is, with no sign-in step.
-   */
-  readonly authProviderFor?: (serverName: string) => OAuthClientProvider | undefined;
-  /** The clock for restart backoff. Default `Date.now`. */
-  readonly now?: () => number;
-  /** Between SIGTERM and SIGKILL when ending a server's process group. Default 1.5 s. */
-  readonly killGraceMs?: number;
-  /**
-   * Signing in to remote servers that ask for it (OAuth). Absent: no sign-in (only static headers
-   * are sent). With `questions.signIn`, a server that needs sign-in asks the person during its
-   * start; without, it is reported as needing `mcphost auth login` and left out.
-   */
-  readonly signIn?: PoolSignIn;
-  /** Cancels the start: every server begun is ended, and {@link McpPool.start} rejects with AbortedError. */
-  readonly signal?: AbortSignal;
-  /**
-   * The least severe log level servers should send (`logging/setLevel`, asked of each server that
-   * declares logging right after it connects, restarts too). Default: the server's own.
-   */
-  readonly serverLogLevel?: ServerLogLevel;
-  /** Every tool call carries a progress token; its progress reports arrive here. */
-  readonly onProgress?: (progress: ToolProgress) => void;
-  /**
-   * A server announced that its prompts or resources changed (its tools are refreshed by the pool
-   * itself). Given, the pool also listens for these on 2026-07-28 connections.
-   */
-  readonly onListChanged?: (server: string, list: 'prompts' | 'resources') => void;
-}
+export {
+  DEFAULT_CLIENT_INFO,
+  DEFAULT_INIT_TIMEOUT_MS,
+  DEFAULT_MAX_TOOL_TIMEOUT_MS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type McpPoolOptions,
+} from './pool-options.js';
 
 export type { PoolSignIn } from './auth/pool-sign-in.js';
 
@@ -140,46 +80,27 @@ export class McpPool implements ToolHost {
     const now = options.now ?? Date.now;
     const connections = Object.entries(options.servers).map(([name, definition]) => {
       if (connectionClass === undefined) throw new Error(`McpPool: no connection class for "${name}"`);
-      const { authProvider, signIn: signInStep } = authFor?.(name) ?? {};
-      return new connectionClass({
-        name,
-        definition,
-        parentEnv: options.env,
-        clientInfo: options.clientInfo ?? DEFAULT_CLIENT_INFO,
-        initTimeoutMs: definition.initTimeoutMs ?? options.initTimeoutMs ?? DEFAULT_INIT_TIMEOUT_MS,
-        toolTimeoutMs: definition.toolTimeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-        maxToolTimeoutMs: options.maxToolTimeoutMs ?? DEFAULT_MAX_TOOL_TIMEOUT_MS,
-        killGraceMs: options.killGraceMs,
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-        ...(options.configureClient ? { configureClient: options.configureClient } : {}),
-        ...(authProvider ? { authProvider } : {}),
-        serverLogLevel: options.serverLogLevel,
-        onProgress: options.onProgress,
-        runningTasks: this.runningTasks,
-        ...(options.onListChanged === undefined
-          ? {}
-          : {
-              onListChanged: (list: 'prompts' | 'resources') => {
-                options.onListChanged?.(name, list);
+      return new connectionClass(
+        connectionOptionsFor(name, definition, options, {
+          auth: authFor?.(name) ?? {},
+          spawnedProcess: spawned.get(name),
+          runningTasks: this.runningTasks,
+          now,
+          log,
+          onReconnected: (client) => {
+            this.#reconnections.announce({
+              server: name,
+              client,
+              warn: (message) => {
+                log({ server: name, level: 'warn', message });
               },
-            }),
-        onReconnected: (client: Client) => {
-          this.#reconnections.announce({
-            server: name,
-            client,
-            warn: (message) => {
-              log({ server: name, level: 'warn', message });
-            },
-          });
-        },
-        ...(signInStep ? { signIn: signInStep } : {}),
-        spawnedProcess: spawned.get(name),
-        now,
-        log,
-        onToolsChanged: () => {
-          this.#table = undefined;
-        },
-      });
+            });
+          },
+          onToolsChanged: () => {
+            this.#table = undefined;
+          },
+        }),
+      );
     });
     this.#connections = new Map(connections.map((connection) => [connection.name, connection]));
     // If our process exits without close() (process.exit on a signal, an uncaught error), the
@@ -420,30 +341,4 @@ export class McpPool implements ToolHost {
       ?.tools()
       .find((candidate) => candidate.name === tool);
   }
-}
-
-/** Spawns every stdio server's process (see server-process.ts), by server name. */
-async function spawnStdioServers(options: McpPoolOptions): Promise<Map<string, ServerProcess>> {
-  // Loaded here, not with the pool: a run without servers never needs child_process.
-  const { ServerProcess, SandboxRefusedError } = await import('./server-process.js');
-  const spawned = new Map<string, ServerProcess>();
-  for (const [name, definition] of Object.entries(options.servers)) {
-    if (definition.transport !== 'stdio') continue;
-    try {
-      spawned.set(
-        name,
-        new ServerProcess({
-          command: definition.command,
-          args: definition.args,
-          ...optional('cwd', definition.cwd),
-          env: childEnvironment(options.env, definition),
-          ...optional('sandbox', definition.sandbox),
-        }),
-      );
-    } catch (error) {
-      // Its sandbox cannot be made: not spawned early; its start says why (the transport tries again).
-      if (!(error instanceof SandboxRefusedError)) throw error;
-    }
-  }
-  return spawned;
 }
