@@ -106,7 +106,7 @@ describe('mcphost jobs and worker', () => {
       const line = JSON.parse(results.stdout.trim()) as Record<string, unknown>;
       expect(line.key).toBe('typed');
       // Tool call, the answer that is not JSON, then the follow-up with the schema: three model calls.
-      expect(line.structured).toEqual({ word: 'mango', jobs: 2 });
+      expect(line.structured).toEqual({ word: 'mango', jobs: 3 });
     } finally {
       worker.child.kill('SIGTERM');
       await worker.done;

@@ -76,7 +76,8 @@ export async function startWorkerModel(ledger: ModelLedger, answerDelayMs = 0): 
       ledger.answered.set(fingerprint, (ledger.answered.get(fingerprint) ?? 0) + 1);
       answered += 1;
       const prompt = chat.messages.find((message) => message.role === 'user')?.content ?? '';
-      // A job with an output schema: its follow-up without tools asks for JSON (Ollama's `format`).
+      // A job with an output schema: its follow-up without tools asks for JSON (Ollama's `format`);
+      // `jobs` counts the model calls answered so far, this one included.
       if (chat.format !== undefined) return textReply(JSON.stringify({ word: 'mango', jobs: answered }));
       const last = chat.messages.at(-1);
       if (last?.role === 'tool') return textReply(`done: ${prompt} / ${last.content}`);
