@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { ConfigError, messageOf } from '../core/errors.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
 import { TASK_LEFT_RUNNING } from '../mcp/tasks/tasks-mode.js';
+import { errorResult } from '../core/tool-execution.js';
 import type { Message, ToolCallBlock, ToolResultBlock } from '../core/types.js';
 import { parseSavedConversation } from './saved-conversation-parser.js';
 import {
@@ -143,14 +144,7 @@ export function closeOpenToolCalls(
       task === undefined
         ? 'not run: the previous session ended before this call finished'
         : `${TASK_LEFT_RUNNING}: task ${task.taskId} on server "${task.server}" was still running when the previous session ended`;
-    return {
-      type: 'tool-result',
-      toolCallId: call.id,
-      toolName: call.name,
-      content: [{ type: 'text', text }],
-      isError: true,
-      origin: 'host',
-    };
+    return errorResult(call, text);
   });
   return [...messages, { role: 'tool', content: results }];
 }

@@ -221,14 +221,7 @@ export class McpPool implements ToolHost {
       // costs one tool result, not the whole run.
       return failure(`the call to "${call.name}" failed: ${describeError(error)}`);
     }
-    return {
-      type: 'tool-result',
-      toolCallId: call.id,
-      toolName: call.name,
-      content: body.content,
-      isError: body.isError,
-      ...(body.origin === undefined ? {} : { origin: body.origin }),
-    };
+    return resultOf(call, body);
   }
 
   /**
@@ -244,14 +237,7 @@ export class McpPool implements ToolHost {
       );
     }
     const body = await connection.resumeTask(task.tool, task.taskId, call.id, signal);
-    return {
-      type: 'tool-result',
-      toolCallId: call.id,
-      toolName: call.name,
-      content: body.content,
-      isError: body.isError,
-      ...(body.origin === undefined ? {} : { origin: body.origin }),
-    };
+    return resultOf(call, body);
   }
 
   /** The configured server names, in configuration order. */
@@ -341,4 +327,16 @@ export class McpPool implements ToolHost {
       ?.tools()
       .find((candidate) => candidate.name === tool);
   }
+}
+
+/** A server's answer (or the connection's account of its failure) as the tool call's result. */
+function resultOf(call: ToolCallBlock, body: ToolResultBody): ToolResultBlock {
+  return {
+    type: 'tool-result',
+    toolCallId: call.id,
+    toolName: call.name,
+    content: body.content,
+    isError: body.isError,
+    ...(body.origin === undefined ? {} : { origin: body.origin }),
+  };
 }
