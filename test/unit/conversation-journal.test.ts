@@ -1,8 +1,8 @@
 /** ConversationJournal and openConversationFiles: the append-only journal behind a saved conversation. */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTemporaryFolder } from '../support/temporary-folder.js';
 import { ConversationJournal, openConversationFiles } from '../../src/conversation/conversation-journal.js';
 import {
   loadSavedConversation,
@@ -20,13 +20,7 @@ import {
   versionOneText,
 } from '../support/saved-conversation-fixtures.js';
 
-let folder: string;
-beforeEach(async () => {
-  folder = await mkdtemp(join(tmpdir(), 'mcphost-conversation-'));
-});
-afterEach(async () => {
-  await rm(folder, { recursive: true, force: true });
-});
+const folder = useTemporaryFolder('mcphost-conversation-');
 
 describe('ConversationJournal and openConversationFiles', () => {
   const clock = () => {
@@ -36,7 +30,7 @@ describe('ConversationJournal and openConversationFiles', () => {
   const lineCount = async (path: string) => (await readFile(path, 'utf8')).trimEnd().split('\n').length;
 
   it('appends each change as one line, keeping the start time and moving the update time', async () => {
-    const path = join(folder, 'chat.jsonl');
+    const path = join(folder.path, 'chat.jsonl');
     const journal = await ConversationJournal.open(path, { now: clock() });
     const history: Message[] = [];
     history.push(messages[0]!);
@@ -66,7 +60,7 @@ describe('ConversationJournal and openConversationFiles', () => {
   });
 
   it('records a turn taken back, a model switch and a compaction, and replays them', async () => {
-    const path = join(folder, 'chat.jsonl');
+    const path = join(folder.path, 'chat.jsonl');
     const journal = await ConversationJournal.open(path, { now: clock() });
     await journal.record({ model: 'a:one', messages });
     await journal.record({ model: 'a:one', messages: messages.slice(0, 2) });
@@ -101,7 +95,7 @@ describe('ConversationJournal and openConversationFiles', () => {
   });
 
   it('continues a journal after a torn last line: cuts it off, then appends', async () => {
-    const path = join(folder, 'chat.jsonl');
+    const path = join(folder.path, 'chat.jsonl');
     const whole = serializeSavedConversation({ ...session, messages: messages.slice(0, 2) });
     await writeFile(path, `${whole}{"type":"message","at":"2025`);
     const opened = await openConversationFiles({ both: path }, { now: clock() });
@@ -118,7 +112,7 @@ describe('ConversationJournal and openConversationFiles', () => {
   });
 
   it('--session: starts a new file when there is none, and continues one that exists', async () => {
-    const path = join(folder, 'chat.jsonl');
+    const path = join(folder.path, 'chat.jsonl');
     const fresh = await openConversationFiles({ both: path });
     expect(fresh.loaded).toBeUndefined();
     expect(fresh.journal?.path).toBe(path);
@@ -133,7 +127,7 @@ describe('ConversationJournal and openConversationFiles', () => {
   });
 
   it('--session on a version-1 file: loads it, then rewrites it once as a journal', async () => {
-    const path = join(folder, 'old.json');
+    const path = join(folder.path, 'old.json');
     await writeFile(path, versionOneText(session));
     const opened = await openConversationFiles({ both: path }, { now: clock() });
     expect(opened.loaded?.format).toBe(1);
@@ -146,8 +140,8 @@ describe('ConversationJournal and openConversationFiles', () => {
   });
 
   it('--load-session with --save-session copies into a new conversation', async () => {
-    const from = join(folder, 'from.jsonl');
-    const to = join(folder, 'to.jsonl');
+    const from = join(folder.path, 'from.jsonl');
+    const to = join(folder.path, 'to.jsonl');
     await saveConversation(from, { ...session, messages: messages.slice(0, 2) });
     const opened = await openConversationFiles({ load: from, save: to }, { now: clock() });
     expect(opened.loaded?.messages).toHaveLength(3);
@@ -158,21 +152,21 @@ describe('ConversationJournal and openConversationFiles', () => {
   });
 
   it('refuses to start on a corrupt, newer or missing file, leaving it unchanged', async () => {
-    const corrupt = join(folder, 'corrupt.json');
+    const corrupt = join(folder.path, 'corrupt.json');
     await writeFile(corrupt, '{"version": 1,');
     await expectConfigError(openConversationFiles({ both: corrupt }), corrupt, /invalid JSON/);
     await expectConfigError(openConversationFiles({ save: corrupt }), corrupt, /refusing to overwrite it/);
     expect(await readFile(corrupt, 'utf8')).toBe('{"version": 1,');
 
-    const newer = join(folder, 'newer.json');
+    const newer = join(folder.path, 'newer.json');
     const newerText = JSON.stringify({ ...JSON.parse(versionOneText(session)), version: 3 });
     await writeFile(newer, newerText);
     await expectConfigError(openConversationFiles({ both: newer }), newer, /newer mcphost/);
     expect(await readFile(newer, 'utf8')).toBe(newerText);
 
-    const missing = join(folder, 'missing.json');
+    const missing = join(folder.path, 'missing.json');
     await expectConfigError(openConversationFiles({ load: missing }), missing, /no such session file/);
-    const nowhere = join(folder, 'no-such-folder', 'chat.json');
+    const nowhere = join(folder.path, 'no-such-folder', 'chat.json');
     await expectConfigError(openConversationFiles({ save: nowhere }), nowhere, /no such directory/);
     await expect(openConversationFiles({ both: corrupt, load: missing })).rejects.toThrow(/either --session/);
   });

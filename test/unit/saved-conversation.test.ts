@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTemporaryFolder } from '../support/temporary-folder.js';
 import { removeStaleTemporaryFiles, writeFileAtomic } from '../../src/util/atomic-file.js';
 import {
   closeOpenToolCalls,
@@ -24,17 +24,11 @@ import {
   versionOneText,
 } from '../support/saved-conversation-fixtures.js';
 
-let folder: string;
-beforeEach(async () => {
-  folder = await mkdtemp(join(tmpdir(), 'mcphost-conversation-'));
-});
-afterEach(async () => {
-  await rm(folder, { recursive: true, force: true });
-});
+const folder = useTemporaryFolder('mcphost-conversation-');
 
 describe('saved conversation files', () => {
   it('saves a journal and loads it back with images, tool calls and results unchanged', async () => {
-    const path = join(folder, 'chat.jsonl');
+    const path = join(folder.path, 'chat.jsonl');
     await saveConversation(path, session);
     expect(await load(path)).toEqual(session);
     const lines = (await readFile(path, 'utf8'))
@@ -53,23 +47,23 @@ describe('saved conversation files', () => {
   });
 
   it('round-trips the shared contract conversation (every kind of message and block)', async () => {
-    const path = join(folder, 'contract.jsonl');
+    const path = join(folder.path, 'contract.jsonl');
     const contract: SavedConversation = { ...session, systemPrompt: SYSTEM_PROMPT, messages: CONVERSATION };
     await saveConversation(path, contract);
     expect(await load(path)).toEqual(contract);
   });
 
   it('still loads the version-1 format (one JSON document)', async () => {
-    const path = join(folder, 'old.json');
+    const path = join(folder.path, 'old.json');
     await writeFile(path, versionOneText(session));
     expect(await loadSavedConversation(path)).toEqual(expect.objectContaining(loadedAs(session, 1)));
   });
 
   it('writes new files readable by the user only, and keeps the mode of a file it replaces', async () => {
-    const fresh = join(folder, 'fresh.jsonl');
+    const fresh = join(folder.path, 'fresh.jsonl');
     await saveConversation(fresh, session);
     expect((await stat(fresh)).mode & 0o777).toBe(0o600);
-    const shared = join(folder, 'shared.jsonl');
+    const shared = join(folder.path, 'shared.jsonl');
     await writeFile(shared, serializeSavedConversation(session));
     await chmod(shared, 0o644);
     await saveConversation(shared, { ...session, messages: [] });
@@ -77,18 +71,18 @@ describe('saved conversation files', () => {
   });
 
   it('replaces the file a symbolic link points to, keeping the link', async () => {
-    const target = join(folder, 'real.jsonl');
-    const link = join(folder, 'link.jsonl');
+    const target = join(folder.path, 'real.jsonl');
+    const link = join(folder.path, 'link.jsonl');
     await writeFile(target, serializeSavedConversation(session));
     await symlink(target, link);
     await saveConversation(link, { ...session, model: 'ollama:llama3.2' });
     expect((await load(target)).model).toBe('ollama:llama3.2');
     expect((await stat(link)).isFile()).toBe(true);
-    expect((await readdir(folder)).sort()).toEqual(['link.jsonl', 'real.jsonl']);
+    expect((await readdir(folder.path)).sort()).toEqual(['link.jsonl', 'real.jsonl']);
   });
 
   it('names the file and the place of the first problem (version 1)', async () => {
-    const path = join(folder, 'broken.json');
+    const path = join(folder.path, 'broken.json');
     const write = (value: unknown) =>
       writeFile(path, typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -123,7 +117,7 @@ describe('saved conversation files', () => {
   });
 
   it('names the file, the line and the field of a bad journal entry', async () => {
-    const path = join(folder, 'broken.jsonl');
+    const path = join(folder.path, 'broken.jsonl');
     const good = serializeSavedConversation(session).split('\n');
     const entry = JSON.parse(good[2]!) as { message: { content: Array<Record<string, unknown>> } };
     entry.message.content[0] = { type: 'txt', text: 'x' };
@@ -149,7 +143,7 @@ describe('saved conversation files', () => {
   });
 
   it('drops a torn last line with a note naming the file and the line', async () => {
-    const path = join(folder, 'torn.jsonl');
+    const path = join(folder.path, 'torn.jsonl');
     const whole = serializeSavedConversation(session);
     const lines = whole.split('\n');
     // A kill in the middle of appending the last message.
@@ -163,10 +157,10 @@ describe('saved conversation files', () => {
   });
 
   it('says when the file is missing or empty; loadSavedConversationIfExists treats both as none', async () => {
-    const missing = join(folder, 'missing.jsonl');
+    const missing = join(folder.path, 'missing.jsonl');
     await expectConfigError(loadSavedConversation(missing), missing, /no such session file/);
     expect(await loadSavedConversationIfExists(missing)).toBeUndefined();
-    const empty = join(folder, 'empty.jsonl');
+    const empty = join(folder.path, 'empty.jsonl');
     await writeFile(empty, '');
     await expectConfigError(loadSavedConversation(empty), empty, /empty/);
     expect(await loadSavedConversationIfExists(empty)).toBeUndefined();
@@ -179,16 +173,16 @@ describe('saved conversation files', () => {
       'notes.txt': 'my precious notes\n',
     };
     for (const [name, text] of Object.entries(cases)) {
-      const path = join(folder, name);
+      const path = join(folder.path, name);
       await writeFile(path, text);
       await expectConfigError(saveConversation(path, session), path, /refusing to overwrite it$/);
       expect(await readFile(path, 'utf8')).toBe(text);
     }
-    expect((await readdir(folder)).sort()).toEqual(Object.keys(cases).sort());
+    expect((await readdir(folder.path)).sort()).toEqual(Object.keys(cases).sort());
   });
 
   it('overwrites an empty file and a valid conversation', async () => {
-    const path = join(folder, 'made-by-mktemp');
+    const path = join(folder.path, 'made-by-mktemp');
     await writeFile(path, '');
     await saveConversation(path, session);
     await saveConversation(path, { ...session, messages: messages.slice(0, 1) });
@@ -198,16 +192,16 @@ describe('saved conversation files', () => {
 
 describe('writeFileAtomic', () => {
   it('removes its temporary file when the rename fails, leaving the target as it was', async () => {
-    const target = join(folder, 'a-directory');
+    const target = join(folder.path, 'a-directory');
     await mkdir(target);
     await writeFile(join(target, 'inside'), 'kept');
     await expect(writeFileAtomic(target, 'new')).rejects.toThrow();
-    expect(await readdir(folder)).toEqual(['a-directory']);
+    expect(await readdir(folder.path)).toEqual(['a-directory']);
     expect(await readFile(join(target, 'inside'), 'utf8')).toBe('kept');
   });
 
   it('cleans up the temporary files of writers that died, but not of live ones', async () => {
-    const target = join(folder, 'chat.json');
+    const target = join(folder.path, 'chat.json');
     const deadPid = await new Promise<number>((resolve, reject) => {
       const child = spawn(process.execPath, ['-e', '0']);
       child.on('error', reject);
@@ -216,9 +210,9 @@ describe('writeFileAtomic', () => {
     const dead = `.chat.json.${deadPid}.abcdef.tmp`;
     const alive = `.chat.json.${process.ppid}.abcdef.tmp`;
     const unrelated = `.other.json.${deadPid}.abcdef.tmp`;
-    for (const name of [dead, alive, unrelated]) await writeFile(join(folder, name), '{');
+    for (const name of [dead, alive, unrelated]) await writeFile(join(folder.path, name), '{');
     await removeStaleTemporaryFiles(target);
-    expect((await readdir(folder)).sort()).toEqual([alive, unrelated].sort());
+    expect((await readdir(folder.path)).sort()).toEqual([alive, unrelated].sort());
   });
 });
 
