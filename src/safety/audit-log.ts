@@ -29,7 +29,9 @@ export type DecidedBy =
   /** A budget or rate limit (see budgets.ts). */
   | 'budget'
   /** The tool's definition changed since it was pinned, and it is withheld (tool-pin-check.ts). */
-  | 'tool-pin';
+  | 'tool-pin'
+  /** The result of a task a previous session left running, followed by `-c` (allowed back then). */
+  | 'resumed-task';
 
 /** Who a server says it is, and how it was started. */
 export interface ServerIdentity {

@@ -28,7 +28,7 @@ import { messageOf } from '../core/errors.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
 import { SessionGrants } from './approval.js';
 import { QuestionQueue, type UserQuestions } from '../core/questions.js';
-import type { AuditSink, ServerIdentity } from './audit-log.js';
+import type { AuditSink, DecidedBy, ServerIdentity } from './audit-log.js';
 import { ToolBudgets } from './budgets.js';
 import type { SafetyOptions } from './options.js';
 import type { FlagReport } from './untrusted-content.js';
@@ -200,12 +200,26 @@ export class GuardedToolHost implements ToolHost {
     await this.#options.audit?.flush();
   }
 
-  /** `signal` is aborted when the run is cancelled or the guard closes. */
-  async #call(call: ToolCallBlock, signal: AbortSignal): Promise<ToolResultBlock> {
+  /**
+   * A result that reached the host outside {@link call}: a task a previous session left running,
+   * followed to its end by `-c`. The result stages (output limit, untrusted-content screen) and an
+   * audit line apply as to any call's result; the gate does not (it let the call through when the
+   * call was made).
+   */
+  async screenResumed(call: ToolCallBlock, fromServer: ToolResultBlock): Promise<ToolResultBlock> {
     const now = this.#options.now ?? Date.now;
-    const requestedAt = now();
+    const facts = await this.#factsOf(call, now());
+    return this.#finish(
+      facts,
+      fromServer,
+      { decidedBy: 'resumed-task', durationMs: 0 },
+      this.#closing.signal,
+    );
+  }
+
+  async #factsOf(call: ToolCallBlock, requestedAt: number): Promise<CallFacts> {
     const location = await this.#locate(call.name);
-    const facts: CallFacts = {
+    return {
       call,
       location,
       requestedAt,
@@ -213,6 +227,46 @@ export class GuardedToolHost implements ToolHost {
       turn: this.#turn,
       identity: location === undefined ? undefined : this.#options.identify?.(location.server),
     };
+  }
+
+  /** The result stages, then the call's one audit line. */
+  async #finish(
+    facts: CallFacts,
+    fromServer: ToolResultBlock,
+    how: { readonly decidedBy: DecidedBy; readonly reason?: string; readonly durationMs: number },
+    signal: AbortSignal,
+  ): Promise<ToolResultBlock> {
+    const { call, location } = facts;
+    const cancelled = signal.aborted;
+    const { result, facts: found } = await runResultStages(this.#afterCall, {
+      call,
+      location,
+      signal,
+      result: fromServer,
+      fromServer,
+      durationMs: how.durationMs,
+      cancelled,
+      facts: {},
+    });
+    this.#options.audit?.record(
+      auditRecord(facts, {
+        kind: 'ran',
+        decidedBy: how.decidedBy,
+        ...(how.reason === undefined ? {} : { reason: how.reason }),
+        cancelled,
+        result,
+        durationMs: how.durationMs,
+        facts: found,
+      }),
+    );
+    return result;
+  }
+
+  /** `signal` is aborted when the run is cancelled or the guard closes. */
+  async #call(call: ToolCallBlock, signal: AbortSignal): Promise<ToolResultBlock> {
+    const now = this.#options.now ?? Date.now;
+    const facts = await this.#factsOf(call, now());
+    const { location } = facts;
     const gate = await runGate(this.#gate, { call, location, signal });
     if (gate.kind === 'refuse') {
       this.#options.audit?.record(auditRecord(facts, { kind: 'refused', refusal: gate.refusal }));
@@ -227,30 +281,13 @@ export class GuardedToolHost implements ToolHost {
       // Hosts answer failures as results; a bug in one must still leave an answer and an audit line.
       fromServer = errorResult(call, `The tool ${call.name} failed: ${messageOf(error)}`);
     }
-    const durationMs = now() - started;
-    const cancelled = signal.aborted;
-    const { result, facts: found } = await runResultStages(this.#afterCall, {
-      call,
-      location,
-      signal,
-      result: fromServer,
+    const how = { decidedBy: gate.decidedBy, durationMs: now() - started };
+    return this.#finish(
+      facts,
       fromServer,
-      durationMs,
-      cancelled,
-      facts: {},
-    });
-    this.#options.audit?.record(
-      auditRecord(facts, {
-        kind: 'ran',
-        decidedBy: gate.decidedBy,
-        ...(gate.reason === undefined ? {} : { reason: gate.reason }),
-        cancelled,
-        result,
-        durationMs,
-        facts: found,
-      }),
+      gate.reason === undefined ? how : { ...how, reason: gate.reason },
+      signal,
     );
-    return result;
   }
 
   async #locate(name: string): Promise<ToolLocation | undefined> {

@@ -6,6 +6,8 @@ import { ServerLogBook } from '../mcp/server-logs.js';
 import type { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { ServerOfferings, type OfferingsOptions } from '../mcp/server-offerings.js';
 import { Runner } from '../core/runner.js';
+import type { ToolCallBlock, ToolResultBlock } from '../core/types.js';
+import type { ResumableTask } from '../mcp/tasks/connection-tasks.js';
 import { SkillLibrary } from '../mcp/skills/skill-library.js';
 
 /** A Runner whose tools come from the MCP servers of a config. */
@@ -44,6 +46,11 @@ export class McpRunner extends Runner {
       readonly roots?: ServerRoots;
       /** Where the pool's handlers announce list changes and resource updates. */
       readonly offeringsChanges?: OfferingsChanges;
+      /**
+       * What a followed task's result passes before the model reads it (the guard's result stages
+       * and audit line). Default: nothing, as for a runner without a guard.
+       */
+      readonly screenResumed?: (call: ToolCallBlock, result: ToolResultBlock) => Promise<ToolResultBlock>;
     },
   ) {
     // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
@@ -53,6 +60,7 @@ export class McpRunner extends Runner {
       onClose: options.onClose ?? (() => options.pool.close()),
     });
     this.#pool = options.pool;
+    this.#screenResumed = options.screenResumed;
     this.#systemPrompt = 'userSystemPrompt' in options ? options.userSystemPrompt : options.systemPrompt;
     this.mcp = new ServerOfferings(options.pool, options.offerings, options.offeringsChanges);
     this.serverLogs = options.serverLogs ?? new ServerLogBook();
@@ -61,6 +69,18 @@ export class McpRunner extends Runner {
   }
 
   readonly #roots: ServerRoots;
+
+  readonly #screenResumed:
+    ((call: ToolCallBlock, result: ToolResultBlock) => Promise<ToolResultBlock>) | undefined;
+
+  /**
+   * Follows a task a previous session left running to its result (`-c`), which then passes what
+   * any tool result passes (output limit, untrusted-content screen, audit) before the model reads it.
+   */
+  async resumeTask(call: ToolCallBlock, task: ResumableTask, signal?: AbortSignal): Promise<ToolResultBlock> {
+    const result = await this.#pool.resumeTask(call, task, signal);
+    return this.#screenResumed === undefined ? result : this.#screenResumed(call, result);
+  }
 
   /**
    * The shared roots (MCP roots), absolute paths: what servers without folders of their own are

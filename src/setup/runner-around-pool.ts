@@ -117,6 +117,7 @@ export function assembleAroundPool(
     roots: context.roots,
     offeringsChanges: context.offeringsChanges,
     tools: guard,
+    screenResumed: (call, result) => guard.screenResumed(call, result),
     onClose: async () => {
       // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
       // The provider in use (`/model` may have replaced the first) releases an embedded model's memory.

@@ -69,8 +69,9 @@ describe('tasks from the command line', () => {
     await first.done;
     expect(taskEntry).toMatchObject({ type: 'task', server: 'jobs', tool: 'slow_job' });
 
+    const auditLog = join(stateDir, 'audit.jsonl');
     const second = await runCli(
-      ['-c', '-p', 'what did the job say?', '--provider-url', fixture.model.url],
+      ['-c', '-p', 'what did the job say?', '--provider-url', fixture.model.url, '--audit-log', auditLog],
       fixture.home.path,
     );
     expect(second.stderr).toContain(
@@ -84,6 +85,19 @@ describe('tasks from the command line', () => {
     expect(request?.messages.at(-1)).toMatchObject({ role: 'user', content: 'what did the job say?' });
     // The real result is in the journal now, so a third run has it without following anything.
     expect(journalText()).toContain('slow job done after 3 steps');
+    // The followed result passed the guard's result stages like any call's: it has its audit line.
+    const audited = readFileSync(auditLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(audited).toEqual([
+      expect.objectContaining({
+        server: 'jobs',
+        tool: 'slow_job',
+        decidedBy: 'resumed-task',
+        isError: false,
+      }),
+    ]);
   });
 
   it('-p shows the statuses of a task as stream-json progress events with the task id, and its result as the tool result', async () => {

@@ -63,7 +63,7 @@ export async function resumeOpenTasks(
       options.note(
         `following task ${task.taskId} ("${task.tool}" on server "${task.server}"), left running by the previous session`,
       );
-      const result = await runner.pool.resumeTask(call, task, options.signal);
+      const result = await runner.resumeTask(call, task, options.signal);
       options.note(`task ${task.taskId} ${result.isError ? 'ended without a result' : 'finished'}`);
       return result;
     }),
