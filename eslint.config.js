@@ -38,6 +38,12 @@ export default tseslint.config(
     },
   },
   {
+    // A file past 400 lines holds more than one concept: split it by concept (a test file's shared
+    // set-up goes to test/support/), not by trimming lines. Blank lines and comments count.
+    files: ['**/*.ts', '**/*.mjs'],
+    rules: { 'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }] },
+  },
+  {
     // The layering of docs/design.md, held by lint: no import cycle (a type in the wrong file makes
     // one), and imports only in the allowed direction: bin -> src/cli -> src/setup -> the rest;
     // providers see only the core contract and small helpers; nothing but src/cli and src/setup

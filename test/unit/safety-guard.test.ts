@@ -3,97 +3,19 @@
  * a fake tool host that records what really ran.
  */
 import { describe, expect, it } from 'vitest';
-import { buildToolNameTable } from '../../src/mcp/naming.js';
-import { Runner } from '../../src/core/runner.js';
+import type { ToolHost } from '../../src/core/types.js';
 import type { ApprovalDecision, ApprovalRequest } from '../../src/safety/approval.js';
-import type { AuditEntry, AuditSink } from '../../src/safety/audit-log.js';
-import {
-  GuardedToolHost,
-  type GuardedToolHostOptions,
-  type ToolLocation,
-} from '../../src/safety/guarded-tool-host.js';
+import { GuardedToolHost } from '../../src/safety/guarded-tool-host.js';
 import type { ApprovalRule } from '../../src/safety/policy.js';
-import type { ToolCallBlock, ToolHost, ToolResultBlock } from '../../src/core/types.js';
-import { FakeToolHost } from '../support/fake-tool-host.js';
-import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
-
-class MemoryAudit implements AuditSink {
-  readonly entries: AuditEntry[] = [];
-  record(entry: AuditEntry): void {
-    this.entries.push(entry);
-  }
-  async flush(): Promise<void> {}
-}
-
-/** Where each fake tool lives, as the pool's name table says (routing never splits names). */
-async function locate(name: string): Promise<ToolLocation | undefined> {
-  const table = buildToolNameTable(KNOWN_TOOLS.map(([server, tool]) => ({ server, tool })));
-  return table.lookup.get(name);
-}
-
-/** Every (server, tool) the tests call. */
-const KNOWN_TOOLS: ReadonlyArray<readonly [string, string]> = [
-  ['ansi', 'color'],
-  ['big', 'dump'],
-  ['browser', 'screenshot'],
-  ['files', 'delete'],
-  ['files', 'read'],
-  ['files', 'write'],
-  ['memory', 'store'],
-];
-
-function fakeHost() {
-  return new FakeToolHost({
-    files__read: () => 'file content',
-    files__write: (input) => `wrote ${String(input.path)}`,
-    files__delete: () => 'deleted',
-    memory__store: () => 'stored',
-    big__dump: () => 'x'.repeat(5000),
-    ansi__color: () => '\x1b[31mred\x1b[0m',
-  });
-}
-
-function guarded(rules: ApprovalRule[], options: Partial<Omit<GuardedToolHostOptions, 'host'>> = {}) {
-  const host = fakeHost();
-  const audit = new MemoryAudit();
-  const guard = new GuardedToolHost({
-    host,
-    locate,
-    audit,
-    ...options,
-    safety: {
-      approval: [{ source: '/home/ada/.mcp.json', rules }],
-      ...options.safety,
-    },
-  });
-  return { guard, host, audit };
-}
-
-let nextId = 0;
-function call(name: string, input: Record<string, unknown> = {}): ToolCallBlock {
-  nextId += 1;
-  return { type: 'tool-call', id: `call-${nextId}`, name, input };
-}
-
-function text(result: ToolResultBlock): string {
-  return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-}
-
-/** An approval handler that answers from a list and records what it was asked. */
-function scriptedApprover(...answers: ApprovalDecision[]) {
-  const asked: ApprovalRequest[] = [];
-  return {
-    asked,
-    approveToolCall: async (request: ApprovalRequest): Promise<ApprovalDecision> => {
-      asked.push(request);
-      const answer = answers.shift();
-      if (answer === undefined) throw new Error(`not expected to be asked about ${request.call.name}`);
-      return answer;
-    },
-  };
-}
-
-const askWrites: ApprovalRule[] = [{ tool: 'files__write', decision: 'ask', reason: 'it changes files' }];
+import {
+  askWrites,
+  call,
+  fakeHost,
+  guarded,
+  MemoryAudit,
+  scriptedApprover,
+  text,
+} from '../support/guard-fixtures.js';
 
 describe('GuardedToolHost: rules', () => {
   it('runs an allowed call and audits it', async () => {
@@ -370,35 +292,5 @@ describe('GuardedToolHost: results', () => {
     expect(() => new GuardedToolHost({ host: fakeHost(), safety: { maxToolResultBytes: 0 } })).toThrow(
       TypeError,
     );
-  });
-});
-
-describe('GuardedToolHost under a Runner', () => {
-  it('answers a denied call to the model, which goes on', async () => {
-    const host = fakeHost();
-    const guard = new GuardedToolHost({
-      host,
-      locate,
-      safety: { approval: [{ source: 'cfg', rules: [{ tool: 'files__delete', decision: 'deny' }] }] },
-    });
-    const provider = new ScriptedProvider([
-      toolReply(
-        { id: 't1', name: 'files__delete', input: { path: '/' } },
-        { id: 't2', name: 'files__read', input: {} },
-      ),
-      textReply('ok'),
-    ]);
-    const runner = new Runner({ provider, tools: guard });
-    const result = await runner.run('clean up');
-    expect(result.text).toBe('ok');
-    expect(host.calls.map((c) => c.name)).toEqual(['files__read']);
-    const toolMessage = provider.requests[1]?.messages.at(-1);
-    expect(toolMessage?.role).toBe('tool');
-    if (toolMessage?.role !== 'tool') throw new Error('expected the tool results');
-    expect(toolMessage.content.map((block) => [block.toolName, block.isError])).toEqual([
-      ['files__delete', true],
-      ['files__read', false],
-    ]);
-    expect(text(toolMessage.content[0]!)).toContain('does not allow files__delete');
   });
 });

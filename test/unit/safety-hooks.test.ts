@@ -2,82 +2,25 @@
  * Hooks with real shell scripts (test/fixtures/hooks): block and pass paths for every event, and
  * the process rules (minimal environment, time limit, nothing left running).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PromptBlockedError } from '../../src/core/errors.js';
-import { Runner } from '../../src/core/runner.js';
+import { describe, expect, it } from 'vitest';
 import { GuardedToolHost } from '../../src/safety/guarded-tool-host.js';
-import { HookRunner, hookMatcherMatches, type HooksConfig } from '../../src/safety/hooks.js';
-import { promptHooks } from '../../src/safety/prompt-hooks.js';
-import type { ToolCallBlock, ToolResultBlock } from '../../src/core/types.js';
+import { hookMatcherMatches } from '../../src/safety/hooks.js';
 import { hookCommand } from '../fixtures/hooks/commands.js';
-import { FakeToolHost } from '../support/fake-tool-host.js';
-import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
 import { isAlive } from '../support/cli.js';
+import {
+  call,
+  folder,
+  hookRunner,
+  one,
+  recorded,
+  text,
+  tools,
+  useHookFolder,
+} from '../support/hook-fixtures.js';
 
-let folder: string;
-let runners: HookRunner[] = [];
-
-beforeEach(async () => {
-  folder = await mkdtemp(join(tmpdir(), 'mcphost-hooks-'));
-});
-afterEach(async () => {
-  for (const runner of runners) runner.close();
-  runners = [];
-  await rm(folder, { recursive: true, force: true });
-});
-
-const env = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: '/home/ada',
-  ANTHROPIC_API_KEY: 'sk-ant-secret-value',
-};
-
-function hookRunner(config: HooksConfig, warnings: string[] = []): HookRunner {
-  const runner = new HookRunner({
-    config,
-    context: { sessionId: 'session-1', model: 'ollama:test', interactive: false, cwd: folder },
-    env,
-    onWarning: (message) => warnings.push(message),
-    now: () => 1_700_000_000_000,
-  });
-  runners.push(runner);
-  return runner;
-}
-
-function one(command: string, matcher?: string, timeoutSeconds?: number) {
-  return [
-    {
-      ...(matcher === undefined ? {} : { matcher }),
-      hooks: [{ command, ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }) }],
-    },
-  ];
-}
-
-function tools() {
-  return new FakeToolHost({
-    files__write: (input) => `wrote ${String(input.path)}`,
-    files__read: () => 'the secret word is mango',
-  });
-}
-
-function call(name: string, input: Record<string, unknown> = {}): ToolCallBlock {
-  return { type: 'tool-call', id: `id-${name}`, name, input };
-}
-
-function text(result: ToolResultBlock): string {
-  return result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-}
-
-async function recorded(file: string): Promise<Array<Record<string, unknown>>> {
-  const content = await readFile(file, 'utf8');
-  return content
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+useHookFolder();
 
 describe('hook matchers (the Go mcphost semantics)', () => {
   it.each([
@@ -324,85 +267,5 @@ describe('PostToolUse', () => {
     );
     expect(text(result)).not.toContain('mango');
     expect(host.calls).toHaveLength(1);
-  });
-});
-
-describe('UserPromptSubmit and Stop', () => {
-  it('a blocked prompt stops the run before the model, with the hook reason', async () => {
-    const provider = new ScriptedProvider([]);
-    const runner = new Runner({
-      provider,
-      ...promptHooks(hookRunner({ UserPromptSubmit: one(hookCommand('block-if.sh', 'password')) })),
-    });
-    const error = await runner.run('my password is hunter2').catch((failure: unknown) => failure);
-    expect(error).toBeInstanceOf(PromptBlockedError);
-    expect((error as PromptBlockedError).message).toBe(
-      'the prompt was blocked by a UserPromptSubmit hook: found password in the input',
-    );
-    expect(provider.requests).toEqual([]);
-    expect(runner.history).toEqual([]);
-  });
-
-  it('a prompt the hook lets pass is sent, and the hook saw it', async () => {
-    const log = join(folder, 'prompt.jsonl');
-    const provider = new ScriptedProvider([textReply('hello')]);
-    const runner = new Runner({
-      provider,
-      ...promptHooks(hookRunner({ UserPromptSubmit: one(hookCommand('record.sh', log)) })),
-    });
-    expect((await runner.run('say hello')).text).toBe('hello');
-    expect(await recorded(log)).toEqual([
-      expect.objectContaining({ hook_event_name: 'UserPromptSubmit', prompt: 'say hello' }),
-    ]);
-  });
-
-  it('Stop gets the answer when the run completes, and the error when it fails', async () => {
-    const log = join(folder, 'stop.jsonl');
-    const provider = new ScriptedProvider([
-      toolReply({ id: 't1', name: 'files__read', input: {} }),
-      textReply('the word is mango'),
-      { error: new Error('model exploded') },
-    ]);
-    const runner = new Runner({
-      provider,
-      tools: tools(),
-      ...promptHooks(hookRunner({ Stop: one(hookCommand('record.sh', log)) })),
-    });
-    await runner.run('what is the word?');
-    await expect(runner.run('again')).rejects.toThrow('model exploded');
-    const [completed, failed] = await recorded(log);
-    expect(completed).toMatchObject({
-      hook_event_name: 'Stop',
-      stop_hook_active: false,
-      response: 'the word is mango',
-      stop_reason: 'completed',
-      meta: { steps: 2, tool_calls: 1 },
-    });
-    expect(failed).toMatchObject({
-      stop_reason: 'error',
-      response: '',
-      meta: { error: expect.stringContaining('model exploded') as unknown },
-    });
-  });
-
-  it('Stop hears of a cancelled run, even though the run signal is aborted', async () => {
-    const log = join(folder, 'cancelled.jsonl');
-    const runner = new Runner({
-      provider: new ScriptedProvider([textReply('never')]),
-      ...promptHooks(hookRunner({ Stop: one(hookCommand('record.sh', log)) })),
-    });
-    const controller = new AbortController();
-    controller.abort();
-    await expect(runner.run('x', { signal: controller.signal })).rejects.toThrow('cancelled');
-    expect(await recorded(log)).toEqual([expect.objectContaining({ stop_reason: 'cancelled' })]);
-  });
-
-  it('a blocking Stop hook changes nothing', async () => {
-    const provider = new ScriptedProvider([textReply('done')]);
-    const runner = new Runner({
-      provider,
-      ...promptHooks(hookRunner({ Stop: one(hookCommand('block-exit2.sh')) })),
-    });
-    expect((await runner.run('x')).text).toBe('done');
   });
 });
