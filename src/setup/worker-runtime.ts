@@ -6,6 +6,7 @@
  */
 import type { JobRuntime } from '../jobs/workers/job-workflow.js';
 import type { Provider } from '../core/types.js';
+import { JobToolHost } from '../batch/job-tool-host.js';
 import { assembleRunner, createModel } from './create-runner.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 
@@ -48,7 +49,29 @@ export async function assembleWorkerRuntime(
       }
       return provider;
     },
-    tools: runner.tools,
+    tools: (servers) => {
+      const guard = runner.tools;
+      if (servers === undefined || guard === undefined) return guard;
+      // The guard's tools, seen through the pool's table of which server offers which tool.
+      const host = new JobToolHost({
+        pools: [
+          {
+            tools: () => guard.tools(),
+            call: (call, signal) => guard.call(call, signal),
+            locate: (name) => runner.pool.locate(name),
+            serverNames: () => runner.pool.serverNames(),
+          },
+        ],
+        servers,
+      });
+      const unknown = host.unknownServers();
+      if (unknown.length > 0) {
+        throw new Error(
+          `"servers": no server ${unknown.map((name) => JSON.stringify(name)).join(', ')} in this worker's config`,
+        );
+      }
+      return host;
+    },
     ...(runner.systemPrompt === undefined ? {} : { systemPrompt: runner.systemPrompt }),
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
     ...(config.context === undefined ? {} : { context: config.context }),

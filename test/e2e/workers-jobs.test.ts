@@ -115,6 +115,54 @@ describe('mcphost jobs and worker', () => {
     expect(ledger.seen.size).toBe(3);
   });
 
+  it("a job's servers narrow its tools; a server the worker does not have fails that job, naming it", async () => {
+    const db = await postgres.freshDatabase();
+    const ledger = newLedger();
+    const model = await startWorkerModel(ledger);
+    const file = join(setup.home.path, 'servers.jsonl');
+    const lines = [
+      { id: 'with-files', prompt: `read ${setup.note}`, servers: ['filesystem'] },
+      { id: 'no-such', prompt: `read ${setup.note}`, servers: ['nope'] },
+    ];
+    await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    expect((await jobs(setup.home.path, db, 'submit', file)).code).toBe(0);
+    const worker = startWorkerProcess(setup.home.path, {
+      db,
+      modelUrl: model.fake.url,
+      executorId: 'w-servers',
+    });
+    try {
+      await waitUntil(
+        async () => {
+          const counts = await jobCounts(db);
+          return counts.SUCCESS === 1 && counts.ERROR === 1;
+        },
+        async () => `${JSON.stringify(await jobCounts(db))}\n${worker.stderr()}`,
+        60_000,
+      );
+      const results = await jobs(setup.home.path, db, 'results');
+      const byKey = new Map(
+        results.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .map((line) => [line.key, line] as const),
+      );
+      expect(byKey.get('with-files')).toMatchObject({
+        status: 'ok',
+        toolCalls: [expect.objectContaining({ name: 'filesystem__read_text_file', isError: false })],
+      });
+      const refused = byKey.get('no-such') as { status: string; error?: { kind: string; message: string } };
+      expect(refused.status).toBe('failed');
+      expect(refused.error?.kind).toBe('ConfigError');
+      expect(refused.error?.message).toContain(`no server "nope" in this worker's config`);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.done;
+      await model.fake.close();
+    }
+  });
+
   it('a malformed line names its line number and the other jobs are submitted', async () => {
     const db = await postgres.freshDatabase();
     const file = join(setup.home.path, 'mixed.jsonl');

@@ -20,8 +20,11 @@ import { RecordedToolHost } from './recorded-tool-host.js';
 export interface JobRuntime {
   /** The provider for a `provider:model` string (created once per model by the worker). */
   provider(model: string): Promise<Provider>;
-  /** The worker's MCP servers behind its safety guard; `undefined`: no tools. */
-  readonly tools: ToolHost | undefined;
+  /**
+   * The worker's MCP servers behind its safety guard, narrowed to a job's `servers` when it names
+   * some; `undefined`: no tools. Throws a one-line error naming a server the worker does not have.
+   */
+  tools(servers: readonly string[] | undefined): ToolHost | undefined;
   /** The config's system prompt, for jobs without one of their own. */
   readonly systemPrompt?: string;
   /** Model calls per job. */
@@ -52,7 +55,13 @@ async function runJob(input: JobInput): Promise<JobOutput> {
   // Recorded, so a job resumed after a crash reports its whole time, not the time since the restart.
   const startedAt = await DBOS.now();
   const provider = new RecordedProvider(await runtime.provider(input.job.model));
-  const tools = runtime.tools === undefined ? undefined : new RecordedToolHost(runtime.tools, input.key);
+  let host;
+  try {
+    host = runtime.tools(input.job.servers);
+  } catch (error) {
+    throw new JobFailedError('ConfigError', messageOf(error));
+  }
+  const tools = host === undefined ? undefined : new RecordedToolHost(host, input.key);
   const systemPrompt = input.job.system ?? runtime.systemPrompt;
   const runner = new Runner({
     provider,
