@@ -48,7 +48,9 @@ export async function runBatchCommand(
   const invalid = entries.flatMap((entry) => (entry.kind === 'invalid' ? [entry.message] : []));
   for (const message of invalid) say(`${command.file}: ${message} (skipped)`);
 
-  const { file: results, done } = await ResultsFile.open(outPath);
+  // A lost lock is said above the progress once there is one (it can only come later, from a timer).
+  let warn = say;
+  const { file: results, done } = await ResultsFile.open(outPath, { onWarning: (message) => warn(message) });
   const jobs: NumberedJob[] = [];
   let skipped = 0;
   for (const entry of entries) {
@@ -66,6 +68,7 @@ export async function runBatchCommand(
       ? {}
       : { columns: (io.stderr as { columns?: number }).columns }),
   });
+  warn = (message) => progress.note(message);
   if (skipped > 0) say(`${skipped} job${skipped === 1 ? '' : 's'} already in ${command.out}: skipped`);
 
   const controller = new AbortController();

@@ -8,35 +8,49 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { ConfigError } from '../../core/errors.js';
 import { readResultKeys, type BatchJobStatus, type BatchResult } from '../../batch/result.js';
+import { ResultsLock, type ResultsLockOptions } from './results-lock.js';
 
 export class ResultsFile {
   readonly #handle: FileHandle;
+  readonly #lock: ResultsLock;
 
-  private constructor(handle: FileHandle) {
+  private constructor(handle: FileHandle, lock: ResultsLock) {
     this.#handle = handle;
+    this.#lock = lock;
   }
 
   /**
    * Opens (or creates) the file for appending and reads the jobs it already holds. A last line
    * without its newline (a write torn by a crash) gets one, so the next result starts a line.
+   * The file is locked first, until {@link close}: a second run on it fails at once (results-lock.ts).
    */
-  static async open(path: string): Promise<{ file: ResultsFile; done: Map<string, BatchJobStatus> }> {
-    let text = '';
+  static async open(
+    path: string,
+    options: ResultsLockOptions = {},
+  ): Promise<{ file: ResultsFile; done: Map<string, BatchJobStatus> }> {
+    const label = `--out ${path}`;
+    const lock = await ResultsLock.take(path, label, options);
     try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new ConfigError(`--out ${path}`, `cannot read it (${(error as Error).message})`);
+      let text = '';
+      try {
+        text = await readFile(path, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+          throw new ConfigError(label, `cannot read it (${(error as Error).message})`);
+        }
       }
-    }
-    let handle: FileHandle;
-    try {
-      handle = await open(path, 'a');
+      let handle: FileHandle;
+      try {
+        handle = await open(path, 'a');
+      } catch (error) {
+        throw new ConfigError(label, `cannot write it (${(error as Error).message})`);
+      }
+      if (text !== '' && !text.endsWith('\n')) await handle.write('\n');
+      return { file: new ResultsFile(handle, lock), done: readResultKeys(text) };
     } catch (error) {
-      throw new ConfigError(`--out ${path}`, `cannot write it (${(error as Error).message})`);
+      await lock.release();
+      throw error;
     }
-    if (text !== '' && !text.endsWith('\n')) await handle.write('\n');
-    return { file: new ResultsFile(handle), done: readResultKeys(text) };
   }
 
   /** Appends one result as one line, and waits until it is on disk. */
@@ -47,6 +61,10 @@ export class ResultsFile {
   }
 
   async close(): Promise<void> {
-    await this.#handle.close();
+    try {
+      await this.#handle.close();
+    } finally {
+      await this.#lock.release();
+    }
   }
 }
