@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseJobLines, type NumberedJob } from '../../batch/job.js';
-import { ConfigError } from '../../core/errors.js';
+import { ConfigError, messageOf } from '../../core/errors.js';
 import { redactText } from '../../safety/redact.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
 import { runBatch } from '../../setup/batch.js';
@@ -82,6 +82,7 @@ export async function runBatchCommand(
     return [signal, listener] as const;
   });
   const started = Date.now();
+  let writeFailure: unknown;
   try {
     if (jobs.length > 0) {
       const systemPrompt = await readSystemPrompt(options.systemPrompt, io.cwd);
@@ -109,8 +110,19 @@ export async function runBatchCommand(
           }
         },
       })) {
-        await results.append(result);
-        progress.finished(result);
+        // Not awaited here, so results ending together share one flush (results-file.ts); each
+        // counts as done once its line is on disk.
+        results.append(result).then(
+          () => progress.finished(result),
+          (error: unknown) => {
+            writeFailure ??= error;
+            controller.abort();
+          },
+        );
+      }
+      await results.settled();
+      if (writeFailure !== undefined) {
+        throw new ConfigError(`--out ${command.out}`, `cannot write a result (${messageOf(writeFailure)})`);
       }
     }
   } finally {

@@ -1,0 +1,82 @@
+/**
+ * The results file of `mcphost batch` on a real file: results handed over together share a flush
+ * and each arrives whole, a torn last line is cut off from the next result, and the file is
+ * locked while open (a second open fails naming the holder; after close it opens again).
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readResultKeys, type BatchResult } from '../../src/batch/result.js';
+import { ResultsFile } from '../../src/cli/batch/results-file.js';
+import { ConfigError } from '../../src/core/errors.js';
+import { useTemporaryFolder } from '../support/temporary-folder.js';
+
+const folder = useTemporaryFolder('mcphost-results-file-');
+
+function result(index: number): BatchResult {
+  return {
+    key: `job-${index}`,
+    id: `job-${index}`,
+    status: 'ok',
+    answer: `answer ${index} `.repeat(index % 7),
+    toolCalls: [],
+    usage: { inputTokens: index, outputTokens: 1 },
+    durationMs: 1,
+    attempts: 1,
+  };
+}
+
+describe('ResultsFile', () => {
+  it('writes every result handed over at once as a whole line, and each resolves once written', async () => {
+    const path = join(folder.path, 'results.jsonl');
+    const { file, done } = await ResultsFile.open(path);
+    expect(done.size).toBe(0);
+    const written: number[] = [];
+    await Promise.all(
+      Array.from({ length: 50 }, async (_, index) => {
+        await file.append(result(index));
+        // Resolved only when its own line is in the file.
+        const text = await readFile(path, 'utf8');
+        if (text.includes(`"key":"job-${index}"`)) written.push(index);
+      }),
+    );
+    await file.close();
+    expect(written.sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, index) => index));
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    expect(lines.at(-1)).toBe('');
+    expect(
+      lines
+        .slice(0, -1)
+        .map((line) => (JSON.parse(line) as BatchResult).key)
+        .sort(),
+    ).toEqual(Array.from({ length: 50 }, (_, index) => `job-${index}`).sort());
+  });
+
+  it('reads the jobs already done, skips a torn last line and starts the next result on a line of its own', async () => {
+    const path = join(folder.path, 'results.jsonl');
+    await writeFile(path, `${JSON.stringify(result(1))}\n{"key":"job-2","sta`);
+    const { file, done } = await ResultsFile.open(path);
+    expect([...done]).toEqual([['job-1', 'ok']]);
+    await file.append(result(3));
+    await file.close();
+    expect([...readResultKeys(await readFile(path, 'utf8')).keys()]).toEqual(['job-1', 'job-3']);
+  });
+
+  it('is locked while open: a second open fails naming the file and this process; after close it opens', async () => {
+    const path = join(folder.path, 'results.jsonl');
+    const first = await ResultsFile.open(path);
+    const second = ResultsFile.open(path);
+    await expect(second).rejects.toThrow(ConfigError);
+    await expect(second).rejects.toThrow(
+      `--out ${path}: in use by another mcphost batch (pid ${process.pid}, since `,
+    );
+    await first.file.close();
+    const third = await ResultsFile.open(path);
+    await third.file.close();
+  });
+
+  it('says when the folder of the file does not exist', async () => {
+    const path = join(folder.path, 'missing', 'results.jsonl');
+    await expect(ResultsFile.open(path)).rejects.toThrow(`--out ${path}: its folder does not exist`);
+  });
+});
