@@ -6,5 +6,8 @@ import { writeFileSync } from 'node:fs';
 
 process.on('exit', () => {
   const { user, system } = process.cpuUsage();
-  writeFileSync(String(process.env.BENCH_CPU_FILE), JSON.stringify({ userMs: user / 1000, systemMs: system / 1000 }));
+  writeFileSync(
+    String(process.env.BENCH_CPU_FILE),
+    JSON.stringify({ userMs: user / 1000, systemMs: system / 1000 }),
+  );
 });
