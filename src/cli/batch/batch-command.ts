@@ -3,7 +3,7 @@
  * already holds, runs the rest with {@link runBatch} (servers started once), appends each result
  * as it ends, shows progress on stderr, and ends with a summary and an exit code (docs/batch.md).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { parseJobLines, type NumberedJob } from '../../batch/job.js';
 import { ConfigError, messageOf } from '../../core/errors.js';
@@ -49,6 +49,13 @@ export async function runBatchCommand(
   const invalid = entries.flatMap((entry) => (entry.kind === 'invalid' ? [entry.message] : []));
   for (const message of invalid) say(`${command.file}: ${message} (skipped)`);
 
+  if (await sameFile(jobsPath, outPath)) {
+    // Results appended to the jobs file would come back as jobs (or bad lines) on the next run.
+    throw new ConfigError(
+      `--out ${command.out}`,
+      'is the jobs file itself; results need a file of their own',
+    );
+  }
   // A lost lock is said above the progress once there is one (it can only come later, from a timer).
   let warn = say;
   const { file: results, done } = await ResultsFile.open(outPath, { onWarning: (message) => warn(message) });
@@ -152,10 +159,20 @@ export async function runBatchCommand(
   return failed > 0 || invalid.length > 0 ? ExitCode.batchFailures : ExitCode.ok;
 }
 
+/** Whether two paths name one file (the same path, a link to it); false when `b` does not exist yet. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  try {
+    const [first, second] = await Promise.all([stat(a), stat(b)]);
+    return first.dev === second.dev && first.ino === second.ino;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The executable keeps V8's young generation at its first size (bin/mcphost.ts: peak RSS with many
  * servers). A batch is the opposite case: many jobs allocate fast and briefly, and at that size the
- * young generation was scavenged ~550 times in 1,000 one-tool-round jobs against ~40 when it may
+ * young generation was scavenged ~550 times in 1,000 one-tool-round jobs against ~60 when it may
  * grow, ~0.3–0.45 ms of host CPU a job (docs/batch.md, "Host cost"). So it may grow (V8's default
  * factor, 2) while the jobs run, and is set back after them: V8 refuses a code cache written under
  * other flags than it is read with, and the executable's cache is written at exit.
