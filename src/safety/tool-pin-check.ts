@@ -33,6 +33,7 @@ import {
   type ToolChangePolicy,
   type ToolChangeSettings,
 } from './tool-pins.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** Where an exposed tool name leads (the guard's `ToolLocation` fits). */
 export interface PinnableLocation {
@@ -342,8 +343,7 @@ export class ToolPinCheck {
       // Not a call: the call fields say so (no id, no arguments, nothing run).
       kind: 'tool-change',
       time: new Date((this.#options.now ?? Date.now)()).toISOString(),
-      ...(this.#options.sessionId === undefined ? {} : { sessionId: this.#options.sessionId }),
-      ...(identity === undefined ? {} : { serverIdentity: identity }),
+      ...definedProperties({ sessionId: this.#options.sessionId, serverIdentity: identity }),
       server: notice.server,
       tool: notice.tool,
       exposedName: notice.exposedName,

@@ -11,6 +11,7 @@ import type { ServerIdentity } from '../audit-log.js';
 import type { ToolLocation } from '../tool-location.js';
 import { optionalServer, type GuardParts } from './parts.js';
 import type { GateStage, GateVerdict, Refusal } from './stages.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 export function approvalStage(parts: GuardParts): GateStage {
   return {
@@ -60,7 +61,7 @@ async function approve(
             tool: location?.tool ?? call.name,
             reason,
             ...optionalServer(server),
-            ...(location?.hints === undefined ? {} : { hints: location.hints }),
+            ...definedProperties({ hints: location?.hints }),
             ...sandboxedOf(server === undefined ? undefined : parts.identify?.(server)),
             signal,
           }),

@@ -6,6 +6,7 @@ import type { ToolCallBlock, ToolResultBlock } from '../../core/types.js';
 import { resultDigest, type AuditEntry, type DecidedBy, type ServerIdentity } from '../audit-log.js';
 import type { ToolLocation } from '../tool-location.js';
 import type { Refusal, ResultFacts } from './stages.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** What is known of a call before any stage has a say. */
 export interface CallFacts {
@@ -36,9 +37,9 @@ export function auditRecord(facts: CallFacts, ending: CallEnding): AuditEntry {
   const { call, location, identity, sessionId, turn } = facts;
   const base = {
     time: new Date(facts.requestedAt).toISOString(),
-    ...(sessionId === undefined ? {} : { sessionId }),
+    ...definedProperties({ sessionId }),
     ...(turn === 0 ? {} : { turn }),
-    ...(identity === undefined ? {} : { serverIdentity: identity }),
+    ...definedProperties({ serverIdentity: identity }),
     server: location?.server ?? null,
     tool: location?.tool ?? call.name,
     exposedName: call.name,
@@ -53,7 +54,7 @@ export function auditRecord(facts: CallFacts, ending: CallEnding): AuditEntry {
         decision: refusal.decision,
         decidedBy: refusal.decidedBy,
         reason: refusal.reason,
-        ...(refusal.budget === undefined ? {} : { budget: refusal.budget }),
+        ...definedProperties({ budget: refusal.budget }),
         outcome: refusal.outcome,
         durationMs: 0,
         isError: true,
@@ -67,17 +68,17 @@ export function auditRecord(facts: CallFacts, ending: CallEnding): AuditEntry {
         ...base,
         decision: 'allowed',
         decidedBy: ending.decidedBy,
-        ...(reason === undefined ? {} : { reason }),
+        ...definedProperties({ reason }),
         outcome: ending.cancelled ? 'cancelled' : result.isError ? 'error' : 'ok',
         durationMs: ending.durationMs,
         isError: result.isError,
-        ...(found.resultBytes === undefined ? {} : { resultBytes: found.resultBytes }),
+        ...definedProperties({ resultBytes: found.resultBytes }),
         ...(found.cutBytes === undefined || found.cutBytes === 0 ? {} : { cutBytes: found.cutBytes }),
         ...(found.droppedImages === undefined || found.droppedImages === 0
           ? {}
           : { droppedImages: found.droppedImages }),
         ...(found.withheld === undefined ? {} : { resultWithheld: true }),
-        ...(found.flag === undefined ? {} : { flagged: found.flag }),
+        ...definedProperties({ flagged: found.flag }),
         resultDigest: resultDigest(result.content),
       };
     }
