@@ -28,6 +28,7 @@ import type { ContentFlag, ContentScreen } from '../safety/untrusted-content.js'
 import type { Provider, TextBlock } from '../core/types.js';
 import { reviewedRequest, screen, stopReasonOf, toMessages } from './sampling-request.js';
 import type { ServerFeatures } from './client-features.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** Requests per turn and tokens per request when `budgets.sampling` says nothing. */
 export const DEFAULT_SAMPLING_BUDGET: Required<SamplingBudget> = { maxRequestsPerTurn: 5, maxTokens: 4096 };
@@ -157,13 +158,12 @@ export function createSamplingHandler(
       reply = await callModel(
         provider,
         {
-          ...(screened.system === undefined ? {} : { system: screened.system }),
+          ...definedProperties({ system: screened.system }),
           messages: screened.messages,
           tools: [],
           settings: {
             maxTokens: params.maxTokens,
-            ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
-            ...(params.stopSequences === undefined ? {} : { stopSequences: params.stopSequences }),
+            ...definedProperties({ temperature: params.temperature, stopSequences: params.stopSequences }),
           },
           signal,
         },
@@ -200,7 +200,7 @@ export function createSamplingHandler(
       }
     }
     finish('sent', mustAsk ? 'user' : 'policy', mustAsk ? 'reviewed by the user' : verdict.because, {
-      ...(screened.flag === undefined ? {} : { flag: screened.flag }),
+      ...definedProperties({ flag: screened.flag }),
       resultText: text,
     });
     return result;
@@ -234,14 +234,14 @@ function auditEntry(
   return {
     kind: 'sampling',
     time: new Date(started).toISOString(),
-    ...(sessionId === undefined ? {} : { sessionId }),
+    ...definedProperties({ sessionId }),
     ...(turn === 0 ? {} : { turn }),
     server,
     tool: 'sampling/createMessage',
     exposedName: `${server} sampling/createMessage`,
     callId: requestId,
     arguments: {
-      ...(params.systemPrompt === undefined ? {} : { systemPrompt: params.systemPrompt }),
+      ...definedProperties({ systemPrompt: params.systemPrompt }),
       maxTokens: params.maxTokens,
       messages: params.messages,
     },
@@ -252,6 +252,6 @@ function auditEntry(
     durationMs: Date.now() - started,
     isError: !sent,
     ...(extra.resultText === undefined ? {} : { resultBytes: Buffer.byteLength(extra.resultText) }),
-    ...(extra.flag === undefined ? {} : { flagged: extra.flag }),
+    ...definedProperties({ flagged: extra.flag }),
   };
 }
