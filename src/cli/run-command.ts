@@ -37,6 +37,7 @@ import { join, resolve } from 'node:path';
 import { mcphostFolder } from '../util/user-folders.js';
 import { downloadProgressOnStderr } from './output/download-progress.js';
 import { hostEventReporter } from './output/host-event-report.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 export { createReporter } from './output/reporter.js';
 
@@ -199,7 +200,7 @@ async function run(
         prompt,
         reporter,
         signal,
-        ...optional('outputSchema', inputs.outputSchema),
+        ...definedProperties({ outputSchema: inputs.outputSchema }),
       });
     const progress = chatProgress && {
       listen: (listener: (report: ToolProgress) => void) => {
@@ -313,9 +314,11 @@ async function chat(
     debug: options.debug,
     signal: context.signal,
     color: options.noColor !== true,
-    ...optional('prompter', context.prompter),
-    ...optional('progress', context.progress),
-    ...optional('firstPrompt', context.firstPrompt),
+    ...definedProperties({
+      prompter: context.prompter,
+      progress: context.progress,
+      firstPrompt: context.firstPrompt,
+    }),
     // `/model`: the URL and key from the flags and config are kept only for the same provider.
     createProvider: (model, sameProvider) =>
       createModel(
