@@ -25,7 +25,8 @@ import type { AuditEntry, AuditSink, DecidedBy } from '../safety/audit-log.js';
 import type { SamplingBudget } from '../safety/budgets.js';
 import type { SamplingVerdict } from '../safety/policy.js';
 import type { ContentFlag, ContentScreen } from '../safety/untrusted-content.js';
-import type { Provider, TextBlock } from '../core/types.js';
+import type { Provider, TextBlock, ToolCallBlock } from '../core/types.js';
+import { auditRecord } from '../safety/guard/audit-record.js';
 import { reviewedRequest, screen, stopReasonOf, toMessages } from './sampling-request.js';
 import type { ServerFeatures } from './client-features.js';
 import { definedProperties } from '../util/defined-properties.js';
@@ -98,7 +99,7 @@ export function createSamplingHandler(
       extra: { flag?: ContentFlag; resultText?: string } = {},
     ) => {
       host?.audit?.record(
-        auditEntry({ server, params, requestId, started, action, decidedBy, reason, extra }, options, host),
+        auditEntry({ server, params, requestId, started, action, decidedBy, reason, extra }, host),
       );
       options.onOutcome?.({
         server,
@@ -212,7 +213,7 @@ function reasonSuffix(answer: SamplingDecision): string {
   return reason === '' ? '' : `: ${reason}`;
 }
 
-/** One audit line: a sampling request, sent or declined. */
+/** The request's one audit line, through the guard's builder (a tool call's shape, `kind: 'sampling'`). */
 function auditEntry(
   facts: {
     readonly server: string;
@@ -224,34 +225,39 @@ function auditEntry(
     readonly reason: string;
     readonly extra: { readonly flag?: ContentFlag; readonly resultText?: string };
   },
-  options: SamplingHandlerOptions,
   host: SamplingHost,
 ): AuditEntry {
-  const { sessionId } = host;
-  const turn = host.turn();
   const { server, params, requestId, started, action, decidedBy, reason, extra } = facts;
-  const sent = action === 'sent';
-  return {
-    kind: 'sampling',
-    time: new Date(started).toISOString(),
-    ...definedProperties({ sessionId }),
-    ...(turn === 0 ? {} : { turn }),
-    server,
-    tool: 'sampling/createMessage',
-    exposedName: `${server} sampling/createMessage`,
-    callId: requestId,
-    arguments: {
+  const tool = 'sampling/createMessage';
+  const call: ToolCallBlock = {
+    type: 'tool-call',
+    id: requestId,
+    name: `${server} ${tool}`,
+    input: {
       ...definedProperties({ systemPrompt: params.systemPrompt }),
       maxTokens: params.maxTokens,
       messages: params.messages,
     },
-    decision: sent ? 'allowed' : 'denied',
-    decidedBy,
-    reason,
-    outcome: sent ? 'ok' : 'not-run',
-    durationMs: Date.now() - started,
-    isError: !sent,
-    ...(extra.resultText === undefined ? {} : { resultBytes: Buffer.byteLength(extra.resultText) }),
-    ...definedProperties({ flagged: extra.flag }),
   };
+  return auditRecord(
+    {
+      call,
+      location: { server, tool },
+      requestedAt: started,
+      sessionId: host.sessionId,
+      turn: host.turn(),
+      identity: undefined,
+    },
+    {
+      kind: 'sampling',
+      sent: action === 'sent',
+      decidedBy,
+      reason,
+      durationMs: Date.now() - started,
+      ...definedProperties({
+        resultBytes: extra.resultText === undefined ? undefined : Buffer.byteLength(extra.resultText),
+        flag: extra.flag,
+      }),
+    },
+  );
 }
