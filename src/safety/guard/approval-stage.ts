@@ -9,7 +9,7 @@ import { CANCELLED, untilAborted } from '../../util/abort.js';
 import type { ApprovalDecision } from '../approval.js';
 import type { ServerIdentity } from '../audit-log.js';
 import type { ToolLocation } from '../tool-location.js';
-import { optionalServer, type GuardParts } from './parts.js';
+import { type GuardParts } from './parts.js';
 import type { GateStage, GateVerdict, Refusal } from './stages.js';
 import { definedProperties } from '../../util/defined-properties.js';
 
@@ -60,7 +60,7 @@ async function approve(
             call,
             tool: location?.tool ?? call.name,
             reason,
-            ...optionalServer(server),
+            ...definedProperties({ server }),
             ...definedProperties({ hints: location?.hints }),
             ...sandboxedOf(server === undefined ? undefined : parts.identify?.(server)),
             signal,

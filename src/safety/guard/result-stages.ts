@@ -7,7 +7,7 @@
 import { applyToolOutputBudget } from '../../context/tool-output-budget.js';
 import { stripResultControlCharacters } from '../output-limits.js';
 import { isHostMade, screenToolResult } from '../untrusted-content.js';
-import { optionalServer, type GuardParts } from './parts.js';
+import { type GuardParts } from './parts.js';
 import type { ResultStage } from './stages.js';
 import { definedProperties } from '../../util/defined-properties.js';
 
@@ -49,7 +49,7 @@ export function untrustedContentStage(parts: GuardParts): ResultStage {
             ...definedProperties({ onFlagged: parts.onFlagged }),
           },
           source: call.name,
-          ...optionalServer(location?.server),
+          ...definedProperties({ server: location?.server }),
           signal,
         },
         fromServer,
