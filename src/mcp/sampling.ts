@@ -105,11 +105,11 @@ export function createSamplingHandler(
         server,
         action,
         reason,
-        ...(extra.flag === undefined ? {} : { findings: extra.flag.findings }),
+        ...definedProperties({ findings: extra.flag?.findings }),
       });
     };
     const decline = (decidedBy: DecidedBy, reason: string, flag?: ContentFlag): never => {
-      finish('declined', decidedBy, reason, flag === undefined ? {} : { flag });
+      finish('declined', decidedBy, reason, definedProperties({ flag }));
       throw new SamplingDeclined(`mcphost declined the sampling request: ${reason}`);
     };
     if (host === undefined) return decline('policy', 'mcphost is still starting');
