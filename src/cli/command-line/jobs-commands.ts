@@ -3,7 +3,7 @@
  * in jobs-tree.ts; this module, and DBOS with it, is imported only when one of them runs.
  */
 import { readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { DLogger } from '@dbos-inc/dbos-sdk';
 import { loadConfig } from '../../../config/index.js';
@@ -13,6 +13,7 @@ import { DATABASE_URL_VARIABLE, databaseAddress } from '../../jobs/workers/datab
 import { JobsClient, type JobState } from '../../jobs/workers/jobs-client.js';
 import { DEFAULT_DEAD_AFTER_MS, startWorker, type WorkerNotice } from '../../jobs/workers/worker.js';
 import { defaultModel } from '../../setup/create-runner.js';
+import { JOB_DIR_VARIABLE } from '../../setup/batch.js';
 import { assembleWorkerRuntime } from '../../setup/worker-runtime.js';
 import { optional } from '../../util/optional.js';
 import { packageVersion } from '../../util/version.js';
@@ -37,8 +38,7 @@ async function databaseUrl(given: string | undefined, io: CliIO, configPath?: st
     given ??
     (fromEnv !== undefined && fromEnv.trim() !== ''
       ? fromEnv
-      : (await loadConfig({ ...optional('configPath', configPath), homeDir: io.homeDir, env: io.env })).jobs
-          ?.database);
+      : (await readConfig(io, { ...optional('configPath', configPath) })).jobs?.database);
   if (url === undefined || url.trim() === '') {
     throw new ConfigError(
       '--db',
@@ -232,8 +232,23 @@ async function readJobsFile(
   return { jobs, invalid };
 }
 
+/**
+ * The config, for its settings only: no server is started from it, so a per-job server's
+ * `${MCPHOST_JOB_DIR}` (set by a worker for each job) is given a stand-in rather than failing.
+ */
+function readConfig(
+  io: CliIO,
+  where: { readonly configPath?: string; readonly projectDir?: string },
+): ReturnType<typeof loadConfig> {
+  return loadConfig({
+    ...where,
+    homeDir: io.homeDir,
+    env: { [JOB_DIR_VARIABLE]: tmpdir(), ...io.env },
+  });
+}
+
 async function configuredModel(io: CliIO): Promise<string> {
-  const config = await loadConfig({ homeDir: io.homeDir, env: io.env, projectDir: io.cwd });
+  const config = await readConfig(io, { projectDir: io.cwd });
   return config.model ?? defaultModel(config.providerUrl, io.env);
 }
 
