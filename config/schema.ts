@@ -95,7 +95,9 @@ export const settingsShape = {
   jobs: z.strictObject({
     database: z
       .string()
-      .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a URL starting with postgres:// or postgresql://')
+      .refine((url) => /^postgres(ql)?:\/\/\S+$/.test(url), {
+        error: 'must be a URL starting with postgres:// or postgresql://',
+      })
       .exactOptional(),
   }),
 } as const;
