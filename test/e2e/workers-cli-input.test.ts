@@ -58,7 +58,7 @@ describe('mcphost jobs: the database and bad input', () => {
     expect(jobCount(fromFlag)).toBe('1');
   });
 
-  it('a bad jobs.database is one line naming the file and the key; none at all says where to give one', async () => {
+  it('a bad database URL is one line naming where it came from (file and key, flag, variable); none at all says where to give one', async () => {
     const path = await home.writeConfig({ jobs: { database: 'mysql://db.internal/jobs' } });
     const bad = await jobsWithoutEnv('status');
     expect(bad.stderr.trim().split('\n')).toEqual([
@@ -71,6 +71,17 @@ describe('mcphost jobs: the database and bad input', () => {
       'mcphost: --db: no jobs database: give --db postgres://…, set MCPHOST_DATABASE_URL, or "jobs": { "database": … } in the config',
     ]);
     expect(none.code).toBe(2);
+    // A URL that is not PostgreSQL's, from the flag or the environment, names where it came from.
+    const badFlag = await jobsWithoutEnv('status', '--db', 'mysql://db.internal/jobs');
+    expect(badFlag.stderr.trim().split('\n')).toEqual([
+      'mcphost: --db: must be a URL starting with postgres:// or postgresql://',
+    ]);
+    expect(badFlag.code).toBe(2);
+    const badEnv = await jobs(home.path, 'db.internal/jobs', 'status');
+    expect(badEnv.stderr.trim().split('\n')).toEqual([
+      'mcphost: MCPHOST_DATABASE_URL: must be a URL starting with postgres:// or postgresql://',
+    ]);
+    expect(badEnv.code).toBe(2);
   });
 
   it('a key that names no job is one line naming it, for every command that takes keys', async () => {

@@ -34,18 +34,26 @@ export interface JobsCommandContext {
  */
 async function databaseUrl(given: string | undefined, io: CliIO, configPath?: string): Promise<string> {
   const fromEnv = io.env[DATABASE_URL_VARIABLE];
-  const url =
-    given ??
-    (fromEnv !== undefined && fromEnv.trim() !== ''
-      ? fromEnv
-      : (await readConfig(io, { ...optional('configPath', configPath) })).jobs?.database);
-  if (url === undefined || url.trim() === '') {
+  if (given !== undefined) return checkedUrl(given, '--db');
+  if (fromEnv !== undefined && fromEnv.trim() !== '') return checkedUrl(fromEnv, DATABASE_URL_VARIABLE);
+  // The config checks its own value (a bad one names the file and the key).
+  const url = (await readConfig(io, { ...optional('configPath', configPath) })).jobs?.database;
+  if (url === undefined) {
     throw new ConfigError(
       '--db',
       `no jobs database: give --db postgres://…, set ${DATABASE_URL_VARIABLE}, or "jobs": { "database": … } in the config`,
     );
   }
   return url;
+}
+
+/** A URL that is not PostgreSQL's is the user's mistake (exit 2), not an unreachable server. */
+function checkedUrl(url: string, source: string): string {
+  // The value is not repeated: it may hold a password.
+  if (!/^postgres(ql)?:\/\/\S+$/.test(url.trim())) {
+    throw new ConfigError(source, 'must be a URL starting with postgres:// or postgresql://');
+  }
+  return url.trim();
 }
 
 export async function runJobsCommand(
