@@ -122,6 +122,11 @@ describe('mcphost jobs: the database and bad input', () => {
       [['submit'], 'mcphost: jobs submit: give the jobs file: mcphost jobs submit FILE.jsonl'],
       [['cancel'], 'mcphost: jobs cancel: give the jobs to cancel: mcphost jobs cancel KEY…'],
       [['status', '--follow'], 'mcphost: --follow: give one job: mcphost jobs status --follow KEY'],
+      [
+        ['recover', '--executor'],
+        "mcphost: --executor: give a worker's executor id: mcphost jobs recover --executor ID",
+      ],
+      [['submit', '.'], 'mcphost: .: is a folder, not a jobs file'],
     ];
     const db = await postgres.freshDatabase();
     for (const [args, line] of expected) {

@@ -214,7 +214,13 @@ async function readJobsFile(
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new ConfigError(file, code === 'ENOENT' ? 'no such file' : `cannot be read (${String(code)})`);
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a folder, not a jobs file'
+          : `cannot be read (${String(code)})`;
+    throw new ConfigError(file, why);
   }
   let vars: Record<string, string>;
   try {

@@ -211,7 +211,7 @@ export function jobsCommands(parser: Argv, choose: (command: JobsCommand) => voi
       choose({
         action: 'recover',
         db: text(values.db),
-        executors: texts(values.executor),
+        executors: executorsOf(values.executor),
         deadAfterMs: seconds(values['dead-after'], '--dead-after'),
       }),
   );
@@ -231,6 +231,15 @@ export function jobsCommands(parser: Argv, choose: (command: JobsCommand) => voi
       );
     },
   } as CommandModule);
+}
+
+/** `--executor ID…`: given without an id, it would silently mean "every dead worker". */
+function executorsOf(value: unknown): string[] {
+  const executors = texts(value).filter((id) => id !== '');
+  if (value !== undefined && executors.length === 0) {
+    throw new ConfigError('--executor', "give a worker's executor id: mcphost jobs recover --executor ID");
+  }
+  return executors;
 }
 
 function required(value: unknown, command: string, hint: string): string {
