@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCli, temporaryHome, type CliRun, type TemporaryHome } from '../support/cli.js';
+import { runCli, startCli, temporaryHome, type CliRun, type TemporaryHome } from '../support/cli.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
-import { JOB_MODEL, jobs } from '../support/workers.js';
+import { JOB_MODEL, jobs, waitUntil } from '../support/workers.js';
 
 let postgres: TestPostgres;
 let home: TemporaryHome;
@@ -56,6 +56,27 @@ describe('mcphost jobs: the database and bad input', () => {
     // …and the flag over the environment.
     const fromFlag = await jobs(home.path, inEnv, 'status', '--db', inConfig);
     expect(jobCount(fromFlag)).toBe('1');
+  });
+
+  it("a worker takes the database from its --config file's jobs.database", async () => {
+    const db = await postgres.freshDatabase();
+    const config = await home.writeConfig({ model: JOB_MODEL, jobs: { database: db } }, 'worker.json');
+    await home.writeConfig({});
+    const worker = startCli(['worker', '--config', config, '--executor-id', 'w-config'], home.path, {
+      timeoutMs: 120_000,
+    });
+    try {
+      await waitUntil(
+        () => Promise.resolve(worker.stderr().includes('worker w-config running jobs')),
+        () => worker.stderr(),
+        60_000,
+      );
+      // It registered itself in that database.
+      expect((await jobs(home.path, db, 'status')).stdout).toContain('w-config\tlast seen');
+    } finally {
+      worker.child.kill('SIGTERM');
+      expect((await worker.done).code).toBe(0);
+    }
   });
 
   it('a bad database URL is one line naming where it came from (file and key, flag, variable); none at all says where to give one', async () => {
