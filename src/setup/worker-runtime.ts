@@ -16,7 +16,7 @@ import type { ServerDefinition } from '../mcp/definition.js';
 import { JobToolHost } from '../batch/job-tool-host.js';
 import { assembleSafety } from '../safety/assemble.js';
 import type { AuditSink } from '../safety/audit-log.js';
-import { mergeSafetyOptions } from '../safety/options.js';
+import { ConfigError } from '../core/errors.js';
 import { optional } from '../util/optional.js';
 import { JOB_DIR_VARIABLE } from './batch.js';
 import { builtinApprovalRules } from './builtin-servers.js';
@@ -60,7 +60,7 @@ export async function assembleWorkerRuntime(options: WorkerRuntimeOptions): Prom
   }
   const { runner, config } = shared;
   const notices = hostNotices(options.onEvent);
-  const safety = mergeSafetyOptions(configSafety(config), {});
+  const safety = configSafety(config);
   let audit: AuditSink | undefined;
   if (safety.auditLog !== undefined) {
     const { openAuditLog } = await import('../safety/audit-log.js');
@@ -108,8 +108,9 @@ export async function assembleWorkerRuntime(options: WorkerRuntimeOptions): Prom
       });
       const unknown = host.unknownServers();
       if (unknown.length > 0) {
-        throw new Error(
-          `"servers": no server ${unknown.map((name) => JSON.stringify(name)).join(', ')} in this worker's config`,
+        throw new ConfigError(
+          '"servers"',
+          `no server ${unknown.map((name) => JSON.stringify(name)).join(', ')} in this worker's config`,
         );
       }
       // A guard of the job's own: its budgets, approval state and hooks start fresh with each job.
