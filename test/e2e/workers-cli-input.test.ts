@@ -125,6 +125,11 @@ describe('mcphost jobs: the database and bad input', () => {
     }
     // Nothing was done to the job named beside the unknown one.
     expect((await jobs(home.path, db, 'status', 'real')).stdout).toMatch(/^real\tENQUEUED\t/);
+    // A job without a result yet is named, not silently left out.
+    const results = await jobs(home.path, db, 'results', 'real');
+    expect(results.stdout).toBe('');
+    expect(results.stderr.trim()).toBe('mcphost: jobs results: "real" has no result yet (ENQUEUED)');
+    expect(results.code).toBe(0);
     // A job that cannot be retried says why, naming it.
     const retry = await jobs(home.path, db, 'retry', 'real');
     expect(retry.stderr).toContain(

@@ -129,6 +129,10 @@ export async function runJobsCommand(
         for (const result of await client.results(command.keys.length > 0 ? command.keys : undefined)) {
           io.stdout.write(`${JSON.stringify(result)}\n`);
         }
+        // A job named that has no result yet would otherwise be silently missing from the output.
+        for (const state of known.filter((job) => !FINISHED.has(job.status))) {
+          notice(io, `jobs results: "${state.key}" has no result yet (${state.status})`);
+        }
         return ExitCode.ok;
       case 'cancel': {
         // DBOS leaves a finished job as it is: say so rather than count it as cancelled.
