@@ -32,6 +32,11 @@ const JOBS = Number(process.env.BENCH_WORKER_JOBS ?? 80);
 /** Jobs one worker runs at once (the model queue's worker concurrency, set by `jobs submit --concurrency`). */
 const PER_WORKER = 4;
 const ANSWER_DELAY_MS = 200;
+/**
+ * More limits for the model's queue, as `jobs submit` takes them (e.g. `--global-concurrency 8` or
+ * `--rate 100/1`), to see what a shared limit costs two workers; none by default.
+ */
+const QUEUE_ARGS = (process.env.BENCH_WORKER_QUEUE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 
 /** What one worker did with the bench's jobs, from `dbos.workflow_status`. */
 interface WorkerShare {
@@ -46,6 +51,8 @@ interface WorkerShare {
 /** The queue's limits as DBOS stored them, and where the bench's jobs ran. */
 interface Placement {
   readonly workerConcurrency: number | null;
+  /** The queue's other limits, as `jobs submit` words them (`--global-concurrency 8`, `--rate 100/1`). */
+  readonly sharedLimits: string;
   readonly pollingMs: number;
   readonly shares: readonly WorkerShare[];
   /** From the first job's enqueue to the last job's end (ms), as the database saw it. */
@@ -97,10 +104,18 @@ async function placement(db: string, prefix: string, queue: string): Promise<Pla
   const client = new pg.Client({ connectionString: db });
   await client.connect();
   try {
-    const limits = await client.query<{ worker_concurrency: number | null; polling_interval_sec: number }>(
-      'SELECT worker_concurrency, polling_interval_sec FROM dbos.queues WHERE name = $1',
+    const limits = await client.query<{
+      worker_concurrency: number | null;
+      concurrency: number | null;
+      rate_limit_max: number | null;
+      rate_limit_period_sec: number | null;
+      polling_interval_sec: number;
+    }>(
+      `SELECT worker_concurrency, concurrency, rate_limit_max, rate_limit_period_sec, polling_interval_sec
+       FROM dbos.queues WHERE name = $1`,
       [queue],
     );
+    const limit = limits.rows[0];
     const rows = await client.query<{
       executor_id: string;
       created_at: string;
@@ -128,8 +143,14 @@ async function placement(db: string, prefix: string, queue: string): Promise<Pla
     const first = Math.min(...rows.rows.map((row) => Number(row.created_at)));
     const last = Math.max(...rows.rows.map((row) => Number(row.completed_at)));
     return {
-      workerConcurrency: limits.rows[0]?.worker_concurrency ?? null,
-      pollingMs: (limits.rows[0]?.polling_interval_sec ?? NaN) * 1000,
+      workerConcurrency: limit?.worker_concurrency ?? null,
+      sharedLimits: [
+        limit?.concurrency == null ? '' : `--global-concurrency ${limit.concurrency}`,
+        limit?.rate_limit_max == null ? '' : `--rate ${limit.rate_limit_max}/${limit.rate_limit_period_sec}`,
+      ]
+        .filter((part) => part !== '')
+        .join(' '),
+      pollingMs: (limit?.polling_interval_sec ?? NaN) * 1000,
       shares,
       enqueuedToDoneMs: last - first,
     };
@@ -138,14 +159,22 @@ async function placement(db: string, prefix: string, queue: string): Promise<Pla
   }
 }
 
-function describePlacement(found: Placement, workers: number): string {
-  const slots = (found.workerConcurrency ?? Infinity) * workers;
+function describePlacement(found: Placement, workers: readonly RunningCli[]): string {
+  const slots = (found.workerConcurrency ?? Infinity) * workers.length;
+  // DBOS backs a queue's polling off (doubling its interval) when workers collide claiming jobs,
+  // which only queues with a limit shared by all workers do; it says so as a warning.
+  const contention = workers.reduce(
+    (sum, worker) => sum + worker.stderr().split('Contention detected').length - 1,
+    0,
+  );
   const busy = found.shares.reduce((sum, share) => sum + share.busyMs, 0);
   const split = found.shares
     .map((share) => `${share.executorId} ran ${share.jobs} (at most ${share.peakAtOnce} at once)`)
     .join(', ');
   return (
-    `    jobs per worker: ${split}; queue limit ${found.workerConcurrency ?? 'none'} per worker, polled every ${found.pollingMs} ms\n` +
+    `    jobs per worker: ${split}; queue limit ${found.workerConcurrency ?? 'none'} per worker` +
+    `${found.sharedLimits === '' ? '' : ` (${found.sharedLimits})`}, polled every ${found.pollingMs} ms` +
+    `, ${contention} contention backoffs\n` +
     `    first enqueue to last done ${(found.enqueuedToDoneMs / 1000).toFixed(2)} s; ` +
     `slots busy ${((100 * busy) / (found.enqueuedToDoneMs * slots)).toFixed(0)}% of it`
   );
@@ -161,7 +190,7 @@ async function timeWorkers(count: number): Promise<number> {
     const db = await postgres.freshDatabase();
     // The queue is made (with its limit) before the workers start, so both see it at once.
     const warm = await writeJobsFile(setup.home.path, 1, setup.note, `warm${count}`);
-    await jobs(setup.home.path, db, 'submit', warm, '--concurrency', String(PER_WORKER));
+    await jobs(setup.home.path, db, 'submit', warm, '--concurrency', String(PER_WORKER), ...QUEUE_ARGS);
     for (let index = 0; index < count; index++) {
       const worker = startWorkerProcess(setup.home.path, {
         db,
@@ -212,7 +241,7 @@ async function timeWorkers(count: number): Promise<number> {
       `  ${count} worker(s): ${(elapsed / 1000).toFixed(2)} s (the submit process ${((submitted - started) / 1000).toFixed(2)} s of it); ` +
         `per job on average ${timings.queued.toFixed(0)} ms queued, ${timings.running.toFixed(0)} ms running ` +
         `(model step ${timings.modelStep.toFixed(0)} ms, tool step ${timings.toolStep.toFixed(0)} ms)\n` +
-        describePlacement(found, count) +
+        describePlacement(found, workers) +
         `; worker CPU ${((1000 * workerCpu) / JOBS).toFixed(0)} ms a job; load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? NaN).toFixed(1)} after`,
     );
     return elapsed;
