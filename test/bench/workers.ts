@@ -8,12 +8,12 @@
  * and how many it ran at once at most (against the queue's per-worker limit), how long the submit
  * took, and how busy the workers' slots were (the rest is the wait for the next queue poll).
  */
-import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { queueNameForModel } from '../../src/jobs/workers/names.js';
 import type { RunningCli } from '../support/cli.js';
+import { processTreeCpuSeconds } from './process-cpu.js';
 import { startTestPostgres } from '../support/postgres.js';
 import {
   JOB_MODEL,
@@ -59,19 +59,37 @@ interface Placement {
   readonly enqueuedToDoneMs: number;
 }
 
-/**
- * CPU seconds a process has used (user + system), from /proc (Linux; NaN elsewhere). /proc counts
- * in USER_HZ ticks, which Linux fixes at 100 a second whatever the kernel's own tick rate.
- */
-async function cpuSeconds(pid: number | undefined): Promise<number> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
+/** CPU seconds used so far by the workers (with their MCP servers), PostgreSQL, and this process (the fake model). */
+interface CpuUse {
+  readonly workers: number;
+  readonly postgres: number;
+  readonly bench: number;
+}
+
+async function cpuNow(workers: readonly RunningCli[], postgresPid: number | undefined): Promise<CpuUse> {
+  const perWorker = await Promise.all(workers.map((worker) => processTreeCpuSeconds(worker.child.pid)));
+  const own = process.cpuUsage();
+  return {
+    workers: perWorker.reduce((sum, seconds) => sum + seconds, 0),
+    postgres: await processTreeCpuSeconds(postgresPid),
+    bench: (own.user + own.system) / 1e6,
+  };
+}
+
+/** CPU a job, by where it went, and how many cores that kept busy over the timed run. */
+function describeCpu(before: CpuUse, after: CpuUse, elapsedMs: number): string {
+  const used = {
+    workers: after.workers - before.workers,
+    postgres: after.postgres - before.postgres,
+    bench: after.bench - before.bench,
+  };
+  const total = used.workers + used.postgres + used.bench;
+  const perJob = (seconds: number): string => `${((1000 * seconds) / JOBS).toFixed(0)} ms`;
+  return (
+    `CPU a job: workers and their servers ${perJob(used.workers)}, PostgreSQL ${perJob(used.postgres)}, ` +
+    `the fake model and this bench ${perJob(used.bench)}; in all ${perJob(total)}, ` +
+    `${(total / (elapsedMs / 1000)).toFixed(2)} cores busy on average`
+  );
 }
 
 /** Finished jobs, counted over a connection the caller keeps open. */
@@ -214,7 +232,7 @@ async function timeWorkers(count: number): Promise<number> {
     const prefix = `bench${count}`;
     const file = await writeJobsFile(setup.home.path, JOBS, setup.note, prefix);
     const loadBefore = loadavg()[0] ?? NaN;
-    const cpuBefore = await Promise.all(workers.map((worker) => cpuSeconds(worker.child.pid)));
+    const cpuBefore = await cpuNow(workers, postgres.serverPid);
     const started = performance.now();
     await jobs(setup.home.path, db, 'submit', file);
     const submitted = performance.now();
@@ -233,8 +251,7 @@ async function timeWorkers(count: number): Promise<number> {
       await watcher.end();
     }
     const elapsed = performance.now() - started;
-    const cpuAfter = await Promise.all(workers.map((worker) => cpuSeconds(worker.child.pid)));
-    const workerCpu = cpuAfter.reduce((sum, after, index) => sum + after - (cpuBefore[index] ?? NaN), 0);
+    const cpuAfter = await cpuNow(workers, postgres.serverPid);
     const timings = await jobTimings(db);
     const found = await placement(db, prefix, queueNameForModel(JOB_MODEL));
     console.log(
@@ -242,7 +259,7 @@ async function timeWorkers(count: number): Promise<number> {
         `per job on average ${timings.queued.toFixed(0)} ms queued, ${timings.running.toFixed(0)} ms running ` +
         `(model step ${timings.modelStep.toFixed(0)} ms, tool step ${timings.toolStep.toFixed(0)} ms)\n` +
         describePlacement(found, workers) +
-        `; worker CPU ${((1000 * workerCpu) / JOBS).toFixed(0)} ms a job; load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? NaN).toFixed(1)} after`,
+        `\n    ${describeCpu(cpuBefore, cpuAfter, elapsed)}; load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? NaN).toFixed(1)} after`,
     );
     return elapsed;
   } finally {
