@@ -30,7 +30,7 @@ import {
 
 const JOBS = Number(process.env.BENCH_WORKER_JOBS ?? 80);
 /** Jobs one worker runs at once (the model queue's worker concurrency, set by `jobs submit --concurrency`). */
-const PER_WORKER = 4;
+const PER_WORKER = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 4);
 const ANSWER_DELAY_MS = 200;
 /**
  * More limits for the model's queue, as `jobs submit` takes them (e.g. `--global-concurrency 8` or
