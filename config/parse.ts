@@ -78,6 +78,8 @@ export interface ParsedConfig extends ConfigSafetySettings {
   readonly sessionPersistence?: boolean;
   /** What a changed tool definition is met with where a server sets nothing (home config only). */
   readonly toolChanges?: ToolChangePolicy;
+  /** Durable workers' settings: the jobs database (home config or `--config` only). */
+  readonly jobs?: { readonly database?: string };
 }
 
 /**
@@ -191,6 +193,7 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
       roots: settings.roots,
       sessionPersistence: settings.sessionPersistence,
       toolChanges: settings.toolChanges,
+      jobs: settings.jobs,
     }),
   };
 }
