@@ -31,6 +31,20 @@ describe('mcphost batch: bad input', () => {
     await expect(access(`${jobs}.lock`)).rejects.toThrow();
   });
 
+  it('refuses an --out that is not a results file (another batch’s jobs), leaving it as it was', async () => {
+    const folder = await fixture.temporaryFolder('mcphost-batch-bad-');
+    const jobs = join(folder, 'jobs.jsonl');
+    await writeFile(jobs, 'Say hello\n');
+    const other = join(folder, 'other-jobs.jsonl');
+    await writeFile(other, 'Say goodbye\n');
+    const run = await runCli(['batch', jobs, '--out', other, ...MODEL], fixture.home.path);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      `mcphost: --out ${other}: line 1 is not a result of mcphost batch ("Say goodbye"); is it the right file? Results are not appended to another kind of file`,
+    ]);
+    expect(await readFile(other, 'utf8')).toBe('Say goodbye\n');
+  });
+
   it('says when the folder of --out does not exist', async () => {
     const folder = await fixture.temporaryFolder('mcphost-batch-bad-');
     const jobs = join(folder, 'jobs.jsonl');

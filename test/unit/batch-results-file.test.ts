@@ -75,6 +75,27 @@ describe('ResultsFile', () => {
     await third.file.close();
   });
 
+  it('refuses a file mcphost batch did not write, naming its first such line, and leaves it as it was', async () => {
+    const path = join(folder.path, 'other-jobs.jsonl');
+    const text = `${JSON.stringify(result(1))}\n{"id": "a", "prompt": "Summarize README.md"}\n`;
+    await writeFile(path, text);
+    await expect(ResultsFile.open(path)).rejects.toThrow(
+      `--out ${path}: line 2 is not a result of mcphost batch ("{\\"id\\": \\"a\\", \\"prompt\\": \\"Summarize README.…"); is it the right file?`,
+    );
+    expect(await readFile(path, 'utf8')).toBe(text);
+    // Its lock was let go: the file is not held after the refusal.
+    await writeFile(path, '');
+    await (await ResultsFile.open(path)).file.close();
+  });
+
+  it('takes a write torn before its first characters, even with results after it, as its own', async () => {
+    const path = join(folder.path, 'results.jsonl');
+    await writeFile(path, `{"ke\n${JSON.stringify(result(2))}\n{`);
+    const { file, done } = await ResultsFile.open(path);
+    await file.close();
+    expect([...done.keys()]).toEqual(['job-2']);
+  });
+
   it('says when the folder of the file does not exist', async () => {
     const path = join(folder.path, 'missing', 'results.jsonl');
     await expect(ResultsFile.open(path)).rejects.toThrow(`--out ${path}: its folder does not exist`);

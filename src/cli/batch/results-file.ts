@@ -43,6 +43,13 @@ export class ResultsFile {
           throw new ConfigError(label, `cannot read it (${(error as Error).message})`);
         }
       }
+      const foreign = firstForeignLine(text);
+      if (foreign !== undefined) {
+        throw new ConfigError(
+          label,
+          `line ${foreign.line} is not a result of mcphost batch (${JSON.stringify(foreign.start)}); is it the right file? Results are not appended to another kind of file`,
+        );
+      }
       let handle: FileHandle;
       try {
         handle = await open(path, 'a');
@@ -99,4 +106,24 @@ export class ResultsFile {
       await this.#lock.release();
     }
   }
+}
+
+/** How every line mcphost batch writes begins (`key` is the result's first property). */
+const RESULT_LINE_START = '{"key":';
+
+/**
+ * The first line that mcphost batch did not write, if any: a file given to `--out` by mistake (the
+ * jobs of another batch, some other data) would otherwise get results appended to it. A torn line
+ * still begins like a result, so a crash's leftovers pass.
+ */
+function firstForeignLine(text: string): { line: number; start: string } | undefined {
+  const lines = text.split('\n');
+  for (const [index, line] of lines.entries()) {
+    // A write torn very early is shorter than the prefix itself (and, once a later run has gone
+    // on after it, no longer the last line).
+    if (line.trim() === '' || line.startsWith(RESULT_LINE_START) || RESULT_LINE_START.startsWith(line))
+      continue;
+    return { line: index + 1, start: line.length > 40 ? `${line.slice(0, 40)}…` : line };
+  }
+  return undefined;
 }
