@@ -77,6 +77,8 @@ export interface ParsedConfig extends ConfigSafetySettings {
   readonly sessionPersistence?: boolean;
   /** What a changed tool definition is met with where a server sets nothing (home config only). */
   readonly toolChanges?: ToolChangePolicy;
+  /** Durable workers' settings: the jobs database (home config or `--config` only). */
+  readonly jobs?: { readonly database?: string };
 }
 
 /**
@@ -192,6 +194,7 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     ...(settings.roots === undefined ? {} : { roots: settings.roots }),
     ...(settings.sessionPersistence === undefined ? {} : { sessionPersistence: settings.sessionPersistence }),
     ...(settings.toolChanges === undefined ? {} : { toolChanges: settings.toolChanges }),
+    ...(settings.jobs === undefined ? {} : { jobs: settings.jobs }),
   };
 }
 

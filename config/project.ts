@@ -48,6 +48,8 @@ export const PROJECT_FORBIDDEN_SETTINGS = [
   'auditLogMaxBytes',
   'untrustedContent',
   'budgets',
+  // Where a worker's jobs (and their recorded results) go is the user's to say.
+  'jobs',
   // A repository must not make -p answer servers' questions on the user's behalf.
   'elicitation',
   // …nor widen the folders the user's servers may work in.
