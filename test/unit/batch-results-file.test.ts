@@ -3,7 +3,7 @@
  * and each arrives whole, a torn last line is cut off from the next result, and the file is
  * locked while open (a second open fails naming the holder; after close it opens again).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readResultKeys, type BatchResult } from '../../src/batch/result.js';
@@ -94,6 +94,22 @@ describe('ResultsFile', () => {
     const { file, done } = await ResultsFile.open(path);
     await file.close();
     expect([...done.keys()]).toEqual(['job-2']);
+  });
+
+  it('a lock of another host stops the run while it is fresh, and is taken over once it has gone stale', async () => {
+    const path = join(folder.path, 'results.jsonl');
+    await mkdir(`${path}.lock`);
+    const since = '2026-01-01T00:00:00.000Z';
+    await writeFile(`${path}.lock.owner`, JSON.stringify({ pid: 1, host: 'elsewhere.example', since }));
+    await expect(ResultsFile.open(path)).rejects.toThrow(
+      `--out ${path}: in use by another mcphost batch (pid 1 on elsewhere.example, since ${since})`,
+    );
+    // Not refreshed for a minute (its holder died): past the stale time, taken over.
+    const minuteAgo = new Date(Date.now() - 60_000);
+    await utimes(`${path}.lock`, minuteAgo, minuteAgo);
+    const { file } = await ResultsFile.open(path);
+    expect(JSON.parse(await readFile(`${path}.lock.owner`, 'utf8'))).toMatchObject({ pid: process.pid });
+    await file.close();
   });
 
   it('says when the folder of the file does not exist', async () => {
