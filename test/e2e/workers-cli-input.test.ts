@@ -40,6 +40,14 @@ async function submitOne(db: string, id: string): Promise<void> {
 }
 
 describe('mcphost jobs: the database and bad input', () => {
+  it('keeps stdout clean on a new database (DBOS announces its migration with console.log)', async () => {
+    const db = await postgres.freshDatabase();
+    const run = await jobs(home.path, db, 'results');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).not.toContain('Running DBOS system database migrations');
+  });
+
   it('takes the database from --db, else MCPHOST_DATABASE_URL, else the config’s jobs.database', async () => {
     const inConfig = await postgres.freshDatabase();
     const inEnv = await postgres.freshDatabase();

@@ -80,8 +80,28 @@ export async function migrateDatabase(url: string): Promise<void> {
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await DBOS.migrate(url);
+    await withConsoleLogSilenced(() => DBOS.migrate(url));
   } finally {
     await lock.end().catch(() => undefined);
   }
+}
+
+/**
+ * Runs `work` with `console.log` silenced. DBOS.migrate announces a migration ("Running DBOS system
+ * database migrations...") at info level through a logger of its own that writes with console.log,
+ * and takes no logger: on stdout the line would land in what a user pipes (`mcphost jobs results
+ * > results.jsonl` as the first command on a new database), and the jobs commands show DBOS's
+ * info lines only with `--debug` anyway. Its warnings and errors (console.warn, console.error)
+ * still show.
+ */
+async function withConsoleLogSilenced<T>(work: () => Promise<T>): Promise<T> {
+  /* eslint-disable no-console -- DBOS's printing, silenced; we print nothing here */
+  const log = console.log;
+  console.log = () => undefined;
+  try {
+    return await work();
+  } finally {
+    console.log = log;
+  }
+  /* eslint-enable no-console */
 }
