@@ -1,6 +1,6 @@
 /**
  * groupHasLiveMember against real process groups: the leader running, the leader gone while a
- * member it started lives on (the /proc scan), and every member gone.
+ * member it started lives on (the /proc scan), and every member gone; and what a scan allocates.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -9,13 +9,17 @@ import { groupHasLiveMember } from '../../src/safety/process-group.js';
 
 const started: ChildProcess[] = [];
 
-/** A shell leading its own process group, running `script`; resolves once it has spawned. */
-async function groupLeader(script: string): Promise<ChildProcess & { pid: number }> {
-  const child = spawn('sh', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+/**
+ * A shell leading its own process group, running `script`; resolves once it has spawned. `exited`
+ * is listened for from the start (the exit may come right after the shell's output).
+ */
+async function groupLeader(script: string): Promise<{ pid: number; exited: Promise<unknown> }> {
+  const child = spawn('sh', ['-c', script], { detached: true, stdio: ['ignore', 'ignore', 'ignore'] });
   started.push(child);
+  const exited = once(child, 'exit');
   await once(child, 'spawn');
   if (child.pid === undefined) throw new Error('no pid');
-  return child as ChildProcess & { pid: number };
+  return { pid: child.pid, exited };
 }
 
 function killGroup(pid: number): void {
@@ -46,18 +50,27 @@ describe('groupHasLiveMember', () => {
   });
 
   it('is true while a member outlives the leader, and false once the group is empty', async () => {
-    // The shell starts a member in its group, says so, and exits: only the member is left.
-    const leader = await groupLeader('sleep 30 & echo started; exit 0');
-    await once(leader.stdout!, 'data');
-    await once(leader, 'exit');
+    // The shell starts a member in its group and exits: only the member is left.
+    const leader = await groupLeader('sleep 30 & exit 0');
+    await leader.exited;
     expect(groupHasLiveMember(leader.pid)).toBe(true);
     killGroup(leader.pid);
     expect(await eventually(leader.pid, false)).toBe(false);
   });
 
+  it('reads /proc without a buffer per process (a scan of every process did, 64 KiB each)', async () => {
+    const leader = await groupLeader('sleep 30 & exit 0');
+    await leader.exited;
+    const before = process.memoryUsage().arrayBuffers;
+    // The leader is gone and the member is not its group's leader: every process is looked at.
+    expect(groupHasLiveMember(leader.pid)).toBe(true);
+    // readFileSync took a fresh 64 KiB buffer for each /proc file it read (their size reads as 0).
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024);
+  });
+
   it('is false for a group that never existed or has ended', async () => {
     const leader = await groupLeader('exit 0');
-    await once(leader, 'exit');
+    await leader.exited;
     expect(await eventually(leader.pid, false)).toBe(false);
   });
 });
