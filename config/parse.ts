@@ -14,6 +14,7 @@ import { approvalRuleSet, hooksConfig } from './safety-settings.js';
 import { isPlainObject } from './server-form.js';
 import { readServerEntry } from './servers.js';
 import { environmentLookup } from './variables.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 
 /** The environment `${VAR}` references are read from. */
 export type ConfigEnvironment = Readonly<Record<string, string | undefined>>;
@@ -77,6 +78,8 @@ export interface ParsedConfig extends ConfigSafetySettings {
   readonly sessionPersistence?: boolean;
   /** What a changed tool definition is met with where a server sets nothing (home config only). */
   readonly toolChanges?: ToolChangePolicy;
+  /** Durable workers' settings: the jobs database (home config or `--config` only). */
+  readonly jobs?: { readonly database?: string };
 }
 
 /**
@@ -114,13 +117,7 @@ function readSettings(raw: Record<string, unknown>, problems: Problem[]): FileSe
 
 function generationSettings(settings: FileSettings): GenerationSettings {
   const { maxTokens, temperature, topP, topK, stopSequences } = settings;
-  return {
-    ...(maxTokens === undefined ? {} : { maxTokens }),
-    ...(temperature === undefined ? {} : { temperature }),
-    ...(topP === undefined ? {} : { topP }),
-    ...(topK === undefined ? {} : { topK }),
-    ...(stopSequences === undefined ? {} : { stopSequences }),
-  };
+  return definedProperties({ maxTokens, temperature, topP, topK, stopSequences });
 }
 
 /**
@@ -146,12 +143,12 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
   if (isPlainObject(mcpServers)) {
     const context = {
       lookup: environmentLookup(env),
-      defaults: {
-        ...(settings.initTimeout === undefined ? {} : { initTimeoutMs: settings.initTimeout }),
-        ...(settings.toolTimeout === undefined ? {} : { toolTimeoutMs: settings.toolTimeout }),
-        ...(settings.tasks === undefined ? {} : { tasks: settings.tasks }),
-        ...(settings.taskTimeout === undefined ? {} : { taskTimeoutMs: settings.taskTimeout }),
-      },
+      defaults: definedProperties({
+        initTimeoutMs: settings.initTimeout,
+        toolTimeoutMs: settings.toolTimeout,
+        tasks: settings.tasks,
+        taskTimeoutMs: settings.taskTimeout,
+      }),
       problems,
       warnings,
     };
@@ -172,37 +169,43 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
     servers: Object.fromEntries(entries),
     disabledServers,
     warnings: warnings.map((warning) => `${source}: ${warning}`),
-    ...(settings.model === undefined ? {} : { model: settings.model }),
-    ...(settings.systemPrompt === undefined ? {} : { systemPrompt: settings.systemPrompt }),
-    ...(settings.maxSteps === undefined ? {} : { maxSteps: settings.maxSteps }),
-    ...(settings.providerUrl === undefined ? {} : { providerUrl: settings.providerUrl }),
-    ...(settings.providerApiKey === undefined ? {} : { providerApiKey: settings.providerApiKey }),
+    ...definedProperties({
+      model: settings.model,
+      systemPrompt: settings.systemPrompt,
+      maxSteps: settings.maxSteps,
+      providerUrl: settings.providerUrl,
+      providerApiKey: settings.providerApiKey,
+    }),
     generation: generationSettings(settings),
-    ...(settings.initTimeout === undefined ? {} : { initTimeoutMs: settings.initTimeout }),
-    ...(settings.toolTimeout === undefined ? {} : { toolTimeoutMs: settings.toolTimeout }),
+    ...definedProperties({ initTimeoutMs: settings.initTimeout, toolTimeoutMs: settings.toolTimeout }),
     ...(approval === undefined ? {} : { approval: [approval] }),
-    ...(hooks === undefined ? {} : { hooks }),
-    ...(settings.auditLog === undefined ? {} : { auditLog: settings.auditLog }),
-    ...(settings.maxToolResultBytes === undefined ? {} : { maxToolResultBytes: settings.maxToolResultBytes }),
+    ...definedProperties({
+      hooks,
+      auditLog: settings.auditLog,
+      maxToolResultBytes: settings.maxToolResultBytes,
+    }),
     ...contextSettings(settings),
-    ...(settings.auditLogMaxBytes === undefined ? {} : { auditLogMaxBytes: settings.auditLogMaxBytes }),
-    ...(settings.untrustedContent === undefined ? {} : { untrustedContent: settings.untrustedContent }),
-    ...(settings.budgets === undefined ? {} : { budgets: settings.budgets }),
-    ...(settings.elicitation === undefined ? {} : { elicitation: settings.elicitation }),
-    ...(settings.roots === undefined ? {} : { roots: settings.roots }),
-    ...(settings.sessionPersistence === undefined ? {} : { sessionPersistence: settings.sessionPersistence }),
-    ...(settings.toolChanges === undefined ? {} : { toolChanges: settings.toolChanges }),
+    ...definedProperties({
+      auditLogMaxBytes: settings.auditLogMaxBytes,
+      untrustedContent: settings.untrustedContent,
+      budgets: settings.budgets,
+      elicitation: settings.elicitation,
+      roots: settings.roots,
+      sessionPersistence: settings.sessionPersistence,
+      toolChanges: settings.toolChanges,
+      jobs: settings.jobs,
+    }),
   };
 }
 
 /** `contextWindow`, `compactAt` and `autoCompact`, together, when any is set. */
 function contextSettings(settings: FileSettings): Pick<ParsedConfig, 'context'> {
-  const context = {
-    ...(settings.contextWindow === undefined ? {} : { contextWindow: settings.contextWindow }),
-    ...(settings.compactAt === undefined ? {} : { compactAt: settings.compactAt }),
-    ...(settings.autoCompact === undefined ? {} : { autoCompact: settings.autoCompact }),
-    ...(settings.toolSearch === undefined ? {} : { toolSearch: settings.toolSearch }),
-    ...(settings.toolSearchAt === undefined ? {} : { toolSearchAt: settings.toolSearchAt }),
-  };
+  const context = definedProperties({
+    contextWindow: settings.contextWindow,
+    compactAt: settings.compactAt,
+    autoCompact: settings.autoCompact,
+    toolSearch: settings.toolSearch,
+    toolSearchAt: settings.toolSearchAt,
+  });
   return Object.keys(context).length === 0 ? {} : { context };
 }

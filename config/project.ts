@@ -20,6 +20,7 @@ import type { ServerDefinition } from '../src/mcp/definition.js';
 import type { ApprovalRuleSet } from '../src/safety/policy.js';
 import type { ParsedConfig } from './parse.js';
 import { hookCommands, mergeHooks } from './safety-settings.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 
 /** A project file as the trust question shows it: what it would start. */
 export interface ProjectConfigCandidate {
@@ -48,6 +49,8 @@ export const PROJECT_FORBIDDEN_SETTINGS = [
   'auditLogMaxBytes',
   'untrustedContent',
   'budgets',
+  // Where a worker's jobs (and their recorded results) go is the user's to say.
+  'jobs',
   // A repository must not make -p answer servers' questions on the user's behalf.
   'elicitation',
   // …nor widen the folders the user's servers may work in.
@@ -107,25 +110,29 @@ export function mergeProjectConfig(
     ],
     warnings: [...home.warnings, ...project.warnings, ...ignored, ...projectRules.warnings],
     generation: { ...home.generation, ...project.generation },
-    ...(model === undefined ? {} : { model }),
-    ...(systemPrompt === undefined ? {} : { systemPrompt }),
-    ...(maxSteps === undefined ? {} : { maxSteps }),
-    ...(home.providerUrl === undefined ? {} : { providerUrl: home.providerUrl }),
-    ...(home.providerApiKey === undefined ? {} : { providerApiKey: home.providerApiKey }),
-    ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
-    ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
+    ...definedProperties({
+      model,
+      systemPrompt,
+      maxSteps,
+      providerUrl: home.providerUrl,
+      providerApiKey: home.providerApiKey,
+      initTimeoutMs,
+      toolTimeoutMs,
+    }),
     ...(approval.length === 0 ? {} : { approval }),
-    ...(hooks === undefined ? {} : { hooks }),
-    ...(home.auditLog === undefined ? {} : { auditLog: home.auditLog }),
-    ...(home.auditLogMaxBytes === undefined ? {} : { auditLogMaxBytes: home.auditLogMaxBytes }),
-    ...(home.untrustedContent === undefined ? {} : { untrustedContent: home.untrustedContent }),
-    ...(home.budgets === undefined ? {} : { budgets: home.budgets }),
-    ...(home.elicitation === undefined ? {} : { elicitation: home.elicitation }),
-    ...(home.roots === undefined ? {} : { roots: home.roots }),
-    ...(home.sessionPersistence === undefined ? {} : { sessionPersistence: home.sessionPersistence }),
-    ...(home.toolChanges === undefined ? {} : { toolChanges: home.toolChanges }),
-    ...(maxToolResultBytes === undefined ? {} : { maxToolResultBytes }),
-    ...(context === undefined ? {} : { context }),
+    ...definedProperties({
+      hooks,
+      auditLog: home.auditLog,
+      auditLogMaxBytes: home.auditLogMaxBytes,
+      untrustedContent: home.untrustedContent,
+      budgets: home.budgets,
+      elicitation: home.elicitation,
+      roots: home.roots,
+      sessionPersistence: home.sessionPersistence,
+      toolChanges: home.toolChanges,
+      maxToolResultBytes,
+      context,
+    }),
   };
 }
 

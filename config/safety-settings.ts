@@ -6,6 +6,7 @@
 import type { ApprovalRule, ApprovalRuleSet } from '../src/safety/policy.js';
 import { HOOK_EVENTS, type HookMatcherGroup, type HooksConfig } from '../src/safety/hooks.js';
 import type { ApprovalSettings, HookSettings, PermissionSettings } from './safety-schema.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 
 /**
  * One file's rule set: `approval.rules` in order, then Claude Code's `permissions` lists as rules
@@ -22,12 +23,14 @@ export function approvalRuleSet(
   const rules: ApprovalRule[] = [
     ...(approval?.rules ?? []).map((rule) => ({
       decision: rule.decision,
-      ...(rule.tool === undefined ? {} : { tool: rule.tool }),
-      ...(rule.server === undefined ? {} : { server: rule.server }),
-      ...(rule.readOnly === undefined ? {} : { readOnly: rule.readOnly }),
-      ...(rule.destructive === undefined ? {} : { destructive: rule.destructive }),
-      ...(rule.openWorld === undefined ? {} : { openWorld: rule.openWorld }),
-      ...(rule.reason === undefined ? {} : { reason: rule.reason }),
+      ...definedProperties({
+        tool: rule.tool,
+        server: rule.server,
+        readOnly: rule.readOnly,
+        destructive: rule.destructive,
+        openWorld: rule.openWorld,
+        reason: rule.reason,
+      }),
     })),
     ...listed(permissions?.deny, 'deny'),
     ...listed(permissions?.ask, 'ask'),
@@ -38,7 +41,7 @@ export function approvalRuleSet(
   return {
     source,
     rules,
-    ...(approval?.default === undefined ? {} : { default: approval.default }),
+    ...definedProperties({ default: approval?.default }),
     ...(sampling.length === 0 ? {} : { sampling }),
   };
 }
@@ -54,7 +57,7 @@ export function hooksConfig(settings: HookSettings | undefined): HooksConfig | u
       ...(group.matcher === null || group.matcher === undefined ? {} : { matcher: group.matcher }),
       hooks: group.hooks.map((hook) => ({
         command: hook.command,
-        ...(hook.timeout === undefined ? {} : { timeoutSeconds: hook.timeout }),
+        ...definedProperties({ timeoutSeconds: hook.timeout }),
       })),
     }));
   }
@@ -85,7 +88,7 @@ export function hookCommands(
     (hooks[event] ?? []).flatMap((group) =>
       group.hooks.map((hook) => ({
         event,
-        ...(group.matcher === undefined ? {} : { matcher: group.matcher }),
+        ...definedProperties({ matcher: group.matcher }),
         command: hook.command,
       })),
     ),

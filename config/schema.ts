@@ -91,6 +91,15 @@ export const settingsShape = {
   tasks: z.enum(['auto', 'never', 'always']),
   /** How long a tool call that runs as a task may take in all, in ms (default one hour). */
   taskTimeout: positiveInteger,
+  /** Durable workers (docs/workers.md): the jobs database, below `--db` and `MCPHOST_DATABASE_URL`. */
+  jobs: z.strictObject({
+    database: z
+      .string()
+      .refine((url) => /^postgres(ql)?:\/\/\S+$/.test(url), {
+        error: 'must be a URL starting with postgres:// or postgresql://',
+      })
+      .exactOptional(),
+  }),
 } as const;
 
 /** The name of a top-level setting. */

@@ -30,6 +30,7 @@ import type { SandboxSettings } from '../src/safety/sandbox-settings.js';
 import type { TasksMode } from '../src/mcp/tasks/tasks-mode.js';
 import type { VariableLookup } from './variables.js';
 import { describeExpansionFailure, expandVariables } from './variables.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 
 /** What reading the entries needs, and where it reports. */
 export interface ServerReadContext extends ProblemReport {
@@ -83,17 +84,17 @@ function commonSettings(
   const toolTimeoutMs = entry.toolTimeout ?? context.defaults.toolTimeoutMs;
   const tasks = entry.tasks ?? context.defaults.tasks;
   const taskTimeoutMs = entry.taskTimeout ?? context.defaults.taskTimeoutMs;
-  return {
-    ...(entry.allowedTools === undefined ? {} : { allowedTools: entry.allowedTools }),
-    ...(entry.excludedTools === undefined ? {} : { excludedTools: entry.excludedTools }),
-    ...(initTimeoutMs === undefined ? {} : { initTimeoutMs }),
-    ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
-    ...(entry.roots === undefined ? {} : { roots: entry.roots }),
-    ...(entry.isolation === undefined ? {} : { isolation: entry.isolation }),
-    ...(entry.toolChanges === undefined ? {} : { toolChanges: entry.toolChanges }),
-    ...(tasks === undefined ? {} : { tasks }),
-    ...(taskTimeoutMs === undefined ? {} : { taskTimeoutMs }),
-  };
+  return definedProperties({
+    allowedTools: entry.allowedTools,
+    excludedTools: entry.excludedTools,
+    initTimeoutMs,
+    toolTimeoutMs,
+    roots: entry.roots,
+    isolation: entry.isolation,
+    toolChanges: entry.toolChanges,
+    tasks,
+    taskTimeoutMs,
+  });
 }
 
 function stdioDefinition(
@@ -109,7 +110,7 @@ function stdioDefinition(
     command: entry.command,
     args: entry.args,
     env: expandMap(entry.env, [...path, envKey], context),
-    ...(cwd === undefined ? {} : { cwd }),
+    ...definedProperties({ cwd }),
     inheritEnv: shared.inheritEnv ?? false,
     ...(shared.sandbox === undefined
       ? {}
@@ -170,7 +171,7 @@ function remoteDefinition(
     transport,
     url,
     headers: Object.fromEntries(headers),
-    ...(oauth === undefined ? {} : { oauth }),
+    ...definedProperties({ oauth }),
     ...commonSettings(entry, context),
   };
 }
@@ -211,11 +212,13 @@ function oauthSettings(
   const redirectPort = entry.redirectPort ?? entry.callbackPort;
   return {
     grant,
-    ...(clientId === undefined ? {} : { clientId }),
-    ...(clientSecret === undefined ? {} : { clientSecret }),
-    ...(entry.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: entry.clientMetadataUrl }),
-    ...(entry.scopes === undefined ? {} : { scopes: entry.scopes }),
-    ...(redirectPort === undefined ? {} : { redirectPort }),
+    ...definedProperties({
+      clientId,
+      clientSecret,
+      clientMetadataUrl: entry.clientMetadataUrl,
+      scopes: entry.scopes,
+      redirectPort,
+    }),
   };
 }
 

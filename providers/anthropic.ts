@@ -10,6 +10,7 @@ import { finalAnswerAsText, finalAnswerTool } from './anthropic-final-answer.js'
 import { toAnthropicRequest, unsupportedAnthropicSettings } from './anthropic-request.js';
 import { fromAnthropicStream } from './anthropic-stream.js';
 import { nonEmptySetting, type ProviderOptions } from './options.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 
 export { ANTHROPIC_KEY_HINT, toAnthropicError, type AnthropicErrorContext } from './anthropic-errors.js';
 export {
@@ -80,7 +81,7 @@ export class AnthropicProvider implements Provider {
     const body = toAnthropicRequest(request, this.model);
     const context = {
       baseUrl: this.baseUrl,
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      ...definedProperties({ signal: request.signal }),
     };
     try {
       // `messages.create` would do the same POST, but it also writes to the console on its own

@@ -22,6 +22,7 @@ import type {
   UserMessage,
 } from '../src/core/types.js';
 import { cleanSchemaForGemini } from './schema.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 
 /** Key under which Gemini data rides in {@link ToolCallBlock.providerMetadata}. */
 export const GOOGLE_METADATA_KEY = 'google';
@@ -155,7 +156,7 @@ function toFunctionCallPart(call: ToolCallBlock): Part {
   const functionCall: FunctionCall = {
     name: call.name,
     args: { ...call.input },
-    ...(functionCallId === undefined ? {} : { id: functionCallId }),
+    ...definedProperties({ id: functionCallId }),
   };
   // The signature sits on the part, next to functionCall, exactly as it arrived.
   return thoughtSignature === undefined ? { functionCall } : { functionCall, thoughtSignature };
@@ -204,7 +205,7 @@ function toFunctionResponseParts(message: ToolMessage, calls: ReadonlyMap<string
     const functionResponse = Object.assign(new FunctionResponse(), {
       name: result.toolName,
       response: functionResponseBody(result, body),
-      ...(functionCallId === undefined ? {} : { id: functionCallId }),
+      ...definedProperties({ id: functionCallId }),
     });
     responses.push({ functionResponse });
     images.push(...resultImages.flatMap(toMediaPart));

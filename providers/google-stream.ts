@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { AbortedError, ProviderError } from '../src/core/errors.js';
 import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/core/types.js';
 import { GOOGLE_METADATA_KEY, type GoogleCallMetadata } from './google-request.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 
 const PartSchema = z.looseObject({
   text: z.string().optional(),
@@ -152,10 +153,10 @@ function toToolCall(
   thoughtSignature: string | undefined,
   createId: () => string,
 ): ToolCallBlock {
-  const metadata: GoogleCallMetadata = {
-    ...(thoughtSignature === undefined ? {} : { thoughtSignature }),
-    ...(functionCall.id === undefined ? {} : { functionCallId: functionCall.id }),
-  };
+  const metadata: GoogleCallMetadata = definedProperties({
+    thoughtSignature,
+    functionCallId: functionCall.id,
+  });
   const args = ArgumentsSchema.safeParse(functionCall.args ?? {});
   return {
     type: 'tool-call',

@@ -10,6 +10,7 @@ import { toGeminiError } from './google-errors.js';
 import { toGeminiRequest } from './google-request.js';
 import { fromGeminiStream } from './google-stream.js';
 import { nonEmptySetting, type ProviderOptions } from './options.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 
 export { toGeminiError, type GeminiErrorContext } from './google-errors.js';
 export {
@@ -94,16 +95,13 @@ export class GoogleProvider implements Provider {
         },
       });
       answering = true;
-      yield* fromGeminiStream(stream, {
-        ...(signal === undefined ? {} : { signal }),
-      });
+      yield* fromGeminiStream(stream, definedProperties({ signal }));
     } catch (error) {
       throw toGeminiError(error, {
         baseUrl: this.baseUrl,
         keySource: this.#keySource,
         answering,
-        ...(failedHeaders === undefined ? {} : { headers: failedHeaders }),
-        ...(signal === undefined ? {} : { signal }),
+        ...definedProperties({ headers: failedHeaders, signal }),
       });
     } finally {
       stop.abort();

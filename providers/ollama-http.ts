@@ -17,6 +17,7 @@ import {
   readText,
   type OllamaHttpAnswer,
 } from './ollama-stream.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 
 export type { OllamaHttpAnswer } from './ollama-stream.js';
 
@@ -88,7 +89,7 @@ export function fetchOllamaHttp(fetchFunction: typeof fetch): OllamaHttp {
     const response = await fetchFunction(request.url, {
       method: request.method,
       headers: request.headers,
-      ...(request.body === undefined ? {} : { body: request.body }),
+      ...definedProperties({ body: request.body }),
       signal: request.signal,
     });
     // Node's web ReadableStream is async-iterable; lib.dom's type does not say so.

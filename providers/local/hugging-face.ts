@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { ConfigError, ProviderError } from '../../src/core/errors.js';
+import { definedProperties } from '../../src/util/defined-properties.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -198,7 +199,7 @@ export function downloadError(
   return new ProviderError('local', `cannot download ${options.label}: ${detail}`, {
     retryable: false,
     status,
-    ...(cause === undefined ? {} : { cause }),
+    ...definedProperties({ cause }),
   });
 }
 

@@ -29,6 +29,7 @@ import {
 } from './hugging-face.js';
 import { importNodeLlamaCpp } from './binding.js';
 import { localModelLabel, type LocalModelReference } from './model-names.js';
+import { definedProperties } from '../../src/util/defined-properties.js';
 
 /** How far a download is. Drawn by src/cli: a bar in a terminal, lines otherwise. */
 export interface DownloadProgress {
@@ -93,7 +94,7 @@ async function downloadModel(reference: HubReference, options: EnsureLocalModelO
     token,
     label,
     signal: options.signal,
-    ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
+    ...definedProperties({ timeoutMs: options.requestTimeoutMs }),
   };
   const branch = reference.kind === 'hugging-face-file' ? reference.branch : 'main';
   const filePath =
@@ -152,7 +153,7 @@ async function fetchCheckAndAdmit(
   const target = join(options.cacheFolder, fileName);
   await admitModelFile(staged, target, {
     reference: reference.uri,
-    ...(reference.shortName === undefined ? {} : { shortName: reference.shortName }),
+    ...definedProperties({ shortName: reference.shortName }),
     file: fileName,
     sizeBytes: (await stat(staged)).size,
     sha256,

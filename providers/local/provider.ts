@@ -33,6 +33,7 @@ import { resolveLocalModelFile } from './resolve-model.js';
 import { loadLocalModel, localThreads, type LoadedModel } from './runtime.js';
 import { dropOmittedProperties } from './schema.js';
 import { answerGrammar, answerText } from './answer-grammar.js';
+import { definedProperties } from '../../src/util/defined-properties.js';
 
 /** What the provider holds once the model is loaded. */
 interface Session extends LoadedModel {
@@ -88,7 +89,7 @@ export class LocalProvider implements Provider {
       const loaded = await loadLocalModel({
         modelPath: this.modelPath,
         threads: this.#threads,
-        ...(signal === undefined ? {} : { signal }),
+        ...definedProperties({ signal }),
       });
       const chat = new loaded.binding.LlamaChat({ contextSequence: loaded.context.getSequence() });
       return { ...loaded, chat };
@@ -167,14 +168,16 @@ export class LocalProvider implements Provider {
       },
       // node-llama-cpp takes a grammar or functions, never both; a grammar comes only without tools.
       ...(answer !== undefined ? { grammar: answer.grammar } : functions !== undefined ? { functions } : {}),
-      ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
-      ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
-      ...(settings.topP === undefined ? {} : { topP: settings.topP }),
-      ...(settings.topK === undefined ? {} : { topK: settings.topK }),
+      ...definedProperties({
+        maxTokens: settings.maxTokens,
+        temperature: settings.temperature,
+        topP: settings.topP,
+        topK: settings.topK,
+      }),
       ...(settings.stopSequences === undefined || settings.stopSequences.length === 0
         ? {}
         : { customStopTriggers: settings.stopSequences }),
-      ...(tokenBias === undefined ? {} : { tokenBias }),
+      ...definedProperties({ tokenBias }),
     });
     if (result.metadata.stopReason === 'abort') throw new AbortedError('cancelled');
     if (answer !== undefined && result.response !== '') {
@@ -253,8 +256,7 @@ export async function createLocalProvider(
     homeDir,
     cacheFolder: files.cacheFolder ?? localModelsFolder(homeDir, options.env),
     env: options.env,
-    ...(files.onProgress === undefined ? {} : { onProgress: files.onProgress }),
-    ...(files.signal === undefined ? {} : { signal: files.signal }),
+    ...definedProperties({ onProgress: files.onProgress, signal: files.signal }),
   });
   return new LocalProvider(options, modelPath);
 }

@@ -5,6 +5,7 @@
  */
 import { ensureLocalModelFile, type EnsureLocalModelOptions } from './model-files.js';
 import { parseLocalModelName } from './model-names.js';
+import { definedProperties } from '../../src/util/defined-properties.js';
 
 export interface ResolveLocalModelOptions extends EnsureLocalModelOptions {
   /** Where the name came from (`--model`, `~/.mcp.json: model`), for a bad name's error. */
@@ -24,7 +25,7 @@ export async function resolveLocalModelFile(
   const reference = parseLocalModelName(name, {
     source: options.source,
     cwd: options.cwd,
-    ...(options.homeDir === undefined ? {} : { homeDir: options.homeDir }),
+    ...definedProperties({ homeDir: options.homeDir }),
   });
   return ensureLocalModelFile(reference, options);
 }

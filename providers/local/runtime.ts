@@ -18,6 +18,7 @@ import type * as NodeLlamaCpp from 'node-llama-cpp';
 import type { Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
 import { ConfigError, ProviderError } from '../../src/core/errors.js';
 import { importNodeLlamaCpp } from './binding.js';
+import { definedProperties } from '../../src/util/defined-properties.js';
 
 /** The largest context created by default: 8,192 tokens is under 1 GB of KV cache for Qwen3-1.7B. */
 export const DEFAULT_LOCAL_CONTEXT_SIZE = 8192;
@@ -108,7 +109,7 @@ export async function loadLocalModel(options: LoadLocalModelOptions): Promise<Lo
     await refuseModelLargerThanMemory(binding, llama, options.modelPath);
     model = await llama.loadModel({
       modelPath: options.modelPath,
-      ...(options.signal === undefined ? {} : { loadSignal: options.signal }),
+      ...definedProperties({ loadSignal: options.signal }),
     });
   } catch (error) {
     throw loadError(binding, error, `cannot load the model ${file}`);
@@ -120,7 +121,7 @@ export async function loadLocalModel(options: LoadLocalModelOptions): Promise<Lo
       },
       threads: options.threads,
       sequences: 1,
-      ...(options.signal === undefined ? {} : { createSignal: options.signal }),
+      ...definedProperties({ createSignal: options.signal }),
     });
     return { binding, model, context };
   } catch (error) {

@@ -10,6 +10,8 @@ import * as z from 'zod';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../util/canonical-json.js';
 
+export { parseVarArguments } from './var-arguments.js';
+
 /** One job: a prompt run by a fresh Runner, with its own history, budgets and approval state. */
 export interface BatchJob {
   /** The caller's name for the job: the key of its result (else the line number and a hash). */
@@ -196,23 +198,6 @@ export function jobKey(job: BatchJob, line: number): string {
     outputSchema: job.outputSchema ?? null,
   };
   return `line:${line}:${createHash('sha256').update(canonicalJson(decisive)).digest('hex').slice(0, 12)}`;
-}
-
-/**
- * Parses `--var name=value` arguments. Throws a one-line error naming the argument when it has no
- * `=` or an unusable name.
- */
-export function parseVarArguments(args: readonly string[]): Record<string, string> {
-  const vars: Record<string, string> = {};
-  for (const arg of args) {
-    const equals = arg.indexOf('=');
-    const name = equals < 0 ? '' : arg.slice(0, equals).trim();
-    if (equals < 0 || !/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name)) {
-      throw new Error(`--var ${JSON.stringify(arg)}: expected name=value (a name of letters, digits, _ . -)`);
-    }
-    vars[name] = arg.slice(equals + 1);
-  }
-  return vars;
 }
 
 function stringValues(vars: Readonly<Record<string, string | number | boolean>> | undefined) {

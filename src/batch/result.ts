@@ -14,7 +14,16 @@ export interface BatchToolCall {
   readonly name: string;
   readonly isError: boolean;
   readonly durationMs: number;
+  /**
+   * For a call that failed: the first line of what the model was told (at most
+   * {@link TOOL_ERROR_CHARS} characters), so the file says why a call was refused (a budget, an
+   * approval rule) or failed, without the whole output.
+   */
+  readonly error?: string;
 }
+
+/** The most characters of a failed tool call's message kept in its result. */
+export const TOOL_ERROR_CHARS = 300;
 
 /** Why a job failed: the error's class name (`ProviderError`, `MaxStepsError`…) and its message. */
 export interface BatchJobError {

@@ -11,7 +11,7 @@ import type { RunResult } from '../core/events.js';
 import type { Usage } from '../core/types.js';
 import { EventQueue } from '../util/event-queue.js';
 import type { NumberedJob } from './job.js';
-import type { BatchJobError, BatchResult, BatchToolCall } from './result.js';
+import { TOOL_ERROR_CHARS, type BatchJobError, type BatchResult, type BatchToolCall } from './result.js';
 
 /** Attempts after the first for a job whose error may pass; see docs/batch.md, "Retries". */
 export const DEFAULT_JOB_RETRIES = 2;
@@ -177,7 +177,15 @@ async function runOneJob(
 }
 
 export function toolCallOf(record: RunResult['toolCalls'][number]): BatchToolCall {
-  return { name: record.call.name, isError: record.result.isError, durationMs: record.durationMs };
+  const call = { name: record.call.name, isError: record.result.isError, durationMs: record.durationMs };
+  if (!record.result.isError) return call;
+  const text = record.result.content.find((part) => part.type === 'text')?.text ?? '';
+  const firstLine = text.trim().split('\n', 1)[0] ?? '';
+  if (firstLine === '') return call;
+  return {
+    ...call,
+    error: firstLine.length > TOOL_ERROR_CHARS ? `${firstLine.slice(0, TOOL_ERROR_CHARS - 1)}…` : firstLine,
+  };
 }
 
 export function jobErrorOf(error: unknown): BatchJobError {

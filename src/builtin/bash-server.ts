@@ -10,6 +10,7 @@ import * as z from 'zod';
 import type { BashOptions } from './options.js';
 import type { SandboxSettings } from '../safety/sandbox-settings.js';
 import { describeShellOutcome, endGroup, runShellCommand, signalGroup } from './shell-command.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** A command still running after this long is ended, unless configured. */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -61,7 +62,7 @@ export function registerBashTools(server: McpServer, context: BashServerContext)
         maxOutputBytes,
         killGraceMs: KILL_GRACE_MS,
         signal: context_.mcpReq.signal,
-        ...(sandbox === undefined ? {} : { sandbox }),
+        ...definedProperties({ sandbox }),
         onGroup: (id) => {
           if (group !== undefined) running.delete(group);
           group = id;

@@ -12,9 +12,9 @@
  *
  * One cache per kind of run (`--help`, `-p`, the chat, `mcp …`): `createCachedData()` after the run
  * holds the functions that run compiled, and each kind runs different code. A run whose cache was
- * missing or refused by V8 writes one at exit; the file's name holds Node's version and the
- * bundle's size and time, so a new build or Node starts a new one and the old one of that kind is
- * removed. Everything fails quietly (a read-only HOME runs without a cache); `NODE_DEBUG=mcphost`
+ * missing or refused by V8 writes one at exit, unless a usage error stopped it early; the file's
+ * name holds Node's version and the bundle's size and time, so a new build or Node starts a new one
+ * and the old one of that kind is removed. Everything fails quietly (a read-only HOME runs without a cache); `NODE_DEBUG=mcphost`
  * says what happened; `NODE_DISABLE_COMPILE_CACHE=1` (Node's switch for its own cache) turns it off.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,13 @@ export interface CodeCacheOptions {
   readonly homeDir: string;
 }
 
-const COMMANDS = new Set(['mcp', 'auth', 'completion', 'script', 'models']);
+const COMMANDS = new Set(['mcp', 'auth', 'completion', 'script', 'models', 'batch', 'jobs', 'worker']);
+
+/**
+ * ExitCode.usage (src/cli/exit-codes.ts, not imported: this file is the loader's, outside the
+ * bundle): a bad flag or config file, the run stopped before its work.
+ */
+const USAGE_EXIT_CODE = 2;
 
 /**
  * Which cache a command line uses. A guess made before the real parse (yargs, inside the bundle):
@@ -72,10 +78,13 @@ export function requireThroughCodeCache(options: CodeCacheOptions): unknown {
   if (cachedData !== undefined && script.cachedDataRejected !== true) {
     log(`code cache: used ${file}`);
   } else {
-    process.once('exit', () => {
-      log(
-        `code cache: ${cachedData === undefined ? 'missing' : 'refused by V8'}, ${write(file, kind, script)}`,
-      );
+    process.once('exit', (code) => {
+      const why = cachedData === undefined ? 'missing' : 'refused by V8';
+      // A run stopped by a bad flag or config compiled little of its kind's code: its cache would
+      // stay that thin for every later run (a cache is only written when missing or refused), so
+      // the next run writes it instead.
+      if (code === USAGE_EXIT_CODE) log(`code cache: ${why}, not written: the run ended with a usage error`);
+      else log(`code cache: ${why}, ${write(file, kind, script)}`);
     });
   }
   const module = { exports: {} as unknown };

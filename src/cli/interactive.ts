@@ -9,7 +9,6 @@
  * measuring what is on screen.
  */
 import { AbortedError } from '../core/errors.js';
-import { optional } from '../util/optional.js';
 import type { McpRunner } from '../setup/create-runner.js';
 import { ChatSession } from './chat/chat-session.js';
 import { detectDisplay, type Display } from './chat/display.js';
@@ -28,6 +27,7 @@ import type { CliIO } from './io.js';
 import type { ChatHost, ChatOptions } from './chat/chat-host.js';
 import type { ShownLine } from './chat/turn-view.js';
 import { toolSearchNotice } from './output/text.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 export type { ChatHost, ChatOptions, ProgressSource } from './chat/chat-host.js';
 
@@ -35,7 +35,7 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
   return runChat(
     {
       runner,
-      ...optional('systemPrompt', runner.systemPrompt),
+      ...definedProperties({ systemPrompt: runner.systemPrompt }),
       describeTools: () => runner.pool.describeTools(),
       servers: () => runner.servers,
       offerings: runner.mcp,
@@ -146,9 +146,9 @@ async function expandTurn(
   const turn = await offerings.expandUserTurn(text, {
     signal,
     subscribe: true,
-    ...optional(
-      'askArgument',
-      prompter &&
+    ...definedProperties({
+      askArgument:
+        prompter &&
         ((prompt: PromptEntry, argument: PromptArgument, given: Readonly<Record<string, string>>) => {
           const about = argument.description === undefined ? '' : ` (${argument.description})`;
           return prompter.ask(`/${prompt.server}:${prompt.name} needs ${argument.name}${about}: `, {
@@ -157,7 +157,7 @@ async function expandTurn(
               completeAskedArgument(offerings, prompt, argument.name, given, partial, signal),
           });
         }),
-    ),
+    }),
   });
   for (const line of turn.notes) note(line);
   return [...turn.content, ...files.blocks];

@@ -8,7 +8,7 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { attachFiles, processPlaces } from './file-attachments.js';
 import type { Reporter } from './output/reporter.js';
 import type { JsonSchemaObject } from '../core/types.js';
-import { optional } from '../util/optional.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 export { modelNameOf } from './sessions/conversation-recorder.js';
 
@@ -43,7 +43,7 @@ export async function runOneShot(runner: McpRunner, options: OneShotOptions): Pr
   const result = await runner.run([...turn.content, ...files.blocks], {
     signal: options.signal,
     onEvent: (event) => reporter.event(event),
-    ...optional('outputSchema', options.outputSchema),
+    ...definedProperties({ outputSchema: options.outputSchema }),
   });
   reporter.succeed(result);
   return ExitCode.ok;

@@ -6,7 +6,6 @@
 import { openInBrowser } from './browser.js';
 import type { ToolProgress } from '../mcp/server-connection.js';
 import type { ProgressSource } from './interactive.js';
-import { optional } from '../util/optional.js';
 import type { CliOptions, ScriptCommand } from './args.js';
 import { AbortedError } from '../core/errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
@@ -37,6 +36,7 @@ import { join, resolve } from 'node:path';
 import { mcphostFolder } from '../util/user-folders.js';
 import { downloadProgressOnStderr } from './output/download-progress.js';
 import { hostEventReporter } from './output/host-event-report.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 export { createReporter } from './output/reporter.js';
 
@@ -108,7 +108,7 @@ async function run(
 ): Promise<ExitCodeValue> {
   const inputs = await readInputs(flags, io, signal, reporter);
   const { options, prompt } = inputs;
-  reporter.identify({ ...optional('sessionFile', inputs.session.journal?.path) });
+  reporter.identify(definedProperties({ sessionFile: inputs.session.journal?.path }));
   // The chat answers approval questions on its own terminal; until it runs (the -p part of
   // --no-exit) the slot is empty, and a question is answered "deny".
   const chatFollows = prompt === undefined || options.noExit;
@@ -152,16 +152,14 @@ async function run(
     interactive: chatFollows,
     // --debug asks servers for everything; otherwise each server keeps its own default level.
     ...(options.debug ? { serverLogLevel: 'debug' as const } : {}),
-    ...optional(
-      'trustProject',
-      askToTrust ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout) : undefined,
-    ),
-    // The chat asks about tool calls and elicitations, offers the sign-in page of a server that
-    // asks for one, shows sampling requests for review and, under the `ask` injection policy, asks
-    // about flagged content; -p reports each in one line (flagged content is withheld).
-    ...optional(
-      'questions',
-      prompter && {
+    ...definedProperties({
+      trustProject: askToTrust
+        ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout)
+        : undefined,
+      // The chat asks about tool calls and elicitations, offers the sign-in page of a server that
+      // asks for one, shows sampling requests for review and, under the `ask` injection policy, asks
+      // about flagged content; -p reports each in one line (flagged content is withheld).
+      questions: prompter && {
         approveToolCall: (await import('./prompts/approval-prompt.js')).createApprovalPrompt(prompter),
         elicit: (await import('./prompts/elicitation-prompt.js')).createElicitationPrompt(prompter, (url) =>
           openInBrowser(url, io.env),
@@ -173,7 +171,7 @@ async function run(
         reviewSampling: (await import('./prompts/sampling-prompt.js')).createSamplingReview(prompter),
         reviewToolChange: (await import('./prompts/tool-change-prompt.js')).createToolChangePrompt(prompter),
       },
-    ),
+    }),
   });
   try {
     if (config.path === undefined && inputs.script?.servers === undefined) {
@@ -199,7 +197,7 @@ async function run(
         prompt,
         reporter,
         signal,
-        ...optional('outputSchema', inputs.outputSchema),
+        ...definedProperties({ outputSchema: inputs.outputSchema }),
       });
     const progress = chatProgress && {
       listen: (listener: (report: ToolProgress) => void) => {
@@ -263,7 +261,7 @@ async function readInputs(
       configPath: pathIn(io, options.configPath),
     }));
   const { choice, continuing, onceAnswered } = await resolveSessionChoice(
-    { ...options, ...optional('sessionPersistence', sessionPersistence) },
+    { ...options, ...definedProperties({ sessionPersistence }) },
     io,
   );
   const session = await openConversationFiles(choice);
@@ -313,9 +311,11 @@ async function chat(
     debug: options.debug,
     signal: context.signal,
     color: options.noColor !== true,
-    ...optional('prompter', context.prompter),
-    ...optional('progress', context.progress),
-    ...optional('firstPrompt', context.firstPrompt),
+    ...definedProperties({
+      prompter: context.prompter,
+      progress: context.progress,
+      firstPrompt: context.firstPrompt,
+    }),
     // `/model`: the URL and key from the flags and config are kept only for the same provider.
     createProvider: (model, sameProvider) =>
       createModel(
@@ -327,12 +327,13 @@ async function chat(
           homeDir: io.homeDir,
           projectDir: io.cwd,
           modelFiles: { onProgress: downloadProgressOnStderr(io.stderr).onProgress },
-          ...(sameProvider ? optional('providerUrl', options.providerUrl) : {}),
-          ...(sameProvider ? optional('providerApiKey', options.providerApiKey) : {}),
+          ...(sameProvider
+            ? definedProperties({ providerUrl: options.providerUrl, providerApiKey: options.providerApiKey })
+            : {}),
           // The window is the run's, whatever the model (src/context budgets with it too).
-          context: optional('contextWindow', options.contextWindow),
+          context: definedProperties({ contextWindow: options.contextWindow }),
         },
-        sameProvider ? config : { ...optional('context', config.context) },
+        sameProvider ? config : definedProperties({ context: config.context }),
         io.env,
       ).catch((error: unknown) => {
         throw inChatAdvice(error);

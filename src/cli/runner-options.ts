@@ -2,11 +2,11 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../core/errors.js';
-import { optional } from '../util/optional.js';
 import type { OpenedConversation } from '../conversation/conversation-journal.js';
 import type { CreateRunnerOptions } from '../setup/create-runner.js';
 import type { CliOptions } from './args.js';
 import { pathIn, type CliIO } from './io.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 export interface RunnerInputs {
   readonly options: CliOptions;
@@ -28,38 +28,38 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
     projectDir: io.cwd,
     safety: {
       approveAll: options.approveAll === true,
-      ...optional('auditLog', pathIn(io, options.auditLog)),
-      ...optional('untrustedContent', options.untrustedContent),
+      ...definedProperties({
+        auditLog: pathIn(io, options.auditLog),
+        untrustedContent: options.untrustedContent,
+      }),
     },
-    ...optional('servers', inputs.script?.servers),
-    ...optional('builtin', options.builtin),
+    ...definedProperties({ servers: inputs.script?.servers, builtin: options.builtin }),
     ...(options.sandbox === true ? { sandbox: true } : {}),
-    ...optional('roots', rootFolders(options.roots, io)),
-    ...optional('history', session.loaded?.messages),
-    ...optional('model', options.model ?? session.loaded?.model),
-    ...optional('configPath', pathIn(io, options.configPath)),
-    ...optional('systemPrompt', inputs.systemPrompt),
-    ...optional('maxSteps', options.maxSteps),
-    ...optional('providerUrl', options.providerUrl),
-    ...optional('providerApiKey', options.providerApiKey),
+    ...definedProperties({
+      roots: rootFolders(options.roots, io),
+      history: session.loaded?.messages,
+      model: options.model ?? session.loaded?.model,
+      configPath: pathIn(io, options.configPath),
+      systemPrompt: inputs.systemPrompt,
+      maxSteps: options.maxSteps,
+      providerUrl: options.providerUrl,
+      providerApiKey: options.providerApiKey,
+    }),
     // The flags win over the config's `contextWindow` and `toolSearch` (createRunner lays these over the config's).
     ...contextFlags(options),
-    settings: {
-      ...optional('maxTokens', options.maxTokens),
-      ...optional('temperature', options.temperature),
-      ...optional('topP', options.topP),
-      ...optional('topK', options.topK),
-      ...optional('stopSequences', options.stopSequences),
-    },
+    settings: definedProperties({
+      maxTokens: options.maxTokens,
+      temperature: options.temperature,
+      topP: options.topP,
+      topK: options.topK,
+      stopSequences: options.stopSequences,
+    }),
   };
 }
 
 /** `--context-window` and `--tool-search`, when given. */
 function contextFlags(options: CliOptions): Pick<CreateRunnerOptions, 'context'> {
-  const context = {
-    ...optional('contextWindow', options.contextWindow),
-    ...optional('toolSearch', options.toolSearch),
-  };
+  const context = definedProperties({ contextWindow: options.contextWindow, toolSearch: options.toolSearch });
   return Object.keys(context).length === 0 ? {} : { context };
 }
 

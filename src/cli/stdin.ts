@@ -12,6 +12,7 @@
 import type { Readable } from 'node:stream';
 import { CANCELLED, untilAborted } from '../util/abort.js';
 import { AbortedError, ConfigError } from '../core/errors.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** How long `-p TEXT` waits for the first byte of a piped stdin before going on without it. */
 export const STDIN_GRACE_MS = 3_000;
@@ -119,7 +120,7 @@ export async function composePrompt(source: PromptSource): Promise<string> {
     const input = await unlessAborted(
       readInput(source.stdin, {
         graceMs: source.graceMs ?? STDIN_GRACE_MS,
-        ...(source.startTimer === undefined ? {} : { startTimer: source.startTimer }),
+        ...definedProperties({ startTimer: source.startTimer }),
       }),
       source.signal,
     );

@@ -12,7 +12,7 @@ import type { ProjectConfigCandidate } from '../../config/index.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { BuiltinServerSettings } from '../builtin/options.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
-import type { PromptIO } from './prompts/approval-prompt.js';
+import type { PromptIO } from './prompts/ask-answer.js';
 
 /** What the project file would start, as lines for the user. */
 export function describeProjectConfig(project: ProjectConfigCandidate): string {

@@ -11,6 +11,7 @@ import { ContextMeter, type RequestParts } from './meter.js';
 import { estimateMessagesTokens } from './tokens.js';
 import { resolveContextWindow, type ContextWindow } from './windows.js';
 import type { ToolSearchSetting } from './tool-catalog.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** Compact when the next request would fill this share of the window. */
 export const DEFAULT_COMPACT_AT = 0.8;
@@ -149,7 +150,7 @@ export class ContextBudget {
         window: resolveContextWindow({
           provider: provider.name,
           model: provider.model,
-          ...(this.#options.contextWindow === undefined ? {} : { override: this.#options.contextWindow }),
+          ...definedProperties({ override: this.#options.contextWindow }),
           ...(provider.contextWindow === undefined
             ? {}
             : { askProvider: () => provider.contextWindow?.() ?? Promise.resolve(undefined) }),

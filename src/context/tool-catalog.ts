@@ -17,6 +17,7 @@ import {
   searchResultText,
   toolSearchSpec,
 } from './tool-search.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /**
  * Send the tool-search tool instead of every definition when these pass this share of the window.
@@ -167,7 +168,7 @@ export class ToolCatalog {
         budgetTokens,
         window: context.window,
         share: this.#searchAt,
-        ...(vendorLimit === undefined ? {} : { vendorLimit }),
+        ...definedProperties({ vendorLimit }),
       },
       offered,
       callable,

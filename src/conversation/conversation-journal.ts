@@ -24,6 +24,7 @@ import {
   type LoadedConversation,
 } from './saved-conversation.js';
 import type { Message } from '../core/types.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** What is saved besides the timestamps. */
 export interface ConversationState {
@@ -122,7 +123,7 @@ export class ConversationJournal {
         this.path,
         serializeSavedConversation({
           model: state.model,
-          ...(state.systemPrompt === undefined ? {} : { systemPrompt: state.systemPrompt }),
+          ...definedProperties({ systemPrompt: state.systemPrompt }),
           createdAt: this.#createdAt,
           updatedAt: at,
           messages: state.messages,
@@ -242,15 +243,12 @@ export async function openConversationFiles(
     savePath === undefined
       ? undefined
       : await ConversationJournal.open(savePath, {
-          ...(options.now === undefined ? {} : { now: options.now }),
+          ...definedProperties({ now: options.now }),
           ...(sameFile && found !== undefined ? { continues: found } : {}),
         });
   const loaded =
     found === undefined
       ? undefined
       : { ...found, messages: closeOpenToolCalls(found.messages, found.openTasks) };
-  return {
-    ...(loaded === undefined ? {} : { loaded }),
-    ...(journal === undefined ? {} : { journal }),
-  };
+  return definedProperties({ loaded, journal });
 }

@@ -20,6 +20,7 @@
  */
 import type { Message } from '../core/types.js';
 import type { JournalEntry } from './saved-conversation-schema.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** The format this mcphost writes (a journal), and the newest it reads. Version 1 still loads. */
 export const SAVED_CONVERSATION_FORMAT_VERSION = 2;
@@ -77,7 +78,7 @@ export function journalHeader(
     type: 'header',
     version: SAVED_CONVERSATION_FORMAT_VERSION,
     model: conversation.model,
-    ...(conversation.systemPrompt === undefined ? {} : { systemPrompt: conversation.systemPrompt }),
+    ...definedProperties({ systemPrompt: conversation.systemPrompt }),
     createdAt: conversation.createdAt,
   };
   return `${JSON.stringify(header)}\n`;

@@ -10,6 +10,7 @@ import {
   type JournaledTask,
   type LoadedConversation,
 } from './saved-conversation-format.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /**
  * Reads the text of a saved conversation, in either format. Throws a ConfigError saying what is
@@ -128,7 +129,7 @@ function parseJournal(text: string, path: string): LoadedConversation {
   }
   return {
     model,
-    ...(header.data.systemPrompt === undefined ? {} : { systemPrompt: header.data.systemPrompt }),
+    ...definedProperties({ systemPrompt: header.data.systemPrompt }),
     createdAt: header.data.createdAt,
     updatedAt,
     messages,

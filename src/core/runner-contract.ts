@@ -75,7 +75,19 @@ export interface RunnerOptions {
 export interface RunOptions {
   /** Cancels the run: the model stream is aborted and running tool calls are cancelled. */
   readonly signal?: AbortSignal;
-  /** Receives every event of the run as it happens. */
+  /**
+   * Receives every event of this run as it happens, one {@link RunnerEvent} each: `step-start`,
+   * `text-delta`, `tool-call`, `tool-result`, `retry`, `step-finish`, `compaction`, `done`…
+   *
+   * Not to be confused with `createRunner({ onEvent })`, which receives the host's notices
+   * (`HostEvent`: server logs, warnings, tool progress…) for the runner's whole life, between runs
+   * too. Both can be given; each sees only its own kind:
+   *
+   * ```ts
+   * const runner = await createRunner({ model, onEvent: (notice) => log(notice.type) }); // HostEvent
+   * await runner.run('hello', { onEvent: (event) => show(event.type) }); // RunnerEvent, this run only
+   * ```
+   */
   readonly onEvent?: (event: RunnerEvent) => void;
   /**
    * The final answer must be JSON valid against this schema; the parsed value is then

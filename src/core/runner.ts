@@ -32,6 +32,7 @@ import {
 import { runToolCalls } from './tool-execution.js';
 import type { ChatRequest, Message, Provider, ToolHost, ToolSpec, UserContent } from './types.js';
 import { EventQueue } from '../util/event-queue.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 export {
   DEFAULT_MAX_STEPS,
@@ -70,8 +71,7 @@ export class Runner {
     this.#messages = [...(options.history ?? [])];
     this.#context = new ContextBudget(options.context);
     this.#toolCatalog = new ToolCatalog({
-      ...(options.context?.toolSearch === undefined ? {} : { setting: options.context.toolSearch }),
-      ...(options.context?.toolSearchAt === undefined ? {} : { searchAt: options.context.toolSearchAt }),
+      ...definedProperties({ setting: options.context?.toolSearch, searchAt: options.context?.toolSearchAt }),
       history: this.#messages,
     });
   }
@@ -222,7 +222,7 @@ export class Runner {
           type: 'step-finish',
           step,
           finishReason: reply.finishReason,
-          ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+          ...definedProperties({ usage: reply.usage }),
         });
         // Before anything runs or joins the history: ids every vendor accepts, names and arguments checked.
         const checked = checkToolCalls(reply.content, toolCallIdsIn(this.#messages));
@@ -361,9 +361,9 @@ export class Runner {
       provider: this.#provider,
       messages: this.#messages,
       reason,
-      ...(focus === undefined ? {} : { focus }),
+      ...definedProperties({ focus }),
       settings: this.#options.settings ?? {},
-      ...(signal === undefined ? {} : { signal }),
+      ...definedProperties({ signal }),
       emit,
       retry: this.#retryOptions(),
     });

@@ -16,6 +16,7 @@ import type {
 import type { ConfigureClient } from './server-session.js';
 import type { ServerLogLevel, ServerLogMessage } from './server-logs.js';
 import { SKILLS_EXTENSION } from './skills/extension-id.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** A folder a server may work in, as `roots/list` gives it (`file://` URI, optional name). */
 export interface Root {
@@ -103,7 +104,7 @@ export function configureClientFor(features: ServerFeatures): ConfigureClient {
     if (onLogMessage !== undefined) {
       client.setNotificationHandler('notifications/message', (notification) => {
         const { level, logger, data } = notification.params;
-        onLogMessage(server, { level, data, ...(logger === undefined ? {} : { logger }) });
+        onLogMessage(server, { level, data, ...definedProperties({ logger }) });
       });
     }
     if (onResourcesChanged !== undefined) {

@@ -5,6 +5,7 @@
  */
 import { ServerError, messageOf } from '../core/errors.js';
 import type { ServerClients } from './resources.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** How long a server may take to suggest values, unless told otherwise: Tab must not hang. */
 export const DEFAULT_COMPLETION_TIMEOUT_MS = 1_500;
@@ -72,12 +73,12 @@ export async function completeArgument(
       },
       {
         timeout: options.timeoutMs ?? DEFAULT_COMPLETION_TIMEOUT_MS,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...definedProperties({ signal: options.signal }),
       },
     );
     return {
       values: completion.values,
-      ...(completion.total === undefined ? {} : { total: completion.total }),
+      ...definedProperties({ total: completion.total }),
       hasMore: completion.hasMore === true,
     };
   } catch (error) {

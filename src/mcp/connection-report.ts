@@ -5,6 +5,7 @@
 import { publicState, type ConnectionState } from './connection-state.js';
 import type { ServerStatus } from './status.js';
 import { STDERR_GAP_PREFIX } from './stdio-transport.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** What a connection remembers across its sessions, for its status. */
 export interface ConnectionHistory {
@@ -31,10 +32,10 @@ export function connectionStatus(history: ConnectionHistory): ServerStatus {
     transport: history.transport,
     state: publicState(state),
     toolCount: history.toolCount,
-    ...(history.lastError === undefined ? {} : { lastError: history.lastError }),
+    ...definedProperties({ lastError: history.lastError }),
     stderrTail: serverProcess?.stderrTail() ?? history.lastStderrTail,
     ...(running && serverProcess.pid !== undefined ? { pid: serverProcess.pid } : {}),
-    ...(history.protocolVersion === undefined ? {} : { protocolVersion: history.protocolVersion }),
+    ...definedProperties({ protocolVersion: history.protocolVersion }),
     restarts: history.restarts,
     ...(implementation === undefined
       ? {}

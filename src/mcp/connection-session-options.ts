@@ -4,7 +4,7 @@
  */
 import type { ServerConnectionOptions } from './connection-options.js';
 import type { OpenServerSessionOptions } from './server-session.js';
-import { optional } from '../util/optional.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** What one start adds to the connection's settings. */
 export type SessionStartHooks = Pick<
@@ -32,8 +32,8 @@ export function sessionOptionsFor(
     parentEnv: options.parentEnv,
     clientInfo: options.clientInfo,
     initTimeoutMs: options.initTimeoutMs,
-    ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+    ...definedProperties({ killGraceMs: options.killGraceMs }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...optional('onListChanged', options.onListChanged),
+    ...definedProperties({ onListChanged: options.onListChanged }),
   };
 }

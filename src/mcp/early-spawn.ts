@@ -5,7 +5,7 @@
 import { childEnvironment } from './environment.js';
 import type { ServerProcess } from './server-process.js';
 import type { McpPoolOptions } from './pool-options.js';
-import { optional } from '../util/optional.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** Spawns every stdio server's process (see server-process.ts), by server name. */
 export async function spawnStdioServers(options: McpPoolOptions): Promise<Map<string, ServerProcess>> {
@@ -20,9 +20,9 @@ export async function spawnStdioServers(options: McpPoolOptions): Promise<Map<st
         new ServerProcess({
           command: definition.command,
           args: definition.args,
-          ...optional('cwd', definition.cwd),
+          ...definedProperties({ cwd: definition.cwd }),
           env: childEnvironment(options.env, definition),
-          ...optional('sandbox', definition.sandbox),
+          ...definedProperties({ sandbox: definition.sandbox }),
         }),
       );
     } catch (error) {

@@ -4,6 +4,7 @@
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 import type { JsonObject } from '../core/questions.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** A choice of an enum field: the value sent, and the label shown. */
 export interface FieldOption {
@@ -80,15 +81,14 @@ function readField(name: string, schema: unknown, required: boolean): FormField 
   const base: FieldBase = {
     name,
     required,
-    ...optionalEntry('title', text(schema.title)),
-    ...optionalEntry('description', text(schema.description)),
+    ...definedProperties({ title: text(schema.title), description: text(schema.description) }),
   };
   const options = optionsOf(schema);
   switch (schema.type) {
     case 'string': {
       if (options !== undefined) {
         const fallback = text(schema.default);
-        return { ...base, kind: 'enum', options, ...(fallback === undefined ? {} : { default: fallback }) };
+        return { ...base, kind: 'enum', options, ...definedProperties({ default: fallback }) };
       }
       if (schema.enum !== undefined || schema.oneOf !== undefined || schema.anyOf !== undefined) {
         return `property "${name}" has choices that are not strings`;
@@ -96,10 +96,12 @@ function readField(name: string, schema: unknown, required: boolean): FormField 
       return {
         ...base,
         kind: 'string',
-        ...optionalEntry('format', text(schema.format)),
-        ...optionalEntry('minLength', num(schema.minLength)),
-        ...optionalEntry('maxLength', num(schema.maxLength)),
-        ...optionalEntry('default', text(schema.default)),
+        ...definedProperties({
+          format: text(schema.format),
+          minLength: num(schema.minLength),
+          maxLength: num(schema.maxLength),
+          default: text(schema.default),
+        }),
       };
     }
     case 'number':
@@ -108,15 +110,17 @@ function readField(name: string, schema: unknown, required: boolean): FormField 
         ...base,
         kind: 'number',
         integer: schema.type === 'integer',
-        ...optionalEntry('minimum', num(schema.minimum)),
-        ...optionalEntry('maximum', num(schema.maximum)),
-        ...optionalEntry('default', num(schema.default)),
+        ...definedProperties({
+          minimum: num(schema.minimum),
+          maximum: num(schema.maximum),
+          default: num(schema.default),
+        }),
       };
     case 'boolean':
       return {
         ...base,
         kind: 'boolean',
-        ...optionalEntry('default', typeof schema.default === 'boolean' ? schema.default : undefined),
+        ...definedProperties({ default: typeof schema.default === 'boolean' ? schema.default : undefined }),
       };
     case 'array': {
       const items = isObject(schema.items) ? optionsOf(schema.items) : undefined;
@@ -128,18 +132,16 @@ function readField(name: string, schema: unknown, required: boolean): FormField 
         ...base,
         kind: 'multi-enum',
         options: items,
-        ...optionalEntry('minItems', num(schema.minItems)),
-        ...optionalEntry('maxItems', num(schema.maxItems)),
-        ...optionalEntry('default', fallback),
+        ...definedProperties({
+          minItems: num(schema.minItems),
+          maxItems: num(schema.maxItems),
+          default: fallback,
+        }),
       };
     }
     default:
       return `property "${name}" has type ${JSON.stringify(schema.type ?? null)}, which a form cannot ask for`;
   }
-}
-
-function optionalEntry<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return value === undefined ? {} : ({ [key]: value } as { [P in K]: V });
 }
 
 /** Reads a requested schema as form fields, or says why it cannot be one (nested objects, refs…). */

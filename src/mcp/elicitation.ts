@@ -13,6 +13,7 @@ import {
 } from '../core/questions.js';
 import type { ServerFeatures } from './client-features.js';
 import { checkAnswer, defaultAnswer, readForm, type FormField } from './elicitation-schema.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** What happened to one elicitation, for stderr in `-p`, `/logs` in the chat, and tests. */
 export interface ElicitationOutcome {
@@ -92,7 +93,7 @@ async function answer(
       mode: params.mode ?? 'form',
       message: params.message,
       action: result.action,
-      ...(reason === undefined ? {} : { reason }),
+      ...definedProperties({ reason }),
     },
   });
   const nobodyToAsk = questions?.elicit === undefined;

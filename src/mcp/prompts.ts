@@ -7,6 +7,7 @@ import { ConfigError, ServerError, messageOf } from '../core/errors.js';
 import type { UserContent } from '../core/types.js';
 import { toBlock } from './content.js';
 import { resourceBlocks, type ServerClients } from './resources.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** One prompt a server lists. */
 export interface PromptEntry {
@@ -48,8 +49,7 @@ async function listServerPrompts(
     return prompts.map((prompt) => ({
       server,
       name: prompt.name,
-      ...(prompt.title === undefined ? {} : { title: prompt.title }),
-      ...(prompt.description === undefined ? {} : { description: prompt.description }),
+      ...definedProperties({ title: prompt.title, description: prompt.description }),
       arguments: prompt.arguments ?? [],
     }));
   } catch (error) {

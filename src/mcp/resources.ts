@@ -6,6 +6,7 @@ import type { Client, ReadResourceResult } from '@modelcontextprotocol/client';
 import { ServerError, messageOf } from '../core/errors.js';
 import type { ImageBlock, TextBlock } from '../core/types.js';
 import type { ServerReconnectionListener } from './reconnections.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** The part of the pool these functions use (a fake in unit tests). */
 export interface ServerClients {
@@ -122,11 +123,7 @@ function pick(entry: {
   description?: string;
   mimeType?: string;
 } {
-  return {
-    ...(entry.title === undefined ? {} : { title: entry.title }),
-    ...(entry.description === undefined ? {} : { description: entry.description }),
-    ...(entry.mimeType === undefined ? {} : { mimeType: entry.mimeType }),
-  };
+  return definedProperties({ title: entry.title, description: entry.description, mimeType: entry.mimeType });
 }
 
 /** Reads one resource. Throws ServerError naming the server and URI when it cannot be read. */

@@ -9,6 +9,7 @@ import type { CreateMessageRequestParams, SamplingMessageContentBlock } from '@m
 import type { QuestionQueue } from '../core/questions.js';
 import type { FinishReason, ImageBlock, Message, TextBlock } from '../core/types.js';
 import { screenUntrustedContent, type ContentFlag, type ContentScreen } from '../safety/untrusted-content.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** The server's messages as the provider takes them: text and images; anything else declines. */
 export function toMessages(
@@ -118,7 +119,7 @@ export async function screen(
     ok: true,
     system: cleanSystem,
     messages: cleanMessages,
-    ...(flag === undefined ? {} : { flag }),
+    ...definedProperties({ flag }),
   };
 }
 
@@ -129,9 +130,9 @@ export function reviewedRequest(
   messages: readonly Message[],
 ): Readonly<Record<string, unknown>> {
   return {
-    ...(system === undefined ? {} : { systemPrompt: system }),
+    ...definedProperties({ systemPrompt: system }),
     maxTokens: params.maxTokens,
-    ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
+    ...definedProperties({ temperature: params.temperature }),
     messages: messages.map((message) => ({
       role: message.role,
       text: message.content

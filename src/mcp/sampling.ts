@@ -25,9 +25,11 @@ import type { AuditEntry, AuditSink, DecidedBy } from '../safety/audit-log.js';
 import type { SamplingBudget } from '../safety/budgets.js';
 import type { SamplingVerdict } from '../safety/policy.js';
 import type { ContentFlag, ContentScreen } from '../safety/untrusted-content.js';
-import type { Provider, TextBlock } from '../core/types.js';
+import type { Provider, TextBlock, ToolCallBlock } from '../core/types.js';
+import { auditRecord } from '../safety/guard/audit-record.js';
 import { reviewedRequest, screen, stopReasonOf, toMessages } from './sampling-request.js';
 import type { ServerFeatures } from './client-features.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** Requests per turn and tokens per request when `budgets.sampling` says nothing. */
 export const DEFAULT_SAMPLING_BUDGET: Required<SamplingBudget> = { maxRequestsPerTurn: 5, maxTokens: 4096 };
@@ -97,17 +99,17 @@ export function createSamplingHandler(
       extra: { flag?: ContentFlag; resultText?: string } = {},
     ) => {
       host?.audit?.record(
-        auditEntry({ server, params, requestId, started, action, decidedBy, reason, extra }, options, host),
+        auditEntry({ server, params, requestId, started, action, decidedBy, reason, extra }, host),
       );
       options.onOutcome?.({
         server,
         action,
         reason,
-        ...(extra.flag === undefined ? {} : { findings: extra.flag.findings }),
+        ...definedProperties({ findings: extra.flag?.findings }),
       });
     };
     const decline = (decidedBy: DecidedBy, reason: string, flag?: ContentFlag): never => {
-      finish('declined', decidedBy, reason, flag === undefined ? {} : { flag });
+      finish('declined', decidedBy, reason, definedProperties({ flag }));
       throw new SamplingDeclined(`mcphost declined the sampling request: ${reason}`);
     };
     if (host === undefined) return decline('policy', 'mcphost is still starting');
@@ -157,13 +159,12 @@ export function createSamplingHandler(
       reply = await callModel(
         provider,
         {
-          ...(screened.system === undefined ? {} : { system: screened.system }),
+          ...definedProperties({ system: screened.system }),
           messages: screened.messages,
           tools: [],
           settings: {
             maxTokens: params.maxTokens,
-            ...(params.temperature === undefined ? {} : { temperature: params.temperature }),
-            ...(params.stopSequences === undefined ? {} : { stopSequences: params.stopSequences }),
+            ...definedProperties({ temperature: params.temperature, stopSequences: params.stopSequences }),
           },
           signal,
         },
@@ -200,7 +201,7 @@ export function createSamplingHandler(
       }
     }
     finish('sent', mustAsk ? 'user' : 'policy', mustAsk ? 'reviewed by the user' : verdict.because, {
-      ...(screened.flag === undefined ? {} : { flag: screened.flag }),
+      ...definedProperties({ flag: screened.flag }),
       resultText: text,
     });
     return result;
@@ -212,7 +213,7 @@ function reasonSuffix(answer: SamplingDecision): string {
   return reason === '' ? '' : `: ${reason}`;
 }
 
-/** One audit line: a sampling request, sent or declined. */
+/** The request's one audit line, through the guard's builder (a tool call's shape, `kind: 'sampling'`). */
 function auditEntry(
   facts: {
     readonly server: string;
@@ -224,34 +225,39 @@ function auditEntry(
     readonly reason: string;
     readonly extra: { readonly flag?: ContentFlag; readonly resultText?: string };
   },
-  options: SamplingHandlerOptions,
   host: SamplingHost,
 ): AuditEntry {
-  const { sessionId } = host;
-  const turn = host.turn();
   const { server, params, requestId, started, action, decidedBy, reason, extra } = facts;
-  const sent = action === 'sent';
-  return {
-    kind: 'sampling',
-    time: new Date(started).toISOString(),
-    ...(sessionId === undefined ? {} : { sessionId }),
-    ...(turn === 0 ? {} : { turn }),
-    server,
-    tool: 'sampling/createMessage',
-    exposedName: `${server} sampling/createMessage`,
-    callId: requestId,
-    arguments: {
-      ...(params.systemPrompt === undefined ? {} : { systemPrompt: params.systemPrompt }),
+  const tool = 'sampling/createMessage';
+  const call: ToolCallBlock = {
+    type: 'tool-call',
+    id: requestId,
+    name: `${server} ${tool}`,
+    input: {
+      ...definedProperties({ systemPrompt: params.systemPrompt }),
       maxTokens: params.maxTokens,
       messages: params.messages,
     },
-    decision: sent ? 'allowed' : 'denied',
-    decidedBy,
-    reason,
-    outcome: sent ? 'ok' : 'not-run',
-    durationMs: Date.now() - started,
-    isError: !sent,
-    ...(extra.resultText === undefined ? {} : { resultBytes: Buffer.byteLength(extra.resultText) }),
-    ...(extra.flag === undefined ? {} : { flagged: extra.flag }),
   };
+  return auditRecord(
+    {
+      call,
+      location: { server, tool },
+      requestedAt: started,
+      sessionId: host.sessionId,
+      turn: host.turn(),
+      identity: undefined,
+    },
+    {
+      kind: 'sampling',
+      sent: action === 'sent',
+      decidedBy,
+      reason,
+      durationMs: Date.now() - started,
+      ...definedProperties({
+        resultBytes: extra.resultText === undefined ? undefined : Buffer.byteLength(extra.resultText),
+        flag: extra.flag,
+      }),
+    },
+  );
 }

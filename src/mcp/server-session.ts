@@ -31,10 +31,10 @@ import { describeError, describeExit } from './describe.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { connectRemote, terminateRemote } from './remote-transport.js';
-import { optional } from '../util/optional.js';
 import type { ServerProcess } from './server-process.js';
 import { StdioProcessTransport, type ProcessExit } from './stdio-transport.js';
 import { declareTasks, watchTasks } from './tasks/session-tasks.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /**
  * Installs client capabilities (`client.registerCapabilities`) and request handlers
@@ -171,15 +171,15 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
         // Only the first start adopts it: a start again after the probe spawns anew.
         spawnedAlready = undefined;
         const spawned = new StdioProcessTransport({
-          ...optional('process', adopted),
+          ...definedProperties({ process: adopted }),
           command: definition.command,
           args: definition.args,
-          ...(definition.cwd === undefined ? {} : { cwd: definition.cwd }),
+          ...definedProperties({ cwd: definition.cwd }),
           env: childEnvironment(options.parentEnv, definition),
-          ...optional('sandbox', definition.sandbox),
+          ...definedProperties({ sandbox: definition.sandbox }),
           onStderrLine: options.onStderrLine,
           onDebug: options.onDebug,
-          ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+          ...definedProperties({ killGraceMs: options.killGraceMs }),
         });
         options.onSpawn?.(spawned);
         return spawned;

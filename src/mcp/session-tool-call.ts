@@ -19,6 +19,7 @@ import {
 } from './tasks/connection-tasks.js';
 import type { RunningTasks } from './tasks/running-tasks.js';
 import type { ToolResultOrigin } from '../core/types.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** What a call needs to know of the connection it goes through. */
 export interface SessionToolCallContext {
@@ -75,10 +76,9 @@ export async function callToolOnSession(
           context.options.onProgress?.({
             server: context.serverName,
             tool,
-            ...(toolCallId === undefined ? {} : { toolCallId }),
+            ...definedProperties({ toolCallId }),
             progress: progress.progress,
-            ...(progress.total === undefined ? {} : { total: progress.total }),
-            ...(progress.message === undefined ? {} : { message: progress.message }),
+            ...definedProperties({ total: progress.total, message: progress.message }),
           });
         },
       },
@@ -145,12 +145,11 @@ function connectionCall(
     server: context.serverName,
     definition: options.definition,
     tool,
-    ...(toolCallId === undefined ? {} : { toolCallId }),
-    ...(signal === undefined ? {} : { signal }),
+    ...definedProperties({ toolCallId, signal }),
     startedAt: options.now(),
     now: options.now,
     running: options.runningTasks ?? context.ownTasks,
-    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    ...definedProperties({ onProgress: options.onProgress }),
   };
 }
 

@@ -11,6 +11,7 @@ import type { SafetyOptions } from './options.js';
 import { promptHooks } from './prompt-hooks.js';
 import { QuestionQueue } from '../core/questions.js';
 import { ToolPinCheck, type ToolChangeNotice } from './tool-pin-check.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /**
  * What a session's safety is made of: the guard's own options (the settings object and the
@@ -46,7 +47,7 @@ export function assembleSafety(options: AssembleSafetyOptions): Safety {
           config: options.safety.hooks,
           context: hookContext,
           env,
-          ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+          ...definedProperties({ onWarning: options.onWarning }),
         });
   // One queue for the guard's questions and the pin check's: never two prompts at once.
   const questionQueue = options.questionQueue ?? new QuestionQueue();
@@ -54,9 +55,9 @@ export function assembleSafety(options: AssembleSafetyOptions): Safety {
   const guard = new GuardedToolHost({
     ...guardOptions,
     questionQueue,
-    ...(pins === undefined ? {} : { pins }),
+    ...definedProperties({ pins }),
     sessionId: hookContext.sessionId,
-    ...(hooks === undefined ? {} : { hooks }),
+    ...definedProperties({ hooks }),
   });
   const prompt: Partial<Safety['runnerOptions']> = hooks === undefined ? {} : promptHooks(hooks);
   return {
@@ -82,13 +83,10 @@ function toolPinCheck(
   if (safety.toolPins === undefined || safety.toolPins === false) return undefined;
   return new ToolPinCheck({
     store: safety.toolPins,
-    ...(safety.toolChanges === undefined ? {} : { settings: safety.toolChanges }),
-    ...(options.questions === undefined ? {} : { questions: options.questions }),
+    ...definedProperties({ settings: safety.toolChanges, questions: options.questions }),
     queue,
-    ...(options.audit === undefined ? {} : { audit: options.audit }),
+    ...definedProperties({ audit: options.audit }),
     sessionId: options.hookContext.sessionId,
-    ...(options.identify === undefined ? {} : { identify: options.identify }),
-    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
-    ...(onChange === undefined ? {} : { onChange }),
+    ...definedProperties({ identify: options.identify, onWarning: options.onWarning, onChange }),
   });
 }

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { WATCH_FD, watchedCommand } from './orphan-watch.js';
 import { findProgram, planSandbox } from './sandbox.js';
 import type { SandboxSettings } from './sandbox-settings.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** What to start. */
 export interface LaunchRequest {
@@ -48,7 +49,7 @@ export function containedLaunch(request: LaunchRequest): Launch {
       cwd,
       env: request.env,
       settings: request.sandbox,
-      ...(request.defaultWritable === undefined ? {} : { defaultWritable: request.defaultWritable }),
+      ...definedProperties({ defaultWritable: request.defaultWritable }),
     });
     if (plan.kind === 'refused') return plan;
     target = plan;

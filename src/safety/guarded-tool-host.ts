@@ -40,6 +40,7 @@ import type { ToolPinCheck } from './tool-pin-check.js';
 import { auditRecord, type CallFacts } from './guard/audit-record.js';
 import { gateStages, resultStages } from './guard/pipeline.js';
 import { runGate, runResultStages, type GateStage, type ResultStage } from './guard/stages.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 export type { ToolLocation } from './tool-location.js';
 
@@ -174,7 +175,7 @@ export class GuardedToolHost implements ToolHost {
       exposedName,
       server: location.server,
       tool: location.tool,
-      ...(location.hints === undefined ? {} : { hints: location.hints }),
+      ...definedProperties({ hints: location.hints }),
     });
     return decision !== 'ask' || this.#options.safety?.approveAll === true;
   }
@@ -252,7 +253,7 @@ export class GuardedToolHost implements ToolHost {
       auditRecord(facts, {
         kind: 'ran',
         decidedBy: how.decidedBy,
-        ...(how.reason === undefined ? {} : { reason: how.reason }),
+        ...definedProperties({ reason: how.reason }),
         cancelled,
         result,
         durationMs: how.durationMs,

@@ -17,6 +17,7 @@
 import * as z from 'zod';
 import { childEnvironment, type ParentEnvironment } from '../mcp/environment.js';
 import type { HookProcessResult } from './hook-process.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** The events hooks can be attached to. */
 export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop'] as const;
@@ -283,10 +284,9 @@ export class HookRunner {
     if (decision === 'block' || permission === 'deny') {
       return { kind: 'block', reason: permissionReason ?? `blocked by the ${name}` };
     }
-    if (permission === 'ask')
-      return { kind: 'ask', ...(permissionReason === undefined ? {} : { reason: permissionReason }) };
+    if (permission === 'ask') return { kind: 'ask', ...definedProperties({ reason: permissionReason }) };
     if (decision === 'approve' || permission === 'allow') {
-      return { kind: 'approve', ...(permissionReason === undefined ? {} : { reason: permissionReason }) };
+      return { kind: 'approve', ...definedProperties({ reason: permissionReason }) };
     }
     return { kind: 'none' };
   }

@@ -33,6 +33,8 @@ import {
   type ToolChangePolicy,
   type ToolChangeSettings,
 } from './tool-pins.js';
+import { auditRecord } from './guard/audit-record.js';
+import type { ToolCallBlock } from '../core/types.js';
 
 /** Where an exposed tool name leads (the guard's `ToolLocation` fits). */
 export interface PinnableLocation {
@@ -338,31 +340,32 @@ export class ToolPinCheck {
   #notify(notice: ToolChangeNotice): void {
     this.#options.onChange?.(notice);
     const identity = this.#options.identify?.(notice.server);
-    this.#options.audit?.record({
-      // Not a call: the call fields say so (no id, no arguments, nothing run).
-      kind: 'tool-change',
-      time: new Date((this.#options.now ?? Date.now)()).toISOString(),
-      ...(this.#options.sessionId === undefined ? {} : { sessionId: this.#options.sessionId }),
-      ...(identity === undefined ? {} : { serverIdentity: identity }),
-      server: notice.server,
-      tool: notice.tool,
-      exposedName: notice.exposedName,
-      callId: '',
-      arguments: {},
-      decision: notice.action === 'used' ? 'allowed' : 'blocked',
-      decidedBy: notice.decidedBy,
-      reason: notice.summary,
-      outcome: 'not-run',
-      durationMs: 0,
-      isError: false,
-      toolChange: {
-        policy: notice.policy,
-        action: notice.action,
-        previousHash: notice.previousHash,
-        hash: notice.hash,
-        changes: notice.changes,
-      },
-    });
+    // Not a call: the call fields say so (no id, no arguments, nothing run).
+    const call: ToolCallBlock = { type: 'tool-call', id: '', name: notice.exposedName, input: {} };
+    this.#options.audit?.record(
+      auditRecord(
+        {
+          call,
+          location: { server: notice.server, tool: notice.tool },
+          requestedAt: (this.#options.now ?? Date.now)(),
+          sessionId: this.#options.sessionId,
+          turn: 0,
+          identity,
+        },
+        {
+          kind: 'tool-change',
+          decidedBy: notice.decidedBy,
+          reason: notice.summary,
+          toolChange: {
+            policy: notice.policy,
+            action: notice.action,
+            previousHash: notice.previousHash,
+            hash: notice.hash,
+            changes: notice.changes,
+          },
+        },
+      ),
+    );
   }
 
   #cannotUseStore(error: unknown): void {

@@ -14,6 +14,7 @@ import * as z from 'zod';
 import { ConfigError, messageOf } from '../core/errors.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
 import { mcphostFolder } from '../util/user-folders.js';
+import { withFileLock } from '../util/file-lock.js';
 import type { PinnedDefinition } from './tool-pins.js';
 
 /** One tool's pin. */
@@ -51,11 +52,6 @@ const fileSchema = z.object({
   servers: z.record(z.string(), z.record(z.string(), pinSchema)),
 });
 type PinFile = z.infer<typeof fileSchema>;
-
-/** How long a writer waits for another process's lock, at most (~50 tries, 10–200 ms apart). */
-const LOCK_RETRIES = { retries: 50, minTimeout: 10, maxTimeout: 200 } as const;
-/** A lock older than this is a crashed writer's, and is taken over. */
-const LOCK_STALE_MS = 10_000;
 
 /** The pin file of a user: `$XDG_STATE_HOME/mcphost/tool-pins.json` (else `~/.local/state/…`). */
 export function defaultToolPinsPath(
@@ -162,19 +158,7 @@ export class ToolPinStore {
         cause: error,
       });
     }
-    // Loaded on the first change only: a run whose tools are all pinned never needs it.
-    const { lock } = await import('proper-lockfile');
-    const release = await lock(this.file, {
-      // The file may not exist yet: lock its name, not its resolved path.
-      realpath: false,
-      retries: LOCK_RETRIES,
-      stale: LOCK_STALE_MS,
-    });
-    try {
-      return await work();
-    } finally {
-      await release();
-    }
+    return await withFileLock(this.file, work);
   }
 
   async #read(): Promise<PinFile> {

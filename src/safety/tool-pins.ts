@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../util/canonical-json.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /**
  * What a server says changed tools are met with. `warn`: an audit line and a warning, and the new
@@ -71,8 +72,7 @@ export interface PinnedDefinition {
 export function pinnedDefinitionOf(tool: ListedTool): PinnedDefinition {
   return {
     name: tool.name,
-    ...(tool.title === undefined ? {} : { title: tool.title }),
-    ...(tool.description === undefined ? {} : { description: tool.description }),
+    ...definedProperties({ title: tool.title, description: tool.description }),
     inputSchema: asRecord(tool.inputSchema),
     ...(tool.outputSchema === undefined ? {} : { outputSchema: asRecord(tool.outputSchema) }),
     ...(tool.annotations === undefined ? {} : { annotations: asRecord(tool.annotations) }),

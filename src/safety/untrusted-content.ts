@@ -21,6 +21,7 @@ import type { ImageBlock, Message, TextBlock, ToolResultBlock } from '../core/ty
 import { detectInjection, redactFindings, revealHiddenCharacters, type Finding } from './injection.js';
 
 import type { InjectionPolicy } from './injection-policy.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 export { INJECTION_POLICIES, type InjectionPolicy } from './injection-policy.js';
 
@@ -229,7 +230,7 @@ export async function screenToolResult(
   const origin: ContentOrigin = {
     kind: 'tool-result',
     tool: context.source,
-    ...(context.server === undefined ? {} : { server: context.server }),
+    ...definedProperties({ server: context.server }),
   };
   const screened = await screenUntrustedContent(
     result.content,
@@ -245,7 +246,7 @@ export async function screenToolResult(
       content: screened.content,
       ...(screened.withheld ? { isError: true, origin: 'host' as const } : {}),
     },
-    ...(screened.flag === undefined ? {} : { flag: screened.flag }),
+    ...definedProperties({ flag: screened.flag }),
   };
 }
 

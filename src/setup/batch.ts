@@ -18,7 +18,7 @@ import {
   type JobProgress,
   type RunJobsOptions,
 } from '../batch/run-jobs.js';
-import { JobToolHost } from '../batch/job-tool-host.js';
+import { JobToolHost, ToolSpecInterner } from '../batch/job-tool-host.js';
 import { ConfigError } from '../core/errors.js';
 import type { RunnerEvent } from '../core/events.js';
 import { Runner } from '../core/runner.js';
@@ -144,6 +144,7 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
     return provider;
   };
 
+  const specs = new ToolSpecInterner();
   const runAttempt = async (job: NumberedJob, signal: AbortSignal): Promise<AttemptOutcome> => {
     const events = attemptLedger();
     let jobDir: string | undefined;
@@ -171,6 +172,7 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
       const host = new JobToolHost({
         pools: isolated === undefined ? [shared.runner.pool] : [shared.runner.pool, isolated.runner.pool],
         ...optional('servers', job.job.servers),
+        specs,
       });
       const unknown = host.unknownServers();
       if (unknown.length > 0) {

@@ -12,7 +12,6 @@ import { ServerLogBook } from '../mcp/server-logs.js';
 import { checkRootDirectories } from '../mcp/roots.js';
 import { planServerRoots } from '../mcp/server-roots.js';
 import { QuestionQueue } from '../core/questions.js';
-import { optional } from '../util/optional.js';
 import type { AuditSink } from '../safety/audit-log.js';
 import { mergeSafetyOptions } from '../safety/options.js';
 import { configSafety, withToolPins, withUntrustedContentClause } from './safety-settings.js';
@@ -35,6 +34,7 @@ import {
   type AssemblyParts,
   type RunnerAroundPool,
 } from './runner-around-pool.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 export type { McpRunner } from './mcp-runner.js';
 
@@ -56,11 +56,11 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   const loaded: LoadedConfig =
     options.mcpServers === undefined
       ? await loadConfig({
-          ...optional('configPath', options.configPath),
+          ...definedProperties({ configPath: options.configPath }),
           homeDir,
           env,
           projectDir,
-          ...optional('trustProject', options.trustProject),
+          ...definedProperties({ trustProject: options.trustProject }),
         })
       : { ...parseConfig({ mcpServers: options.mcpServers }, 'mcpServers option', env), path: undefined };
   const chosen =
@@ -140,14 +140,15 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     onListChanged: (server, list) => {
       offeringsChanges.announce({ type: 'list-changed', server, list });
     },
-    ...optional('serverLogLevel', options.serverLogLevel),
-    ...optional('onProgress', notices.toolProgress),
+    ...definedProperties({ serverLogLevel: options.serverLogLevel, onProgress: notices.toolProgress }),
     servers: config.servers,
     env,
     clientInfo: { name: 'mcphost', version: packageVersion() },
-    ...optional('initTimeoutMs', config.initTimeoutMs),
-    ...optional('toolTimeoutMs', config.toolTimeoutMs),
-    ...optional('log', notices.serverLog),
+    ...definedProperties({
+      initTimeoutMs: config.initTimeoutMs,
+      toolTimeoutMs: config.toolTimeoutMs,
+      log: notices.serverLog,
+    }),
     signal:
       options.signal === undefined
         ? setUpFailed.signal
@@ -157,7 +158,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       : {
           signIn: {
             store: new SignInStore(options.signInStore ?? defaultSignInStorePath(homeDir, env)),
-            ...optional('questions', options.questions),
+            ...definedProperties({ questions: options.questions }),
           },
         }),
   });
@@ -176,9 +177,11 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     auditLogPath === undefined
       ? undefined
       : import('../safety/audit-log.js').then(({ openAuditLog }) =>
-          openAuditLog(resolve(auditLogPath), notices.warning, {
-            ...optional('maxBytes', safety.auditLogMaxBytes),
-          }),
+          openAuditLog(
+            resolve(auditLogPath),
+            notices.warning,
+            definedProperties({ maxBytes: safety.auditLogMaxBytes }),
+          ),
         ),
     // Loaded here rather than with this module, so that they load while the servers start.
     loadAssemblyParts(),

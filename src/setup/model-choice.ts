@@ -6,9 +6,9 @@ import type { LoadedConfig } from '../../config/index.js';
 import { createProvider } from '../../providers/index.js';
 import { DEFAULT_LOCAL_MODEL } from '../../providers/local/model-names.js';
 import type { Provider } from '../core/types.js';
-import { optional } from '../util/optional.js';
 import { hostNotices } from './host-event.js';
 import type { CreateRunnerOptions } from './runner-options.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /**
  * The model used when neither the caller nor the config names one: the embedded model, run in the
@@ -55,17 +55,19 @@ export function createModel(
     modelString,
     {
       env,
-      ...optional('baseUrl', baseUrl),
-      ...optional('apiKey', options.providerApiKey ?? config.providerApiKey),
-      ...optional('warn', hostNotices(options.onEvent).warning),
+      ...definedProperties({
+        baseUrl,
+        apiKey: options.providerApiKey ?? config.providerApiKey,
+        warn: hostNotices(options.onEvent).warning,
+      }),
       modelFiles: {
-        ...optional('homeDir', options.homeDir),
-        ...optional('cwd', options.projectDir),
-        ...optional('signal', options.signal),
+        ...definedProperties({ homeDir: options.homeDir, cwd: options.projectDir, signal: options.signal }),
         ...options.modelFiles,
       },
       // The window the budget uses (src/context) is the one a provider that sends it (Ollama) sends.
-      ...optional('contextWindow', options.context?.contextWindow ?? config.context?.contextWindow),
+      ...definedProperties({
+        contextWindow: options.context?.contextWindow ?? config.context?.contextWindow,
+      }),
     },
     source,
   );

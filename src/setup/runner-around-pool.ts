@@ -15,13 +15,13 @@ import type { assembleSafety } from '../safety/assemble.js';
 import type { AuditSink } from '../safety/audit-log.js';
 import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import type { SafetyOptions } from '../safety/options.js';
-import { optional } from '../util/optional.js';
 import { builtinApprovalRules } from './builtin-servers.js';
 import type { HostNotices } from './host-event.js';
 import type { McpRunner } from './mcp-runner.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 import { contentScreenFor, marksToolOutput, serverIdentity, toolOutputFolderFor } from './safety-settings.js';
 import { skillsFor } from './skills.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** The modules that build the runner around the pool. */
 export interface AssemblyParts {
@@ -93,10 +93,12 @@ export function assembleAroundPool(
     },
     locate: (name) => skills.locate(name),
     identify: (server) => serverIdentity(pool, config.servers[server], server),
-    ...optional('audit', audit),
-    ...optional('toolOutputFolder', toolOutputFolderFor(options, env)),
-    ...optional('questions', options.questions),
-    ...optional('onFlagged', notices.contentFlagged),
+    ...definedProperties({
+      audit,
+      toolOutputFolder: toolOutputFolderFor(options, env),
+      questions: options.questions,
+      onFlagged: notices.contentFlagged,
+    }),
     hookContext: {
       sessionId,
       model: context.modelString,
@@ -104,8 +106,7 @@ export function assembleAroundPool(
       cwd: context.projectDir,
     },
     env,
-    ...optional('onWarning', notices.warning),
-    ...optional('onToolChange', notices.toolChange),
+    ...definedProperties({ onWarning: notices.warning, onToolChange: notices.toolChange }),
     questionQueue: context.questionQueue,
   });
   const guard: GuardedToolHost = safety.guard;
@@ -131,13 +132,15 @@ export function assembleAroundPool(
       screen: contentScreenFor(settings, context.questionQueue, options.questions, notices.contentFlagged),
       markAsData: marksToolOutput(settings),
     },
-    ...optional('systemPrompt', context.systemPrompt),
+    ...definedProperties({ systemPrompt: context.systemPrompt }),
     // Saved sessions keep the user's own prompt; the clause follows the settings of each run.
     userSystemPrompt: context.userSystemPrompt,
-    ...optional('maxSteps', maxSteps),
-    ...optional('outputSchema', options.outputSchema),
-    ...optional('history', options.history),
-    ...optional('onHistoryChange', options.onHistoryChange),
+    ...definedProperties({
+      maxSteps,
+      outputSchema: options.outputSchema,
+      history: options.history,
+      onHistoryChange: options.onHistoryChange,
+    }),
     context: { ...config.context, ...options.context },
   });
   const sampling: SamplingHost = {
@@ -146,7 +149,7 @@ export function assembleAroundPool(
     turn: () => guard.turn,
     decide: (server) => guard.decideSampling(server),
     admit: (server) => guard.admitSampling(server),
-    ...optional('audit', audit),
+    ...definedProperties({ audit }),
     sessionId,
   };
   return { runner, sampling };

@@ -60,7 +60,16 @@ export interface CreateRunnerOptions {
   /**
    * Told everything the host has to say that needs no answer, each as one `HostEvent`
    * (src/setup/host-event.ts): server logs, warnings, elicitation and sampling outcomes, tool
-   * progress, list changes, flagged content. Default: ignored — the library prints nothing.
+   * progress, list changes, flagged content, changed tools. Default: ignored — the library prints
+   * nothing.
+   *
+   * Not to be confused with `runner.run(prompt, { onEvent })` (`RunOptions.onEvent`), which
+   * receives one run's `RunnerEvent`s (text deltas, tool calls and results, retries):
+   *
+   * ```ts
+   * const runner = await createRunner({ model, onEvent: (notice) => log(notice.type) }); // HostEvent
+   * await runner.run('hello', { onEvent: (event) => show(event.type) }); // RunnerEvent, this run only
+   * ```
    */
   readonly onEvent?: HostEventListener;
   /**

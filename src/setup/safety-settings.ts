@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import type { ConfigSafetySettings, LoadedConfig } from '../../config/index.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import type { McpPool } from '../mcp/pool.js';
-import { optional } from '../util/optional.js';
 import type { QuestionQueue, UserQuestions } from '../core/questions.js';
 import type { ServerIdentity } from '../safety/audit-log.js';
 import type { SafetyOptions } from '../safety/options.js';
@@ -23,6 +22,7 @@ import { mcphostFolder } from '../util/user-folders.js';
 import { runsLocalProcesses, sandboxOf } from './sandbox-servers.js';
 import { defaultToolPinsPath, ToolPinStore } from '../safety/tool-pin-store.js';
 import type { ToolChangePolicy, ToolChangeSettings } from '../safety/tool-pins.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** Tool output (and attached resources) reach the model marked as data from outside. */
 export const DEFAULT_MARK_TOOL_OUTPUT = true;
@@ -41,16 +41,16 @@ export function marksToolOutput(safety: SafetyOptions): boolean {
 export function configSafety(
   config: ConfigSafetySettings & Pick<LoadedConfig, 'servers' | 'toolChanges'>,
 ): SafetyOptions {
-  return {
-    ...optional('approval', config.approval),
-    ...optional('hooks', config.hooks),
-    ...optional('auditLog', config.auditLog),
-    ...optional('auditLogMaxBytes', config.auditLogMaxBytes),
-    ...optional('maxToolResultBytes', config.maxToolResultBytes),
-    ...optional('untrustedContent', config.untrustedContent),
-    ...optional('budgets', config.budgets),
-    ...optional('toolChanges', toolChangeSettings(config)),
-  };
+  return definedProperties({
+    approval: config.approval,
+    hooks: config.hooks,
+    auditLog: config.auditLog,
+    auditLogMaxBytes: config.auditLogMaxBytes,
+    maxToolResultBytes: config.maxToolResultBytes,
+    untrustedContent: config.untrustedContent,
+    budgets: config.budgets,
+    toolChanges: toolChangeSettings(config),
+  });
 }
 
 /** The config's `toolChanges`: the config-wide policy, and each server's own. */
@@ -66,7 +66,7 @@ function toolChangeSettings(
   }
   const any = Object.keys(servers).length > 0;
   if (config.toolChanges === undefined && !any) return undefined;
-  return { ...optional('default', config.toolChanges), ...(any ? { servers } : {}) };
+  return { ...definedProperties({ default: config.toolChanges }), ...(any ? { servers } : {}) };
 }
 
 /**

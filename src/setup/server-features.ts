@@ -10,12 +10,12 @@ import type { OfferingsChanges } from '../mcp/offerings-changes.js';
 import type { ServerRoots } from '../mcp/server-roots.js';
 import type { SamplingHost } from '../mcp/sampling.js';
 import { describeLogData, type ServerLogBook } from '../mcp/server-logs.js';
-import { optional } from '../util/optional.js';
 import type { QuestionQueue, UserQuestions } from '../core/questions.js';
 import type { SafetyOptions } from '../safety/options.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 import type { HostNotices } from './host-event.js';
 import { contentScreenFor } from './safety-settings.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /**
  * What the pool offers servers: elicitation answered through the questions, sampling on the
@@ -52,7 +52,7 @@ export function serverFeatures(parts: {
           questions,
           queue,
           policy: elicitationPolicy,
-          ...optional('onOutcome', notices.elicitationOutcome),
+          ...definedProperties({ onOutcome: notices.elicitationOutcome }),
         }),
       );
       return (await handler)(server, params, signal);
@@ -63,10 +63,10 @@ export function serverFeatures(parts: {
           host: samplingHost,
           questions,
           queue,
-          ...optional('budget', safety.budgets?.sampling),
+          ...definedProperties({ budget: safety.budgets?.sampling }),
           // The same screen as tool results, resources and prompts: its flags are reported alike.
           screen: contentScreenFor(safety, queue, questions, notices.contentFlagged),
-          ...optional('onOutcome', notices.samplingOutcome),
+          ...definedProperties({ onOutcome: notices.samplingOutcome }),
         }),
       );
       return (await sampler)(server, params, signal);

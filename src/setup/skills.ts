@@ -12,7 +12,7 @@ import { SKILL_TOOL_NAME, SkillToolHost } from '../mcp/skills/skill-tool.js';
 import type { ToolHost } from '../core/types.js';
 import type { ToolLocation } from '../safety/guarded-tool-host.js';
 import { mcphostFolder } from '../util/user-folders.js';
-import { optional } from '../util/optional.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** The user's skills folder: `$XDG_CONFIG_HOME/mcphost/skills`, else `~/.config/mcphost/skills`. */
 export function userSkillsFolder(homeDir: string, env: Readonly<Record<string, string | undefined>>): string {
@@ -49,11 +49,10 @@ export function skillsFor(context: {
   const library = new SkillLibrary({
     servers: context.pool,
     userFolder: userSkillsFolder(context.homeDir ?? homedir(), context.env),
-    ...optional(
-      'projectFolder',
-      projectPath === undefined ? undefined : join(dirname(projectPath), '.mcphost', 'skills'),
-    ),
-    ...optional('onWarning', context.onWarning),
+    ...definedProperties({
+      projectFolder: projectPath === undefined ? undefined : join(dirname(projectPath), '.mcphost', 'skills'),
+      onWarning: context.onWarning,
+    }),
   });
   return {
     library,

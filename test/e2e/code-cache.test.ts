@@ -49,6 +49,18 @@ describe.skipIf(nodeHasCompileCache)(`the code cache on Node ${process.version}`
     ]);
   });
 
+  it('a run stopped by a usage error writes no cache; the next run of its kind does', async () => {
+    // The cache is written only when missing: one written by a run that stopped at its flags would
+    // hold little of its kind's code for every later run.
+    const stopped = await runCli(['mcp', 'list', '--colr'], fixture.home.path, { env: told });
+    expect(stopped.code).toBe(2);
+    expect(stopped.stderr).toMatch(/code cache: missing, not written: the run ended with a usage error/);
+    await expect(readdir(join(fixture.home.path, '.cache'))).rejects.toThrow(/ENOENT/);
+    const listed = await runCli(['mcp', 'list'], fixture.home.path, { env: told });
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toMatch(/code cache: missing, written \(\d+ KB\) .*\/code-cache\/mcp-/);
+  });
+
   it("removes an older build's cache of the same kind only", async () => {
     await runCli(['--version'], fixture.home.path);
     const [current] = await readdir(cacheFolder());

@@ -110,6 +110,19 @@ describe('the cold path', () => {
     }
   });
 
+  it('--help runs only the command line: no zod, no node:crypto, no job format', async () => {
+    const loaded = await loadedBy(['--help']);
+    // The control: the parser ran (and the record holds the bundle's own code).
+    expect(loaded).toContain('yargs');
+    expect(loaded).toContain('src/cli/args.js');
+    // `mcphost batch`'s `--var` check is parsed with the command line; it came from the job format
+    // (src/batch/job.ts), whose schemas and node:crypto then loaded on every run (~5 ms on Node 20).
+    expect(loaded).toContain('src/batch/var-arguments.js');
+    for (const absent of ['zod', 'node-internal:crypto', 'src/batch/job.js', 'src/cli/run-command.js']) {
+      expect(loaded, absent).not.toContain(absent);
+    }
+  });
+
   it('a one-shot with a server loads the MCP SDK', async () => {
     await home.writeConfig({
       mcpServers: { slow: { command: process.execPath, args: [SLOW_START], env: { STARTUP_DELAY_MS: '0' } } },

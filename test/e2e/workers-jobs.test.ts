@@ -13,9 +13,10 @@ import {
   jobCounts,
   jobs,
   newLedger,
+  resultsByKey,
   startWorkerModel,
   startWorkerProcess,
-  waitUntil,
+  withWorker,
   workerHome,
   writeJobsFile,
 } from '../support/workers.js';
@@ -41,38 +42,24 @@ describe('mcphost jobs and worker', () => {
     const submitted = await jobs(setup.home.path, db, 'submit', file);
     expect(submitted.stderr).toContain('submitted 3 jobs');
     expect(submitted.code).toBe(0);
-    const worker = startWorkerProcess(setup.home.path, {
-      db,
-      modelUrl: model.fake.url,
-      executorId: 'w-once',
-    });
-    try {
-      await waitUntil(
-        async () => (await jobCounts(db)).SUCCESS === 3,
-        async () => `${JSON.stringify(await jobCounts(db))}\n${worker.stderr()}`,
-        60_000,
-      );
-      const again = await jobs(setup.home.path, db, 'submit', file);
-      expect(again.stderr).toContain('submitted 0 jobs, 3 already submitted (not run again)');
-      const results = await jobs(setup.home.path, db, 'results');
-      const lines = results.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(lines.map((line) => line.key).sort()).toEqual(['once-1', 'once-2', 'once-3']);
-      for (const line of lines) {
-        expect(line.status).toBe('ok');
-        expect(line.answer).toContain('the secret word is mango');
-        expect(line.toolCalls).toEqual([
-          expect.objectContaining({ name: 'filesystem__read_text_file', isError: false }),
-        ]);
-      }
-    } finally {
-      worker.child.kill('SIGTERM');
-      const stopped = await worker.done;
-      expect(stopped.stderr).toContain('worker w-once stopped');
-      await model.fake.close();
-    }
+    const { stopped } = await withWorker(
+      { home: setup.home.path, db, model: model.fake, executorId: 'w-once' },
+      async ({ waitForJobs }) => {
+        await waitForJobs({ SUCCESS: 3 });
+        const again = await jobs(setup.home.path, db, 'submit', file);
+        expect(again.stderr).toContain('submitted 0 jobs, 3 already submitted (not run again)');
+        const results = await resultsByKey(setup.home.path, db);
+        expect([...results.keys()].sort()).toEqual(['once-1', 'once-2', 'once-3']);
+        for (const line of results.values()) {
+          expect(line.status).toBe('ok');
+          expect(line.answer).toContain('the secret word is mango');
+          expect(line.toolCalls).toEqual([
+            expect.objectContaining({ name: 'filesystem__read_text_file', isError: false }),
+          ]);
+        }
+      },
+    );
+    expect(stopped.stderr).toContain('worker w-once stopped');
     // Each job: one call with the prompt, one with the tool result. Nothing asked twice.
     expect(ledger.seen.size).toBe(6);
     expect([...ledger.seen.values()].every((count) => count === 1)).toBe(true);
@@ -91,27 +78,15 @@ describe('mcphost jobs and worker', () => {
     };
     await writeFile(file, `${JSON.stringify({ id: 'typed', prompt: `read ${setup.note}`, outputSchema })}\n`);
     expect((await jobs(setup.home.path, db, 'submit', file)).code).toBe(0);
-    const worker = startWorkerProcess(setup.home.path, {
-      db,
-      modelUrl: model.fake.url,
-      executorId: 'w-schema',
-    });
-    try {
-      await waitUntil(
-        async () => (await jobCounts(db)).SUCCESS === 1,
-        async () => `${JSON.stringify(await jobCounts(db))}\n${worker.stderr()}`,
-        60_000,
-      );
-      const results = await jobs(setup.home.path, db, 'results');
-      const line = JSON.parse(results.stdout.trim()) as Record<string, unknown>;
-      expect(line.key).toBe('typed');
-      // Tool call, the answer that is not JSON, then the follow-up with the schema: three model calls.
-      expect(line.structured).toEqual({ word: 'mango', jobs: 3 });
-    } finally {
-      worker.child.kill('SIGTERM');
-      await worker.done;
-      await model.fake.close();
-    }
+    await withWorker(
+      { home: setup.home.path, db, model: model.fake, executorId: 'w-schema' },
+      async ({ waitForJobs }) => {
+        await waitForJobs({ SUCCESS: 1 });
+        const line = (await resultsByKey(setup.home.path, db)).get('typed');
+        // Tool call, the answer that is not JSON, then the follow-up with the schema: three model calls.
+        expect(line?.structured).toEqual({ word: 'mango', jobs: 3 });
+      },
+    );
     expect(ledger.seen.size).toBe(3);
   });
 
@@ -126,41 +101,21 @@ describe('mcphost jobs and worker', () => {
     ];
     await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
     expect((await jobs(setup.home.path, db, 'submit', file)).code).toBe(0);
-    const worker = startWorkerProcess(setup.home.path, {
-      db,
-      modelUrl: model.fake.url,
-      executorId: 'w-servers',
-    });
-    try {
-      await waitUntil(
-        async () => {
-          const counts = await jobCounts(db);
-          return counts.SUCCESS === 1 && counts.ERROR === 1;
-        },
-        async () => `${JSON.stringify(await jobCounts(db))}\n${worker.stderr()}`,
-        60_000,
-      );
-      const results = await jobs(setup.home.path, db, 'results');
-      const byKey = new Map(
-        results.stdout
-          .trim()
-          .split('\n')
-          .map((line) => JSON.parse(line) as Record<string, unknown>)
-          .map((line) => [line.key, line] as const),
-      );
-      expect(byKey.get('with-files')).toMatchObject({
-        status: 'ok',
-        toolCalls: [expect.objectContaining({ name: 'filesystem__read_text_file', isError: false })],
-      });
-      const refused = byKey.get('no-such') as { status: string; error?: { kind: string; message: string } };
-      expect(refused.status).toBe('failed');
-      expect(refused.error?.kind).toBe('ConfigError');
-      expect(refused.error?.message).toContain(`no server "nope" in this worker's config`);
-    } finally {
-      worker.child.kill('SIGTERM');
-      await worker.done;
-      await model.fake.close();
-    }
+    await withWorker(
+      { home: setup.home.path, db, model: model.fake, executorId: 'w-servers' },
+      async ({ waitForJobs }) => {
+        await waitForJobs({ SUCCESS: 1, ERROR: 1 });
+        const byKey = await resultsByKey(setup.home.path, db);
+        expect(byKey.get('with-files')).toMatchObject({
+          status: 'ok',
+          toolCalls: [expect.objectContaining({ name: 'filesystem__read_text_file', isError: false })],
+        });
+        const refused = byKey.get('no-such') as { status: string; error?: { kind: string; message: string } };
+        expect(refused.status).toBe('failed');
+        expect(refused.error?.kind).toBe('ConfigError');
+        expect(refused.error?.message).toContain(`no server "nope" in this worker's config`);
+      },
+    );
   });
 
   it('a malformed line names its line number and the other jobs are submitted', async () => {
@@ -218,27 +173,25 @@ describe('mcphost jobs and worker', () => {
     });
     const file = join(home.path, 'meta.jsonl');
     await writeFile(file, '{"id": "meta-1", "prompt": "show your _meta"}\n');
-    const worker = startWorkerProcess(home.path, { db, modelUrl: fake.url, executorId: 'w-meta' });
     try {
-      const submitted = await jobs(home.path, db, 'submit', file);
-      expect(submitted.stderr).toContain('submitted 1 job');
-      expect(submitted.code).toBe(0);
-      await waitUntil(
-        async () => (await jobCounts(db)).SUCCESS === 1,
-        async () => `${JSON.stringify(await jobCounts(db))}\n${worker.stderr()}`,
-        60_000,
+      await withWorker(
+        { home: home.path, db, model: fake, executorId: 'w-meta' },
+        async ({ waitForJobs }) => {
+          const submitted = await jobs(home.path, db, 'submit', file);
+          expect(submitted.stderr).toContain('submitted 1 job');
+          expect(submitted.code).toBe(0);
+          await waitForJobs({ SUCCESS: 1 });
+          const followed = await jobs(home.path, db, 'status', '--follow', 'meta-1');
+          expect(followed.code).toBe(0);
+          expect(followed.stdout).toMatch(/^the key was [\s\S]*"mcphost\/idempotencyKey":"meta-1:\d+:call_/);
+          const answer = (await resultsByKey(home.path, db)).get('meta-1')?.answer;
+          const key = /"mcphost\/idempotencyKey":"([^"]+)"/.exec(
+            typeof answer === 'string' ? answer : '',
+          )?.[1];
+          expect(key).toMatch(/^meta-1:\d+:\S+$/);
+        },
       );
-      const followed = await jobs(home.path, db, 'status', '--follow', 'meta-1');
-      expect(followed.code).toBe(0);
-      expect(followed.stdout).toMatch(/^the key was [\s\S]*"mcphost\/idempotencyKey":"meta-1:\d+:call_/);
-      const [result] = (await jobs(home.path, db, 'results', 'meta-1')).stdout.trim().split('\n');
-      const answer = (JSON.parse(result ?? '{}') as { answer?: string }).answer ?? '';
-      const key = /"mcphost\/idempotencyKey":"([^"]+)"/.exec(answer)?.[1];
-      expect(key).toMatch(/^meta-1:\d+:\S+$/);
     } finally {
-      worker.child.kill('SIGTERM');
-      await worker.done;
-      await fake.close();
       await home.remove();
     }
   }, 120_000);

@@ -16,6 +16,8 @@ const SCRIPT = join(REPOSITORY, 'test/support/postgres.sh');
 export interface TestPostgres {
   /** A new, empty database's URL (DBOS creates its tables there). */
   freshDatabase(): Promise<string>;
+  /** The server's (postmaster's) pid when known, for measuring its CPU (the workers bench). */
+  readonly serverPid: number | undefined;
   /** Drops the databases made and stops the server if this file started it. */
   close(): Promise<void>;
 }
@@ -23,6 +25,7 @@ export interface TestPostgres {
 export async function startTestPostgres(): Promise<TestPostgres> {
   let serverUrl = process.env.MCPHOST_TEST_DATABASE_URL;
   let ownDirectory: string | undefined;
+  let serverPid = process.env.MCPHOST_TEST_POSTGRES_PID;
   if (serverUrl === undefined || serverUrl === '') {
     if (process.env.CI === 'true') {
       throw new Error(
@@ -35,6 +38,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     );
     serverUrl = exported.MCPHOST_TEST_DATABASE_URL;
     ownDirectory = exported.MCPHOST_TEST_POSTGRES_DIR;
+    serverPid = exported.MCPHOST_TEST_POSTGRES_PID;
     if (serverUrl === undefined) throw new Error(`postgres.sh printed no URL: ${stdout}`);
   }
   const base = serverUrl;
@@ -49,6 +53,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     }
   };
   return {
+    serverPid: serverPid === undefined || serverPid === '' ? undefined : Number(serverPid),
     async freshDatabase() {
       const name = `mcphost_test_${randomBytes(6).toString('hex')}`;
       await admin(`CREATE DATABASE ${name}`);

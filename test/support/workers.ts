@@ -162,6 +162,67 @@ export function startWorkerProcess(
   });
 }
 
+/** What a test does with a worker {@link withWorker} started. */
+export interface WorkerSession {
+  readonly worker: RunningCli;
+  /** Waits until the jobs' counts by status include `expected` (the worker's stderr on a timeout). */
+  readonly waitForJobs: (expected: Readonly<Record<string, number>>, timeoutMs?: number) => Promise<void>;
+}
+
+/**
+ * Runs `body` with a worker started as a user starts it (see {@link startWorkerProcess}); then
+ * stops it with SIGTERM, waits for it to end and closes the fake model. Returns what `body`
+ * returned and how the worker ended.
+ */
+export async function withWorker<T>(
+  options: {
+    readonly home: string;
+    readonly db: string;
+    readonly model: { readonly url: string; close(): Promise<void> };
+    readonly executorId: string;
+    readonly args?: readonly string[];
+  },
+  body: (session: WorkerSession) => Promise<T>,
+): Promise<{ readonly value: T; readonly stopped: CliRun }> {
+  const worker = startWorkerProcess(options.home, {
+    db: options.db,
+    modelUrl: options.model.url,
+    executorId: options.executorId,
+    ...(options.args === undefined ? {} : { args: options.args }),
+  });
+  const waitForJobs = (expected: Readonly<Record<string, number>>, timeoutMs = 60_000): Promise<void> =>
+    waitUntil(
+      async () => {
+        const counts = await jobCounts(options.db);
+        return Object.entries(expected).every(([status, count]) => counts[status] === count);
+      },
+      async () => `${JSON.stringify(await jobCounts(options.db))}\n${worker.stderr()}`,
+      timeoutMs,
+    );
+  try {
+    const value = await body({ worker, waitForJobs });
+    worker.child.kill('SIGTERM');
+    return { value, stopped: await worker.done };
+  } finally {
+    worker.child.kill('SIGTERM');
+    await worker.done;
+    await options.model.close();
+  }
+}
+
+/** The JSON lines of `jobs results`, by key. */
+export async function resultsByKey(home: string, db: string): Promise<Map<string, Record<string, unknown>>> {
+  const run = await jobs(home, db, 'results');
+  return new Map(
+    run.stdout
+      .trim()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .map((line) => [String(line.key), line] as const),
+  );
+}
+
 /** `mcphost jobs …` with the database from the environment. */
 export function jobs(home: string, db: string, ...args: string[]): Promise<CliRun> {
   return runCli(['jobs', ...args], home, { env: { MCPHOST_DATABASE_URL: db }, timeoutMs: 120_000 });

@@ -5,8 +5,8 @@ import {
   approvalQuestion,
   createApprovalPrompt,
   parseApprovalAnswer,
-  type PromptIO,
 } from '../../src/cli/prompts/approval-prompt.js';
+import type { PromptIO } from '../../src/cli/prompts/ask-answer.js';
 import type { ApprovalRequest } from '../../src/safety/approval.js';
 
 function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {

@@ -1,7 +1,7 @@
 /** The trust question for a project config: what it shows, and which answers trust. */
 import { describe, expect, it } from 'vitest';
 import type { ProjectConfigCandidate } from '../../config/index.js';
-import type { PromptIO } from '../../src/cli/prompts/approval-prompt.js';
+import type { PromptIO } from '../../src/cli/prompts/ask-answer.js';
 import { askToTrustProject, describeProjectConfig } from '../../src/cli/trust.js';
 
 const project: ProjectConfigCandidate = {

@@ -23,6 +23,7 @@ import type { Completion } from './completion.js';
 import { MuteableOutput } from './muteable-output.js';
 import type { AskOptions } from './prompter.js';
 import type { Style } from './style.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /**
  * The longest a Tab waits for suggestions (a server's `completion/complete`): readline holds the
@@ -224,7 +225,7 @@ export class ChatInput {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#question = {
-        ...(options.complete === undefined ? {} : { complete: options.complete }),
+        ...definedProperties({ complete: options.complete }),
         resolve: (answer) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(answer);

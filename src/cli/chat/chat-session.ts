@@ -7,7 +7,6 @@
  * something (during a turn or a command). What Ctrl-C, a resize, a server's message or the end of
  * the input do depends on that mode and nothing else.
  */
-import { optional } from '../../util/optional.js';
 import { messageOf, ProviderError } from '../../core/errors.js';
 import { ConversationRecorder, modelNameOf } from '../sessions/conversation-recorder.js';
 import { openConversationFiles } from '../../conversation/conversation-journal.js';
@@ -37,6 +36,7 @@ import { UsageTotals } from './usage.js';
 import type { ChatHost, ChatOptions } from './chat-host.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
 import { mcphostFolder } from '../../util/user-folders.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** A turn in progress: what stops it and what shows it. */
 interface Turn {
@@ -247,7 +247,7 @@ export class ChatSession implements Prompter {
       usage: this.#usage,
       contextUsage: () => host.runner.contextUsage,
       debug: options.debug,
-      ...(this.#parts.toolSearchShown === undefined ? {} : { toolSearchShown: this.#parts.toolSearchShown }),
+      ...definedProperties({ toolSearchShown: this.#parts.toolSearchShown }),
     });
     this.#mode = { kind: 'in-turn', turn: { controller, view } };
     view.start();
@@ -328,13 +328,12 @@ export class ChatSession implements Prompter {
         return absolute;
       },
       ask: (question) => this.ask(question),
-      ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
+      ...definedProperties({ permissions: options.permissions }),
       ...(recorder === undefined ? {} : { savedConversations: this.#savedConversations(recorder) }),
       style: display.style,
       columns: () => display.columns(),
       debug: options.debug,
-      ...(host.offerings === undefined ? {} : { offerings: host.offerings }),
-      ...optional('roots', host.roots),
+      ...definedProperties({ offerings: host.offerings, roots: host.roots }),
       ...(host.skills === undefined ? {} : { skills: () => host.skills?.() ?? Promise.resolve([]) }),
       ...(host.runningTasks === undefined ? {} : { runningTasks: () => host.runningTasks?.() ?? [] }),
       ...(host.serverLogs === undefined

@@ -25,6 +25,7 @@ import type { ContextUsage } from '../../context/context-budget.js';
 import { compactionNotice, toolModeNotice, toolSearchNotice } from '../output/text.js';
 import type { ToolMode } from '../../context/tool-catalog.js';
 import { contextLine } from './listings.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 export interface TextSink {
   write(text: string): void;
@@ -186,8 +187,7 @@ export class TurnView {
     if (id === undefined || !this.#running.some((call) => call.id === id)) return;
     this.#progress.set(id, {
       progress: report.progress,
-      ...(report.total === undefined ? {} : { total: report.total }),
-      ...(report.message === undefined ? {} : { message: report.message }),
+      ...definedProperties({ total: report.total, message: report.message }),
     });
     this.#showStatus(this.#runningLabel(), { keepClock: true });
   }

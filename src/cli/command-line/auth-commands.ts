@@ -22,6 +22,7 @@ import type { UserQuestions } from '../../core/questions.js';
 import type { AuthCommand } from './auth-tree.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { notice, pathIn, type CliIO } from '../io.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** What every auth command needs. */
 export interface AuthCommandContext {
@@ -83,7 +84,7 @@ export async function authLogin(
     questions,
     fresh: true,
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...definedProperties({ timeoutMs: options.timeoutMs }),
   });
   context.io.stdout.write(`Signed in to ${options.server}.\n`);
   return ExitCode.ok;
@@ -158,7 +159,7 @@ export async function authLogout(
     serverUrl: definition.url,
     entry,
     settings: definition.oauth === false ? {} : (definition.oauth ?? {}),
-    ...(fetchFn === undefined ? {} : { fetch: fetchFn }),
+    ...definedProperties({ fetch: fetchFn }),
   });
   const had = await context.store.forget(definition.url);
   switch (revocation.kind) {

@@ -5,7 +5,7 @@
  */
 import type { Argv } from 'yargs';
 import { ConfigError } from '../../core/errors.js';
-import { parseVarArguments } from '../../batch/job.js';
+import { parseVarArguments } from '../../batch/var-arguments.js';
 
 /** What `mcphost batch` was asked to do, checked. */
 export interface BatchCommand {

@@ -5,10 +5,10 @@
 import { parseBuiltinNames, type BuiltinServerName } from '../../builtin/names.js';
 import type { ToolSearchSetting } from '../../context/tool-catalog.js';
 import { ConfigError } from '../../core/errors.js';
-import { optional } from '../../util/optional.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/schema.js';
 import { INJECTION_POLICIES } from '../../safety/injection-policy.js';
 import type { UntrustedContentOptions } from '../../safety/untrusted-content.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** What the user asked for on the command line. Unset options fall back to the config file. */
 export interface CliOptions {
@@ -120,43 +120,49 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     throw new ConfigError('--session', 'not with --save-session or --load-session (it does both)');
   }
   return checkCombinations({
-    ...optional('model', text('model')),
-    ...optional('prompt', text('prompt')),
-    ...optional('configPath', text('config')),
-    ...optional('systemPrompt', text('system-prompt')),
-    ...optional('maxSteps', positiveInteger('--max-steps', number('max-steps'))),
-    ...optional('providerUrl', url('--provider-url', text('provider-url'))),
-    ...optional('providerApiKey', text('provider-api-key')),
-    ...optional('maxTokens', positiveInteger('--max-tokens', number('max-tokens'))),
-    ...optional('contextWindow', positiveInteger('--context-window', number('context-window'))),
-    ...optional('toolSearch', toolSearchSetting(text('tool-search'))),
-    ...optional('temperature', numberInRange('--temperature', number('temperature'), 0, Infinity)),
-    ...optional('topP', numberInRange('--top-p', number('top-p'), 0, 1)),
-    ...optional('topK', positiveInteger('--top-k', number('top-k'))),
-    ...optional('stopSequences', strings('stop-sequences')),
+    ...definedProperties({
+      model: text('model'),
+      prompt: text('prompt'),
+      configPath: text('config'),
+      systemPrompt: text('system-prompt'),
+      maxSteps: positiveInteger('--max-steps', number('max-steps')),
+      providerUrl: url('--provider-url', text('provider-url')),
+      providerApiKey: text('provider-api-key'),
+      maxTokens: positiveInteger('--max-tokens', number('max-tokens')),
+      contextWindow: positiveInteger('--context-window', number('context-window')),
+      toolSearch: toolSearchSetting(text('tool-search')),
+      temperature: numberInRange('--temperature', number('temperature'), 0, Infinity),
+      topP: numberInRange('--top-p', number('top-p'), 0, 1),
+      topK: positiveInteger('--top-k', number('top-k')),
+      stopSequences: strings('stop-sequences'),
+    }),
     debug: flag('debug') === true,
     approveAll: flag('approve-all') === true,
-    ...optional('auditLog', text('audit-log')),
-    ...optional(
-      'untrustedContent',
-      untrustedContent(text('injection-policy'), flag('mark-tool-output'), flag('untrusted-clause')),
-    ),
+    ...definedProperties({
+      auditLog: text('audit-log'),
+      untrustedContent: untrustedContent(
+        text('injection-policy'),
+        flag('mark-tool-output'),
+        flag('untrusted-clause'),
+      ),
+    }),
     quiet: flag('quiet') === true,
     outputFormat: outputFormat(text('output-format')),
-    ...optional('outputSchema', text('output-schema')),
-    ...optional('saveSession', text('save-session')),
-    ...optional('loadSession', text('load-session')),
-    ...optional('session', text('session')),
+    ...definedProperties({
+      outputSchema: text('output-schema'),
+      saveSession: text('save-session'),
+      loadSession: text('load-session'),
+      session: text('session'),
+    }),
     continueLatest: flag('continue') === true,
-    ...optional('resume', text('resume')),
+    ...definedProperties({ resume: text('resume') }),
     // Unset unless given: the home config's `sessionPersistence` applies then (run-command.ts).
-    ...optional('sessionPersistence', flag('session-persistence')),
+    ...definedProperties({ sessionPersistence: flag('session-persistence') }),
     noExit: flag('exit') === false,
     noColor: flag('color') === false,
-    ...optional('builtin', builtinNames(strings('builtin'))),
-    ...optional('roots', strings('root')),
+    ...definedProperties({ builtin: builtinNames(strings('builtin')), roots: strings('root') }),
     ...(flag('sandbox') === true ? { sandbox: true } : {}),
-    ...optional('script', script),
+    ...definedProperties({ script }),
   });
 }
 
@@ -169,11 +175,11 @@ function untrustedContent(
   if (policy !== undefined && known === undefined) {
     throw new ConfigError('--injection-policy', `"${policy}" is not one of ${INJECTION_POLICIES.join(', ')}`);
   }
-  const options: UntrustedContentOptions = {
-    ...optional('policy', known),
-    ...optional('markAsData', markAsData),
-    ...optional('systemPromptClause', systemPromptClause),
-  };
+  const options: UntrustedContentOptions = definedProperties({
+    policy: known,
+    markAsData,
+    systemPromptClause,
+  });
   return Object.keys(options).length === 0 ? undefined : options;
 }
 

@@ -3,17 +3,19 @@
  * in jobs-tree.ts; this module, and DBOS with it, is imported only when one of them runs.
  */
 import { readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { DLogger } from '@dbos-inc/dbos-sdk';
 import { loadConfig } from '../../../config/index.js';
 import { parseJobLines, parseVarArguments, type NumberedJob } from '../../batch/job.js';
 import { ConfigError } from '../../core/errors.js';
-import { DATABASE_URL_VARIABLE } from '../../jobs/workers/database.js';
-import { JobsClient } from '../../jobs/workers/jobs-client.js';
+import { DATABASE_URL_VARIABLE, databaseAddress } from '../../jobs/workers/database.js';
+import { JobsClient, type JobState } from '../../jobs/workers/jobs-client.js';
 import { DEFAULT_DEAD_AFTER_MS, startWorker, type WorkerNotice } from '../../jobs/workers/worker.js';
 import { defaultModel } from '../../setup/create-runner.js';
+import { JOB_DIR_VARIABLE } from '../../setup/batch.js';
 import { assembleWorkerRuntime } from '../../setup/worker-runtime.js';
+import { optional } from '../../util/optional.js';
 import { packageVersion } from '../../util/version.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { notice, type CliIO } from '../io.js';
@@ -25,12 +27,33 @@ export interface JobsCommandContext {
   readonly signal: AbortSignal;
 }
 
-function databaseUrl(given: string | undefined, io: CliIO): string {
-  const url = given ?? io.env[DATABASE_URL_VARIABLE];
-  if (url === undefined || url.trim() === '') {
-    throw new ConfigError('--db', `no jobs database: give --db postgres://… or set ${DATABASE_URL_VARIABLE}`);
+/**
+ * The jobs database: `--db`, else the environment variable, else the config's `jobs.database`
+ * (the home config, or the worker's `--config`). The config is read only when it is needed, so a
+ * config with a problem elsewhere does not stop a command given `--db`.
+ */
+async function databaseUrl(given: string | undefined, io: CliIO, configPath?: string): Promise<string> {
+  const fromEnv = io.env[DATABASE_URL_VARIABLE];
+  if (given !== undefined) return checkedUrl(given, '--db');
+  if (fromEnv !== undefined && fromEnv.trim() !== '') return checkedUrl(fromEnv, DATABASE_URL_VARIABLE);
+  // The config checks its own value (a bad one names the file and the key).
+  const url = (await readConfig(io, { ...optional('configPath', configPath) })).jobs?.database;
+  if (url === undefined) {
+    throw new ConfigError(
+      '--db',
+      `no jobs database: give --db postgres://…, set ${DATABASE_URL_VARIABLE}, or "jobs": { "database": … } in the config`,
+    );
   }
   return url;
+}
+
+/** A URL that is not PostgreSQL's is the user's mistake (exit 2), not an unreachable server. */
+function checkedUrl(url: string, source: string): string {
+  // The value is not repeated: it may hold a password.
+  if (!/^postgres(ql)?:\/\/\S+$/.test(url.trim())) {
+    throw new ConfigError(source, 'must be a URL starting with postgres:// or postgresql://');
+  }
+  return url.trim();
 }
 
 export async function runJobsCommand(
@@ -38,12 +61,16 @@ export async function runJobsCommand(
   context: JobsCommandContext,
 ): Promise<ExitCodeValue> {
   const { io } = context;
-  const url = databaseUrl(command.db, io);
+  quietDriverDeprecations();
+  const url = await databaseUrl(command.db, io);
   // The file is read before the database is opened: a missing file is the first thing to say.
   const submission =
     command.action === 'submit' ? await readJobsFile(command.file, command.vars, io) : undefined;
   const client = await JobsClient.open(url);
   try {
+    // Keys that name no job are one line naming them, before anything is done to the others.
+    const given = command.action === 'submit' || command.action === 'recover' ? [] : command.keys;
+    const known = given.length > 0 ? await knownJobs(client, given, `jobs ${command.action}`, url) : [];
     switch (command.action) {
       case 'submit': {
         const { jobs, invalid } = submission ?? { jobs: [], invalid: 0 };
@@ -102,16 +129,33 @@ export async function runJobsCommand(
         for (const result of await client.results(command.keys.length > 0 ? command.keys : undefined)) {
           io.stdout.write(`${JSON.stringify(result)}\n`);
         }
+        // A job named that has no result yet would otherwise be silently missing from the output.
+        for (const state of known.filter((job) => !FINISHED.has(job.status))) {
+          notice(io, `jobs results: "${state.key}" has no result yet (${state.status})`);
+        }
         return ExitCode.ok;
       case 'cancel': {
-        const found = await client.cancel(command.keys);
+        // DBOS leaves a finished job as it is: say so rather than count it as cancelled.
+        const finished = known.filter((state) => FINISHED.has(state.status));
+        for (const state of finished)
+          notice(io, `jobs cancel: "${state.key}" has already ended (${state.status})`);
+        const found = await client.cancel(
+          known.filter((state) => !FINISHED.has(state.status)).map((state) => state.key),
+        );
         notice(io, `cancelled ${found.length} job${found.length === 1 ? '' : 's'}`);
-        return found.length === command.keys.length ? ExitCode.ok : ExitCode.usage;
+        return finished.length === 0 ? ExitCode.ok : ExitCode.usage;
       }
       case 'retry': {
-        const retried = await client.retry(command.keys.length > 0 ? command.keys : undefined);
-        notice(io, `retrying ${retried.length} job${retried.length === 1 ? '' : 's'}`);
-        return ExitCode.ok;
+        const retried = new Set(await client.retry(command.keys.length > 0 ? command.keys : undefined));
+        const skipped = known.filter((state) => !retried.has(state.key));
+        for (const state of skipped) {
+          notice(
+            io,
+            `jobs retry: "${state.key}" is ${state.status}; only failed or cancelled jobs are run again`,
+          );
+        }
+        notice(io, `retrying ${retried.size} job${retried.size === 1 ? '' : 's'}`);
+        return skipped.length === 0 ? ExitCode.ok : ExitCode.usage;
       }
       case 'recover': {
         const recovered = await client.recover({
@@ -130,6 +174,38 @@ export async function runJobsCommand(
   }
 }
 
+/**
+ * DBOS drives the pg driver in a way the driver now calls deprecated ("Calling client.query() when
+ * the client is already executing a query"): a warning of Node's on every command that is neither
+ * ours to fix nor the user's to act on. These commands print nothing else of Node's deprecations.
+ */
+function quietDriverDeprecations(): void {
+  process.noDeprecation = true;
+}
+
+/** DBOS's states of a job that has ended and will not run again unless retried. */
+const FINISHED: ReadonlySet<string> = new Set(['SUCCESS', 'ERROR']);
+
+/** The states of the given jobs; a ConfigError naming every key that is no job. */
+async function knownJobs(
+  client: JobsClient,
+  keys: readonly string[],
+  command: string,
+  url: string,
+): Promise<JobState[]> {
+  const states = await client.states(keys);
+  const found = new Set(states.map((state) => state.key));
+  const unknown = [...new Set(keys.filter((key) => !found.has(key)))];
+  if (unknown.length > 0) {
+    const named = unknown.map((key) => JSON.stringify(key)).join(', ');
+    throw new ConfigError(
+      command,
+      `no job${unknown.length === 1 ? '' : 's'} ${named} in the jobs database at ${databaseAddress(url)} (mcphost jobs status lists them)`,
+    );
+  }
+  return states;
+}
+
 /** Reads and parses a jobs file; each bad line is one notice naming the file and the line. */
 async function readJobsFile(
   file: string,
@@ -142,7 +218,13 @@ async function readJobsFile(
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new ConfigError(file, code === 'ENOENT' ? 'no such file' : `cannot be read (${String(code)})`);
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a folder, not a jobs file'
+          : `cannot be read (${String(code)})`;
+    throw new ConfigError(file, why);
   }
   let vars: Record<string, string>;
   try {
@@ -168,8 +250,23 @@ async function readJobsFile(
   return { jobs, invalid };
 }
 
+/**
+ * The config, for its settings only: no server is started from it, so a per-job server's
+ * `${MCPHOST_JOB_DIR}` (set by a worker for each job) is given a stand-in rather than failing.
+ */
+function readConfig(
+  io: CliIO,
+  where: { readonly configPath?: string; readonly projectDir?: string },
+): ReturnType<typeof loadConfig> {
+  return loadConfig({
+    ...where,
+    homeDir: io.homeDir,
+    env: { [JOB_DIR_VARIABLE]: tmpdir(), ...io.env },
+  });
+}
+
 async function configuredModel(io: CliIO): Promise<string> {
-  const config = await loadConfig({ homeDir: io.homeDir, env: io.env, projectDir: io.cwd });
+  const config = await readConfig(io, { projectDir: io.cwd });
   return config.model ?? defaultModel(config.providerUrl, io.env);
 }
 
@@ -193,7 +290,8 @@ export async function runWorkerCommand(
   context: JobsCommandContext,
 ): Promise<ExitCodeValue> {
   const { io, signal } = context;
-  const url = databaseUrl(command.db, io);
+  quietDriverDeprecations();
+  const url = await databaseUrl(command.db, io, command.configPath);
   const executorId = command.executorId ?? `${hostname()}:${process.pid}`;
   const assembled = await assembleWorkerRuntime({
     ...(command.configPath === undefined ? {} : { configPath: command.configPath }),

@@ -5,6 +5,7 @@
  */
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError } from '../../core/errors.js';
+import { nearest } from './suggest.js';
 
 /** The limits `jobs submit` sets on the queues of its jobs' models. */
 export interface QueueLimitFlags {
@@ -62,7 +63,8 @@ function subcommand(
 
 const DB_OPTION = {
   type: 'string',
-  describe: 'the jobs database, postgres://… (default: $MCPHOST_DATABASE_URL)',
+  describe:
+    "the jobs database, postgres://… (default: $MCPHOST_DATABASE_URL, else the config's jobs.database)",
 } as const;
 
 function text(value: unknown): string | undefined {
@@ -118,7 +120,7 @@ export function jobsCommands(parser: Argv, choose: (command: JobsCommand) => voi
   let tree: Argv = parser.option('db', DB_OPTION);
   tree = subcommand(
     tree,
-    'submit <file>',
+    'submit [file]',
     'enqueue the jobs of a JSONL file for the workers (a job id already submitted is not run again)',
     (sub) =>
       sub
@@ -140,7 +142,7 @@ export function jobsCommands(parser: Argv, choose: (command: JobsCommand) => voi
       choose({
         action: 'submit',
         db: text(values.db),
-        file: String(values.file),
+        file: required(values.file, 'jobs submit', 'give the jobs file: mcphost jobs submit FILE.jsonl'),
         model: text(values.model),
         vars: texts(values.var),
         limits: limitsOf(values),
@@ -173,10 +175,15 @@ export function jobsCommands(parser: Argv, choose: (command: JobsCommand) => voi
   );
   tree = subcommand(
     tree,
-    'cancel <keys..>',
+    'cancel [keys..]',
     'cancel jobs (a running one stops at its next step)',
     (sub) => sub,
-    (values) => choose({ action: 'cancel', db: text(values.db), keys: texts(values.keys) }),
+    (values) => {
+      const keys = texts(values.keys);
+      if (keys.length === 0)
+        throw new ConfigError('jobs cancel', 'give the jobs to cancel: mcphost jobs cancel KEY…');
+      choose({ action: 'cancel', db: text(values.db), keys });
+    },
   );
   tree = subcommand(
     tree,
@@ -204,11 +211,41 @@ export function jobsCommands(parser: Argv, choose: (command: JobsCommand) => voi
       choose({
         action: 'recover',
         db: text(values.db),
-        executors: texts(values.executor),
+        executors: executorsOf(values.executor),
         deadAfterMs: seconds(values['dead-after'], '--dead-after'),
       }),
   );
-  return tree.demandCommand(1, `jobs needs a command: ${JOBS_SUBCOMMANDS.join(', ')}`);
+  // The default command catches `jobs` alone and `jobs TYPO`: yargs' own messages for them name
+  // neither the command nor what was meant.
+  return tree.command({
+    command: '$0 [command]',
+    describe: false,
+    handler: (values: Values) => {
+      const typed = text(values.command);
+      const choices = JOBS_SUBCOMMANDS.join(', ');
+      if (typed === undefined) throw new ConfigError('jobs', `needs a command: ${choices}`);
+      const meant = nearest(typed, JOBS_SUBCOMMANDS);
+      throw new ConfigError(
+        'jobs',
+        `unknown command "${typed}"${meant === undefined ? '' : `: did you mean ${meant}?`} (commands: ${choices})`,
+      );
+    },
+  } as CommandModule);
+}
+
+/** `--executor ID…`: given without an id, it would silently mean "every dead worker". */
+function executorsOf(value: unknown): string[] {
+  const executors = texts(value).filter((id) => id !== '');
+  if (value !== undefined && executors.length === 0) {
+    throw new ConfigError('--executor', "give a worker's executor id: mcphost jobs recover --executor ID");
+  }
+  return executors;
+}
+
+function required(value: unknown, command: string, hint: string): string {
+  const given = text(value);
+  if (given === undefined) throw new ConfigError(command, hint);
+  return given;
 }
 
 /** The `worker` command's flags. */

@@ -15,6 +15,7 @@ import { ConfigError } from '../../core/errors.js';
 import type { McpCommand } from '../args.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** How long `mcp list` lets each server start: it is a health check, not a session. */
 const LIST_START_TIMEOUT_MS = 10_000;
@@ -43,7 +44,7 @@ export async function runMcpCommand(command: McpCommand, context: McpCommandCont
   const { io } = context;
   const target = (scope: 'user' | 'project') =>
     serverFilePath({
-      ...(context.configPath === undefined ? {} : { configPath: context.configPath }),
+      ...definedProperties({ configPath: context.configPath }),
       scope,
       homeDir: io.homeDir,
       projectDir: io.cwd,

@@ -10,6 +10,7 @@ import { shortHash } from '../../safety/tool-pins.js';
 import type { McpCommand } from '../args.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 export async function runPinsCommand(
   command: Extract<McpCommand, { action: 'pins' | 'pins-reset' }>,
@@ -23,10 +24,7 @@ export async function runPinsCommand(
     case 'pins-reset': {
       const { server, tool } = command;
       if (server !== undefined) checkExists(await store.list(), server, tool, store.file);
-      const removed = await store.reset({
-        ...(server === undefined ? {} : { server }),
-        ...(tool === undefined ? {} : { tool }),
-      });
+      const removed = await store.reset(definedProperties({ server, tool }));
       const what =
         tool !== undefined
           ? `tool "${tool}" of server "${server}"`

@@ -19,6 +19,7 @@ import {
 import type { KnownDetails, Reporter, RunContext } from './reporter-contract.js';
 import { compactionNotice, retryNotice, toolModeNotice, toolSearchNotice } from './text.js';
 import type { JsonResult, JsonServer, StreamEvent } from './schema.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 interface JsonReporterOptions {
   readonly quiet: boolean;
@@ -56,10 +57,9 @@ class JsonOutcome {
       steps: summary.steps,
       toolCalls: summary.toolCalls,
       usage: summary.usage,
-      ...(this.known.model === undefined ? {} : { model: this.known.model }),
+      ...definedProperties({ model: this.known.model }),
       durationMs: Math.max(0, Math.round(this.#now() - this.#startedAt)),
-      ...(this.known.sessionFile === undefined ? {} : { sessionFile: this.known.sessionFile }),
-      ...(this.servers === undefined ? {} : { servers: this.servers }),
+      ...definedProperties({ sessionFile: this.known.sessionFile, servers: this.servers }),
       ...('error' in outcome ? { error: jsonError(failure) } : {}),
     };
   }
@@ -70,7 +70,7 @@ function jsonServers(servers: RunContext['servers']): readonly JsonServer[] {
     name: server.name,
     state: server.state,
     tools: server.toolCount,
-    ...(server.lastError === undefined ? {} : { error: server.lastError }),
+    ...definedProperties({ error: server.lastError }),
     ...(server.state === 'failed' && server.stderrTail.length > 0 ? { stderr: server.stderrTail } : {}),
   }));
 }
@@ -146,7 +146,7 @@ export class StreamJsonReporter extends JsonReporter {
       model: context.model,
       servers: this.outcome.servers ?? [],
       tools: context.tools.length,
-      ...(sessionFile === undefined ? {} : { sessionFile }),
+      ...definedProperties({ sessionFile }),
     });
   }
 
@@ -200,7 +200,7 @@ export class StreamJsonReporter extends JsonReporter {
             toolTokens: mode.toolTokens,
             budgetTokens: mode.budgetTokens,
             windowTokens: mode.window.tokens,
-            ...(mode.vendorLimit === undefined ? {} : { vendorLimit: mode.vendorLimit }),
+            ...definedProperties({ vendorLimit: mode.vendorLimit }),
             message: toolSearchNotice(mode),
           });
         }
@@ -220,12 +220,11 @@ export class StreamJsonReporter extends JsonReporter {
     writeJson(this.io, {
       type: 'progress',
       step: this.outcome.tracker.step,
-      ...(report.toolCallId === undefined ? {} : { id: report.toolCallId }),
+      ...definedProperties({ id: report.toolCallId }),
       server: report.server,
       tool: report.tool,
       progress: report.progress,
-      ...(report.total === undefined ? {} : { total: report.total }),
-      ...(report.message === undefined ? {} : { message: report.message }),
+      ...definedProperties({ total: report.total, message: report.message }),
       // A call running as a task: its id and status (the tasks extension).
       ...(report.task === undefined ? {} : { task: { id: report.task.taskId, status: report.task.status } }),
     });

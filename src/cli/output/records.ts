@@ -8,6 +8,7 @@ import type { ToolCallBlock, Usage } from '../../core/types.js';
 import type { JsonError, JsonStopReason, JsonToolCall, JsonUsage } from './schema.js';
 import { blocksAsText } from '../../util/content-text.js';
 import { oneLineMessage } from '../exit-codes.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** Where an exposed tool name comes from: its MCP server and the tool's own name there. */
 export interface ToolAddress {
@@ -51,7 +52,7 @@ export function jsonToolCallRequest(
     name: call.name,
     ...address(call.name, directory),
     arguments: call.input,
-    ...(call.rawInput === undefined ? {} : { rawArguments: call.rawInput }),
+    ...definedProperties({ rawArguments: call.rawInput }),
   };
 }
 

@@ -8,30 +8,14 @@
  */
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../../safety/approval.js';
 import type { ToolHints } from '../../safety/tool-hints.js';
-import { CANCELLED, untilAborted } from '../../util/abort.js';
+import { askOnce, MAX_ATTEMPTS, type PromptIO } from './ask-answer.js';
+import { definedProperties } from '../../util/defined-properties.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
-
-/** A way to talk to the user. */
-export interface PromptIO {
-  /**
-   * Shows `question` and resolves with the line the user typed. Rejects when input has ended, or
-   * when `options.signal` aborts (an implementation may ignore the signal: the answer is then
-   * no longer waited for, but the question stays on screen).
-   */
-  readonly ask: (
-    question: string,
-    options?: { readonly signal?: AbortSignal; readonly toolCallId?: string },
-  ) => Promise<string>;
-  /** Shows text (the caller's terminal). */
-  readonly write: (text: string) => void;
-}
 
 /** Arguments longer than this many lines are shortened on screen (the call gets them all). */
 const MAX_ARGUMENT_LINES = 40;
 /** …or than this many characters. */
 const MAX_ARGUMENT_CHARACTERS = 4000;
-/** Answers not understood before we give up and deny. */
-const MAX_ATTEMPTS = 3;
 
 /** An answer as typed, understood. */
 export type ApprovalAnswer =
@@ -143,16 +127,10 @@ async function askOrCancel(
   question: string,
   request: ApprovalRequest,
 ): Promise<string | undefined> {
-  const { signal } = request;
-  if (signal?.aborted === true) return undefined;
-  const options = { toolCallId: request.call.id, ...(signal === undefined ? {} : { signal }) };
-  const answered = io.ask(question, options).then(
-    (text) => text,
-    () => undefined,
-  );
-  // Also raced here, for a terminal that ignores the signal.
-  const answer = await untilAborted(answered, signal);
-  return answer === CANCELLED ? undefined : answer;
+  return await askOnce(io, question, {
+    toolCallId: request.call.id,
+    ...definedProperties({ signal: request.signal }),
+  });
 }
 
 function formatArguments(input: Readonly<Record<string, unknown>>): string {

@@ -5,14 +5,13 @@
  * the user agrees, the page opens in the system browser (or, where there is none, the URL stays on
  * screen to open by hand); nothing is sent back but the user's yes or no.
  */
-import type { PromptIO } from './approval-prompt.js';
-import { CANCELLED, untilAborted } from '../../util/abort.js';
+import { askOnce, MAX_ATTEMPTS, type PromptIO } from './ask-answer.js';
+import { CANCELLED } from '../../util/abort.js';
 import { checkAnswer, readForm, type FieldOption, type FormField } from '../../mcp/elicitation-schema.js';
 import type { ElicitationAnswer, ElicitationRequest } from '../../core/questions.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
 
 /** Answers to one field not understood before the form is declined. */
-const MAX_ATTEMPTS = 3;
 /** Typed instead of a field's answer: stop and tell the server the user cancelled. */
 const CANCEL_WORD = ':cancel';
 
@@ -129,7 +128,9 @@ export function createElicitationPrompt(
       io.write(
         `Server "${server}" asks you to open a page: ${message}\n  url:  ${stripControlCharacters(request.url)}\n  host: ${host}\n`,
       );
-      const typed = await ask(io, `Open it in your browser? [y] yes  [n] no: `, request.signal);
+      const typed = await askOnce(io, `Open it in your browser? [y] yes  [n] no: `, {
+        signal: request.signal,
+      });
       if (typed === undefined) return { action: 'cancel' };
       if (!/^y(es)?$/i.test(typed.trim())) return { action: 'decline' };
       const opened = (await openUrl?.(request.url)) ?? false;
@@ -144,7 +145,9 @@ export function createElicitationPrompt(
       return { action: 'decline' };
     }
     io.write(`Server "${server}" asks for input: ${message}\n`);
-    const start = await ask(io, `Answer? [y] fill in  [n] decline  [c] cancel: `, request.signal);
+    const start = await askOnce(io, `Answer? [y] fill in  [n] decline  [c] cancel: `, {
+      signal: request.signal,
+    });
     if (start === undefined || /^c(ancel)?$/i.test(start.trim())) return { action: 'cancel' };
     if (!/^y(es)?$/i.test(start.trim())) return { action: 'decline' };
     io.write(`(Type ${CANCEL_WORD} at any field to stop.)\n`);
@@ -167,7 +170,7 @@ async function askField(
   signal: AbortSignal,
 ): Promise<unknown> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const typed = await ask(io, fieldQuestion(field), signal);
+    const typed = await askOnce(io, fieldQuestion(field), { signal });
     if (typed === undefined || typed.trim() === CANCEL_WORD) return CANCELLED;
     const reading = readFieldAnswer(field, typed);
     if (reading.kind === 'skip') return undefined;
@@ -185,14 +188,4 @@ async function askField(
   }
   io.write('  No usable answer: cancelled.\n');
   return CANCELLED;
-}
-
-async function ask(io: PromptIO, question: string, signal: AbortSignal): Promise<string | undefined> {
-  if (signal.aborted) return undefined;
-  const answered = io.ask(question, { signal }).then(
-    (text) => text,
-    () => undefined,
-  );
-  const answer = await untilAborted(answered, signal);
-  return answer === CANCELLED ? undefined : answer;
 }

@@ -7,14 +7,10 @@
 import type { FlaggedContentDecision, FlaggedContentReview } from '../../core/questions.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
 import { revealHiddenCharacters } from '../../safety/injection.js';
-import { CANCELLED, untilAborted } from '../../util/abort.js';
-import type { PromptIO } from './approval-prompt.js';
+import { askUntilUnderstood, type PromptIO } from './ask-answer.js';
 
 /** Lines of the excerpt shown; the rest is summarised. */
 const MAX_EXCERPT_LINES = 12;
-/** Answers not understood before we give up and withhold. */
-const MAX_ATTEMPTS = 3;
-
 /** `s`/`show`/`y`, `r`/`redact`, `w`/`withhold`/`n` (any case); undefined for anything else. */
 export function parseFlaggedContentAnswer(text: string): FlaggedContentDecision | undefined {
   const word = text.trim().toLowerCase();
@@ -58,21 +54,14 @@ export function createFlaggedContentPrompt(
 ): (review: FlaggedContentReview) => Promise<FlaggedContentDecision> {
   return async (review) => {
     io.write(describeFlaggedContent(review));
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      if (review.signal.aborted) return { kind: 'withhold' };
-      const typed = await untilAborted(
-        io.ask(FLAGGED_CONTENT_QUESTION, { signal: review.signal }).then(
-          (text) => text,
-          () => undefined,
-        ),
-        review.signal,
-      );
-      if (typed === undefined || typed === CANCELLED) return { kind: 'withhold' };
-      const answer = parseFlaggedContentAnswer(typed);
-      if (answer !== undefined) return answer;
-      io.write('Please answer s, r or w.\n');
-    }
-    io.write('No usable answer: withheld.\n');
+    const asked = await askUntilUnderstood(io, {
+      text: FLAGGED_CONTENT_QUESTION,
+      signal: review.signal,
+      parse: parseFlaggedContentAnswer,
+      retry: 'Please answer s, r or w.\n',
+    });
+    if (asked.kind === 'understood') return asked.answer;
+    if (asked.kind === 'gave-up') io.write('No usable answer: withheld.\n');
     return { kind: 'withhold' };
   };
 }

@@ -3,10 +3,9 @@
  * prompt, messages and token limit; before the answer goes back, the answer. Either may be refused,
  * with a reason the server is told.
  */
-import { CANCELLED, untilAborted } from '../../util/abort.js';
 import type { SamplingDecision, SamplingReview } from '../../core/questions.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
-import type { PromptIO } from './approval-prompt.js';
+import { askOnce, type PromptIO } from './ask-answer.js';
 
 /** Characters of one message shown; the rest is summarised (the model gets all of it). */
 const MAX_SHOWN_CHARACTERS = 2000;
@@ -50,13 +49,8 @@ export function createSamplingReview(io: PromptIO): (review: SamplingReview) => 
       review.stage === 'request'
         ? 'Send it to the model? [y] yes  [n] no (n REASON tells the server why): '
         : 'Return this answer to the server? [y] yes  [n] no: ';
-    if (review.signal.aborted) return { kind: 'deny', reason: 'no answer' };
-    const answered = io.ask(question, { signal: review.signal }).then(
-      (text) => text,
-      () => undefined,
-    );
-    const typed = await untilAborted(answered, review.signal);
-    if (typed === CANCELLED || typed === undefined) return { kind: 'deny', reason: 'no answer' };
+    const typed = await askOnce(io, question, { signal: review.signal });
+    if (typed === undefined) return { kind: 'deny', reason: 'no answer' };
     const match = /^\s*(y|yes|n|no)\b\s*:?\s*(.*)$/is.exec(typed);
     if (match !== null && /^y/i.test(match[1] ?? '')) return { kind: 'allow' };
     const reason = match?.[2]?.trim() ?? '';

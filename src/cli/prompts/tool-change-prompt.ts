@@ -7,11 +7,7 @@
 import type { ToolChangeDecision, ToolChangeReview } from '../../core/questions.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
 import { revealHiddenCharacters } from '../../safety/injection.js';
-import { CANCELLED, untilAborted } from '../../util/abort.js';
-import type { PromptIO } from './approval-prompt.js';
-
-/** Answers not understood before we give up and withhold the tool. */
-const MAX_ATTEMPTS = 3;
+import { askUntilUnderstood, type PromptIO } from './ask-answer.js';
 
 /** `y`/`yes`/`a`/`accept`, `n`/`no`/`b`/`block` (any case); undefined for anything else. */
 export function parseToolChangeAnswer(text: string): ToolChangeDecision | undefined {
@@ -43,21 +39,14 @@ export function createToolChangePrompt(
 ): (review: ToolChangeReview) => Promise<ToolChangeDecision> {
   return async (review) => {
     io.write(describeToolChange(review));
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      if (review.signal.aborted) return { kind: 'block' };
-      const typed = await untilAborted(
-        io.ask(TOOL_CHANGE_QUESTION, { signal: review.signal }).then(
-          (text) => text,
-          () => undefined,
-        ),
-        review.signal,
-      );
-      if (typed === undefined || typed === CANCELLED) return { kind: 'block' };
-      const answer = parseToolChangeAnswer(typed);
-      if (answer !== undefined) return answer;
-      io.write('Please answer y or n.\n');
-    }
-    io.write('No usable answer: the tool is withheld.\n');
+    const asked = await askUntilUnderstood(io, {
+      text: TOOL_CHANGE_QUESTION,
+      signal: review.signal,
+      parse: parseToolChangeAnswer,
+      retry: 'Please answer y or n.\n',
+    });
+    if (asked.kind === 'understood') return asked.answer;
+    if (asked.kind === 'gave-up') io.write('No usable answer: the tool is withheld.\n');
     return { kind: 'block' };
   };
 }

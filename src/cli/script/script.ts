@@ -23,6 +23,7 @@ import type { GenerationSettings } from '../../core/types.js';
 import type { CliOptions } from '../args.js';
 import { nearest } from '../command-line/suggest.js';
 import { splitScript, type ScriptParts } from './script-front-matter.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** A script file, read and checked. */
 export interface ScriptFile {
@@ -236,10 +237,12 @@ export async function loadScript(
   return {
     path,
     prompt,
-    ...(config.model === undefined ? {} : { model: config.model }),
-    ...(systemPrompt === undefined ? {} : { systemPrompt }),
-    ...(config.maxSteps === undefined ? {} : { maxSteps: config.maxSteps }),
-    ...(config.providerUrl === undefined ? {} : { providerUrl: config.providerUrl }),
+    ...definedProperties({
+      model: config.model,
+      systemPrompt,
+      maxSteps: config.maxSteps,
+      providerUrl: config.providerUrl,
+    }),
     generation: config.generation,
     ...(Object.hasOwn(data, 'mcpServers') ? { servers: config.servers } : {}),
     warnings: [

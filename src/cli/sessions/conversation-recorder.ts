@@ -13,6 +13,7 @@ import {
 import type { HistoryChange } from '../../core/runner.js';
 import type { JournaledTask } from '../../conversation/saved-conversation.js';
 import type { Message, Provider } from '../../core/types.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** `provider:model`, as a saved conversation records it and `-m` takes it back. */
 export function modelNameOf(provider: Provider): string {
@@ -30,7 +31,7 @@ export interface RecordedRunner {
 export function conversationStateOf(runner: RecordedRunner, messages = runner.history): ConversationState {
   return {
     model: modelNameOf(runner.provider),
-    ...(runner.systemPrompt === undefined ? {} : { systemPrompt: runner.systemPrompt }),
+    ...definedProperties({ systemPrompt: runner.systemPrompt }),
     messages,
   };
 }

@@ -6,7 +6,6 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { ConfigError } from '../../core/errors.js';
-import { optional } from '../../util/optional.js';
 import type { ConversationFileChoice } from '../../conversation/conversation-journal.js';
 import type { CliOptions } from '../args.js';
 import { pathIn, type CliIO } from '../io.js';
@@ -19,6 +18,7 @@ import {
   type ConversationSummary,
 } from './saved-conversations.js';
 import { mcphostFolder } from '../../util/user-folders.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** The choice, and the id of the saved conversation picked by `--continue` / `--resume`, if any. */
 export interface ResolvedSessionChoice {
@@ -64,11 +64,11 @@ export async function resolveSessionChoice(options: CliOptions, io: CliIO): Prom
   const named = options.session ?? options.loadSession ?? options.saveSession;
   if (named !== undefined) {
     return {
-      choice: {
-        ...optional('load', pathIn(io, options.loadSession)),
-        ...optional('save', pathIn(io, options.saveSession)),
-        ...optional('both', pathIn(io, options.session)),
-      },
+      choice: definedProperties({
+        load: pathIn(io, options.loadSession),
+        save: pathIn(io, options.saveSession),
+        both: pathIn(io, options.session),
+      }),
     };
   }
   const folder = conversationFolder(mcphostFolder('state', io.homeDir, io.env), io.cwd);

@@ -7,10 +7,12 @@
  * imported, before `DBOS.launch`; the worker sets the runtime (models and tools) before launching.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { Runner } from '../../core/runner.js';
+import { Runner, type RunnerOptions } from '../../core/runner.js';
 import type { GenerationSettings, Provider, ToolHost } from '../../core/types.js';
 import type { ContextOptions } from '../../context/context-budget.js';
 import { messageOf, ProviderError } from '../../core/errors.js';
+import type { RunResult } from '../../core/events.js';
+import { optional } from '../../util/optional.js';
 import type { JobInput, JobOutput } from './job-input.js';
 import { JOB_WORKFLOW_NAME } from './names.js';
 import { RecordedProvider } from './recorded-model-call.js';
@@ -21,10 +23,11 @@ export interface JobRuntime {
   /** The provider for a `provider:model` string (created once per model by the worker). */
   provider(model: string): Promise<Provider>;
   /**
-   * The worker's MCP servers behind its safety guard, narrowed to a job's `servers` when it names
-   * some; `undefined`: no tools. Throws a one-line error naming a server the worker does not have.
+   * A job's tools: the worker's shared servers and a process of each per-job server, narrowed to
+   * the job's `servers` when it names some, behind a guard of the job's own (its budgets start
+   * fresh). Throws a one-line error naming a server the worker does not have.
    */
-  tools(servers: readonly string[] | undefined): ToolHost | undefined;
+  tools(job: { readonly servers?: readonly string[] | undefined; readonly model: string }): Promise<JobTools>;
   /** The config's system prompt, for jobs without one of their own. */
   readonly systemPrompt?: string;
   /** Model calls per job. */
@@ -33,6 +36,15 @@ export interface JobRuntime {
   readonly context?: ContextOptions;
   /** The config's sampling settings. */
   readonly settings?: GenerationSettings;
+}
+
+/** One job's tools, to be closed when the job ends (its per-job servers stop then). */
+export interface JobTools {
+  /** `undefined`: the worker has no servers. */
+  readonly host: ToolHost | undefined;
+  /** The guard's hooks around a run (turn count, `UserPromptSubmit` and `Stop` hooks). */
+  readonly runnerOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
+  close(): Promise<void>;
 }
 
 let runtime: JobRuntime | undefined;
@@ -55,34 +67,18 @@ async function runJob(input: JobInput): Promise<JobOutput> {
   // Recorded, so a job resumed after a crash reports its whole time, not the time since the restart.
   const startedAt = await DBOS.now();
   const provider = new RecordedProvider(await runtime.provider(input.job.model));
-  let host;
+  let jobTools: JobTools;
   try {
-    host = runtime.tools(input.job.servers);
+    jobTools = await runtime.tools({ servers: input.job.servers, model: input.job.model });
   } catch (error) {
-    throw new JobFailedError('ConfigError', messageOf(error));
+    const kind = error instanceof Error && error.name !== 'Error' ? error.name : 'ConfigError';
+    throw new JobFailedError(kind, messageOf(error));
   }
-  const tools = host === undefined ? undefined : new RecordedToolHost(host, input.key);
-  const systemPrompt = input.job.system ?? runtime.systemPrompt;
-  const runner = new Runner({
-    provider,
-    ...(tools === undefined ? {} : { tools }),
-    ...(systemPrompt === undefined ? {} : { systemPrompt }),
-    ...(runtime.maxSteps === undefined ? {} : { maxSteps: runtime.maxSteps }),
-    ...(runtime.context === undefined ? {} : { context: runtime.context }),
-    ...(runtime.settings === undefined ? {} : { settings: runtime.settings }),
-    markToolOutput: true,
-    // A durable sleep: a replay skips the waits between retries that already happened.
-    sleep: (ms) => DBOS.sleepms(ms),
-  });
   let result;
   try {
-    // The schema's follow-up answers are model calls like any other: each one a recorded step.
-    const { outputSchema } = input.job;
-    result = await runner.run(input.job.prompt, outputSchema === undefined ? {} : { outputSchema });
-  } catch (error) {
-    const kind = error instanceof Error ? error.name : 'Error';
-    const retryable = error instanceof ProviderError && error.retryable;
-    throw new JobFailedError(kind, `${messageOf(error)}${retryable ? ' (retryable)' : ''}`);
+    result = await runWithTools(input, jobTools, provider, runtime);
+  } finally {
+    await jobTools.close();
   }
   const endedAt = await DBOS.now();
   return {
@@ -101,6 +97,36 @@ async function runJob(input: JobInput): Promise<JobOutput> {
     durationMs: endedAt - startedAt,
     attempts: 1,
   };
+}
+
+async function runWithTools(
+  input: JobInput,
+  jobTools: JobTools,
+  provider: Provider,
+  runtime: JobRuntime,
+): Promise<RunResult> {
+  const tools = jobTools.host === undefined ? undefined : new RecordedToolHost(jobTools.host, input.key);
+  const systemPrompt = input.job.system ?? runtime.systemPrompt;
+  const runner = new Runner({
+    provider,
+    ...jobTools.runnerOptions,
+    ...optional('tools', tools),
+    ...optional('systemPrompt', systemPrompt),
+    ...optional('maxSteps', runtime.maxSteps),
+    ...optional('context', runtime.context),
+    ...optional('settings', runtime.settings),
+    markToolOutput: true,
+    // A durable sleep: a replay skips the waits between retries that already happened.
+    sleep: (ms) => DBOS.sleepms(ms),
+  });
+  try {
+    // The schema's follow-up answers are model calls like any other: each one a recorded step.
+    return await runner.run(input.job.prompt, optional('outputSchema', input.job.outputSchema));
+  } catch (error) {
+    const kind = error instanceof Error ? error.name : 'Error';
+    const retryable = error instanceof ProviderError && error.retryable;
+    throw new JobFailedError(kind, `${messageOf(error)}${retryable ? ' (retryable)' : ''}`);
+  }
 }
 
 /** The registered workflow (the worker runs it; clients enqueue it by {@link JOB_WORKFLOW_NAME}). */

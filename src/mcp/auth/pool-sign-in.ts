@@ -10,6 +10,7 @@ import { isRemoteServer, type ServerDefinition } from '../definition.js';
 import { McpOAuthProvider } from './provider.js';
 import { signIn as runSignIn } from './sign-in.js';
 import type { SignInStore } from './token-store.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** How the pool signs in to remote servers. */
 export interface PoolSignIn {
@@ -79,7 +80,7 @@ export function serverAuthFor(options: PoolAuthOptions): (name: string) => Serve
       signIn: (signal, scope) =>
         runSignIn({
           provider: authProvider,
-          ...(scope === undefined ? {} : { scope }),
+          ...definedProperties({ scope }),
           questions,
           ...(signIn?.queue ? { queue: signIn.queue } : {}),
           ...(options.fetch ? { fetch: options.fetch } : {}),

@@ -23,6 +23,7 @@ import {
 import type { OAuthSettings } from '../definition.js';
 import { SignInRequiredError } from './errors.js';
 import type { SignInEntry, SignInStore, StoredClient } from './token-store.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** Refresh this long before the access token expires, so that no request carries a stale one. */
 export const REFRESH_BEFORE_EXPIRY_MS = 60_000;
@@ -159,7 +160,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (this.#options.settings.grant !== 'client_credentials') return undefined;
     return new URLSearchParams({
       grant_type: 'client_credentials',
-      ...(scope === undefined ? {} : { scope }),
+      ...definedProperties({ scope }),
     });
   }
 
@@ -174,7 +175,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     if (settings.clientId !== undefined) {
       return {
         client_id: settings.clientId,
-        ...(settings.clientSecret === undefined ? {} : { client_secret: settings.clientSecret }),
+        ...definedProperties({ client_secret: settings.clientSecret }),
         // Configured for this server whatever its authorization server: stamped as the current one
         // (SEP-2352), which the SDK otherwise warns about on every read.
         ...(ctx === undefined ? {} : { issuer: ctx.issuer }),
@@ -349,8 +350,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
     const { resourceMetadataUrl } = this;
     await auth(this, {
       serverUrl: this.#options.serverUrl,
-      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
-      ...(this.#options.fetch === undefined ? {} : { fetchFn: this.#options.fetch }),
+      ...definedProperties({ resourceMetadataUrl, fetchFn: this.#options.fetch }),
     });
   }
 }

@@ -11,6 +11,7 @@ import { SignInFailedError, SignInRequiredError } from './errors.js';
 import { CallbackRefusedError, startCallbackListener, type AuthorizationCallback } from './loopback.js';
 import { challengedResourceMetadataUrl } from './discovery.js';
 import type { McpOAuthProvider } from './provider.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** How long a sign-in waits for the browser to come back, unless told otherwise. */
 export const DEFAULT_SIGN_IN_TIMEOUT_MS = 5 * 60_000;
@@ -101,7 +102,7 @@ export async function signIn(options: SignInOptions): Promise<SignInOutcome> {
     await auth(provider, {
       ...authOptions({ ...options, fresh: false }),
       authorizationCode: returned.code,
-      ...(returned.iss === undefined ? {} : { iss: returned.iss }),
+      ...definedProperties({ iss: returned.iss }),
     });
     return { kind: 'signed-in' };
   } finally {
@@ -120,8 +121,7 @@ async function learnResourceMetadataUrl(options: SignInOptions): Promise<void> {
   if (provider.resourceMetadataUrl !== undefined) return;
   const challenged = await challengedResourceMetadataUrl({
     serverUrl: provider.serverUrl,
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...definedProperties({ fetch: options.fetch, signal: options.signal }),
   });
   if (challenged !== undefined) provider.rememberResourceMetadataUrl(challenged);
 }
@@ -130,9 +130,7 @@ function authOptions(options: SignInOptions): Parameters<typeof auth>[1] {
   const { resourceMetadataUrl } = options.provider;
   return {
     serverUrl: options.provider.serverUrl,
-    ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
-    ...(options.fetch === undefined ? {} : { fetchFn: options.fetch }),
-    ...(options.scope === undefined ? {} : { scope: options.scope }),
+    ...definedProperties({ resourceMetadataUrl, fetchFn: options.fetch, scope: options.scope }),
     ...(options.fresh === true ? { forceReauthorization: true } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import * as z from 'zod';
 import { writeFileAtomic } from '../../util/atomic-file.js';
 import { mcphostFolder } from '../../util/user-folders.js';
+import { withFileLock } from '../../util/file-lock.js';
 
 /** Tokens as the authorization server sent them; unknown fields are kept as they were. */
 const tokensSchema = z.looseObject({
@@ -66,11 +67,6 @@ export function serverKey(serverUrl: string | URL): string {
   return url.href;
 }
 
-/** How long a writer waits for another process's lock, at most (~50 tries, 10–200 ms apart). */
-const LOCK_RETRIES = { retries: 50, minTimeout: 10, maxTimeout: 200 } as const;
-/** A lock older than this is a crashed writer's, and is taken over. */
-const LOCK_STALE_MS = 10_000;
-
 /**
  * The sign-in store in one file. Updates within this process are serialised (a read-modify-write
  * each), and across processes they hold a lock (`oauth.json.lock`, proper-lockfile's atomic
@@ -124,19 +120,7 @@ export class SignInStore {
   /** Runs `work` holding the store's lock across processes. */
   async #locked(work: () => Promise<void>): Promise<void> {
     await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-    // Loaded on the first write only: a run that never signs in never needs it.
-    const { lock } = await import('proper-lockfile');
-    const release = await lock(this.file, {
-      // The file may not exist yet: lock its name, not its resolved path.
-      realpath: false,
-      retries: LOCK_RETRIES,
-      stale: LOCK_STALE_MS,
-    });
-    try {
-      await work();
-    } finally {
-      await release();
-    }
+    await withFileLock(this.file, work);
   }
 
   async #read(): Promise<z.infer<typeof fileSchema>> {

@@ -16,6 +16,7 @@ import { messageOf } from '../../core/errors.js';
 import type { ServerStatus } from '../status.js';
 import { SKILLS_EXTENSION } from './extension-id.js';
 import { decodeText } from './local-skills.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** What this needs of the pool: which servers run, and their live clients. */
 export interface SkillServers {
@@ -126,7 +127,7 @@ export async function readServerSkill(
       const type = file.mimeType === undefined ? '' : `, ${file.mimeType}`;
       return { kind: 'failed', problem: `it is not text (${file.bytes.length} bytes${type})` };
     }
-    return { kind: 'read', text, ...(file.body === undefined ? {} : { body: file.body }) };
+    return { kind: 'read', text, ...definedProperties({ body: file.body }) };
   } catch (error) {
     if (error instanceof SkillVerificationError) {
       const differences = error.differences.length === 0 ? '' : ` (${error.differences.join('; ')})`;

@@ -12,6 +12,7 @@ import { offersTasks, tasksModeOf } from './session-tasks.js';
 import { followTaskCall, type TaskCallOptions } from './task-call.js';
 import { requiresTasks, taskHandleIn } from './task-handles.js';
 import { DEFAULT_TASK_TIMEOUT_MS, TASKS_EXTENSION } from './tasks-mode.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** One call, as the connection knows it. */
 export interface ConnectionCall {
@@ -75,14 +76,14 @@ function taskCallOptions(call: ConnectionCall, handle: unknown): TaskCallOptions
     client: call.client,
     server: call.server,
     tool: call.tool,
-    ...(call.toolCallId === undefined ? {} : { toolCallId: call.toolCallId }),
+    ...definedProperties({ toolCallId: call.toolCallId }),
     handle,
-    ...(call.signal === undefined ? {} : { signal: call.signal }),
+    ...definedProperties({ signal: call.signal }),
     startedAt: call.startedAt,
     timeoutMs: call.definition.taskTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS,
     now: call.now,
     running: call.running,
-    ...(call.onProgress === undefined ? {} : { onProgress: call.onProgress }),
+    ...definedProperties({ onProgress: call.onProgress }),
   };
 }
 

@@ -25,6 +25,7 @@ import {
   type TaskStatus,
   type TaskToolResult,
 } from './task-wire.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** The two requests following a task takes (the SDK client in use, or a fake). */
 export interface TaskRequests {
@@ -149,7 +150,7 @@ function outcomeOf(task: DetailedTask): TaskOutcome | undefined {
       return {
         kind: 'completed',
         result,
-        ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+        ...definedProperties({ statusMessage: task.statusMessage }),
       };
     }
     case 'failed':
@@ -158,7 +159,7 @@ function outcomeOf(task: DetailedTask): TaskOutcome | undefined {
       return {
         kind: 'cancelled',
         by: 'server',
-        ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+        ...definedProperties({ statusMessage: task.statusMessage }),
       };
     default: {
       const unreachable: never = status;

@@ -12,6 +12,7 @@ import { followTask, type TaskOutcome, type TaskRequests } from './follow-task.j
 import type { RunningTasks } from './running-tasks.js';
 import { parseCreatedTask, type Task } from './task-wire.js';
 import { TASK_LEFT_RUNNING } from './tasks-mode.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** What {@link followTaskCall} needs. */
 export interface TaskCallOptions {
@@ -57,16 +58,16 @@ export async function followTaskCall(options: TaskCallOptions): Promise<ToolResu
       server,
       tool,
       taskId: seed.taskId,
-      ...(toolCallId === undefined ? {} : { toolCallId }),
+      ...definedProperties({ toolCallId }),
       status: task.status,
-      ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+      ...definedProperties({ statusMessage: task.statusMessage }),
       startedAt: options.startedAt,
     });
     reports += 1;
     options.onProgress?.({
       server,
       tool,
-      ...(toolCallId === undefined ? {} : { toolCallId }),
+      ...definedProperties({ toolCallId }),
       progress: reports,
       message:
         task.statusMessage === undefined
@@ -82,7 +83,7 @@ export async function followTaskCall(options: TaskCallOptions): Promise<ToolResu
       seed,
       deadline: options.startedAt + options.timeoutMs,
       now: options.now,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...definedProperties({ signal: options.signal }),
       onStatus,
     });
   } finally {

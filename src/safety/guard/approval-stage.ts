@@ -9,8 +9,9 @@ import { CANCELLED, untilAborted } from '../../util/abort.js';
 import type { ApprovalDecision } from '../approval.js';
 import type { ServerIdentity } from '../audit-log.js';
 import type { ToolLocation } from '../tool-location.js';
-import { optionalServer, type GuardParts } from './parts.js';
+import { type GuardParts } from './parts.js';
 import type { GateStage, GateVerdict, Refusal } from './stages.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 export function approvalStage(parts: GuardParts): GateStage {
   return {
@@ -59,8 +60,8 @@ async function approve(
             call,
             tool: location?.tool ?? call.name,
             reason,
-            ...optionalServer(server),
-            ...(location?.hints === undefined ? {} : { hints: location.hints }),
+            ...definedProperties({ server }),
+            ...definedProperties({ hints: location?.hints }),
             ...sandboxedOf(server === undefined ? undefined : parts.identify?.(server)),
             signal,
           }),

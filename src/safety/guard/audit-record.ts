@@ -1,11 +1,15 @@
 /**
- * The one place a tool call's audit line is built, whatever became of the call: refused by a
- * stage, cancelled before it ran, or run (with what the stages after it found).
+ * The one place an audit line is built, so that every line has one shape: a tool call, whatever
+ * became of it (refused by a stage, cancelled before it ran, or run, with what the stages after it
+ * found); a server's sampling request (mcp/sampling.ts), sent or declined; a tool definition that
+ * changed since it was pinned (tool-pin-check.ts).
  */
 import type { ToolCallBlock, ToolResultBlock } from '../../core/types.js';
 import { resultDigest, type AuditEntry, type DecidedBy, type ServerIdentity } from '../audit-log.js';
 import type { ToolLocation } from '../tool-location.js';
+import type { ContentFlag } from '../untrusted-content.js';
 import type { Refusal, ResultFacts } from './stages.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** What is known of a call before any stage has a say. */
 export interface CallFacts {
@@ -30,15 +34,33 @@ export type CallEnding =
       readonly result: ToolResultBlock;
       readonly durationMs: number;
       readonly facts: ResultFacts;
+    }
+  | {
+      /** A server's sampling request: the call is the request, its input the request's arguments. */
+      readonly kind: 'sampling';
+      readonly sent: boolean;
+      readonly decidedBy: DecidedBy;
+      /** Why it was declined, or what let it through. */
+      readonly reason: string;
+      readonly durationMs: number;
+      /** UTF-8 bytes of the answer, when one came. */
+      readonly resultBytes?: number;
+      readonly flag?: ContentFlag;
+    }
+  | {
+      /** A pinned tool's definition changed: no call ran (no id, no arguments). */
+      readonly kind: 'tool-change';
+      readonly decidedBy: DecidedBy;
+      /** What happened, in one line. */
+      readonly reason: string;
+      readonly toolChange: NonNullable<AuditEntry['toolChange']>;
     };
 
 export function auditRecord(facts: CallFacts, ending: CallEnding): AuditEntry {
   const { call, location, identity, sessionId, turn } = facts;
   const base = {
     time: new Date(facts.requestedAt).toISOString(),
-    ...(sessionId === undefined ? {} : { sessionId }),
-    ...(turn === 0 ? {} : { turn }),
-    ...(identity === undefined ? {} : { serverIdentity: identity }),
+    ...definedProperties({ sessionId, turn: turn === 0 ? undefined : turn, serverIdentity: identity }),
     server: location?.server ?? null,
     tool: location?.tool ?? call.name,
     exposedName: call.name,
@@ -53,7 +75,7 @@ export function auditRecord(facts: CallFacts, ending: CallEnding): AuditEntry {
         decision: refusal.decision,
         decidedBy: refusal.decidedBy,
         reason: refusal.reason,
-        ...(refusal.budget === undefined ? {} : { budget: refusal.budget }),
+        ...definedProperties({ budget: refusal.budget }),
         outcome: refusal.outcome,
         durationMs: 0,
         isError: true,
@@ -67,23 +89,52 @@ export function auditRecord(facts: CallFacts, ending: CallEnding): AuditEntry {
         ...base,
         decision: 'allowed',
         decidedBy: ending.decidedBy,
-        ...(reason === undefined ? {} : { reason }),
+        ...definedProperties({ reason }),
         outcome: ending.cancelled ? 'cancelled' : result.isError ? 'error' : 'ok',
         durationMs: ending.durationMs,
         isError: result.isError,
-        ...(found.resultBytes === undefined ? {} : { resultBytes: found.resultBytes }),
-        ...(found.cutBytes === undefined || found.cutBytes === 0 ? {} : { cutBytes: found.cutBytes }),
-        ...(found.droppedImages === undefined || found.droppedImages === 0
-          ? {}
-          : { droppedImages: found.droppedImages }),
-        ...(found.withheld === undefined ? {} : { resultWithheld: true }),
-        ...(found.flag === undefined ? {} : { flagged: found.flag }),
+        ...definedProperties({
+          resultBytes: found.resultBytes,
+          cutBytes: nonZero(found.cutBytes),
+          droppedImages: nonZero(found.droppedImages),
+          resultWithheld: found.withheld === undefined ? undefined : true,
+          flagged: found.flag,
+        }),
         resultDigest: resultDigest(result.content),
       };
     }
+    case 'sampling':
+      return {
+        kind: 'sampling',
+        ...base,
+        decision: ending.sent ? 'allowed' : 'denied',
+        decidedBy: ending.decidedBy,
+        reason: ending.reason,
+        outcome: ending.sent ? 'ok' : 'not-run',
+        durationMs: ending.durationMs,
+        isError: !ending.sent,
+        ...definedProperties({ resultBytes: ending.resultBytes, flagged: ending.flag }),
+      };
+    case 'tool-change':
+      return {
+        kind: 'tool-change',
+        ...base,
+        decision: ending.toolChange.action === 'used' ? 'allowed' : 'blocked',
+        decidedBy: ending.decidedBy,
+        reason: ending.reason,
+        outcome: 'not-run',
+        durationMs: 0,
+        isError: false,
+        toolChange: ending.toolChange,
+      };
     default: {
       const unexpected: never = ending;
       throw new TypeError(`unknown call ending ${JSON.stringify(unexpected)}`);
     }
   }
+}
+
+/** A count worth a key on the line: nothing cut is said by leaving the key off. */
+function nonZero(count: number | undefined): number | undefined {
+  return count === 0 ? undefined : count;
 }

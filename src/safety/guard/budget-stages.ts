@@ -5,11 +5,11 @@
 import type { ToolCallBlock } from '../../core/types.js';
 import type { ToolBudgets } from '../budgets.js';
 import type { ToolLocation } from '../tool-location.js';
-import { optionalServer } from './parts.js';
 import type { GateStage, ResultStage } from './stages.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 function budgetKey(call: ToolCallBlock, location: ToolLocation | undefined) {
-  return { tool: call.name, ...optionalServer(location?.server) };
+  return { tool: call.name, ...definedProperties({ server: location?.server }) };
 }
 
 export function budgetAdmissionStage(budgets: ToolBudgets): GateStage {

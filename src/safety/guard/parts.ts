@@ -33,11 +33,6 @@ export interface GuardParts {
   readonly pinsOnSight: (exposedName: string, location: ToolLocation) => boolean;
 }
 
-/** `{ server }` when there is one. */
-export function optionalServer(server: string | undefined): { server?: string } {
-  return server === undefined ? {} : { server };
-}
-
 /** The tool fields of a hook's input (the Go mcphost's names, and the MCP server and tool). */
 export function hookToolFields(
   call: { readonly name: string; readonly input: Readonly<Record<string, unknown>> },

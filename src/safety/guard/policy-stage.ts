@@ -1,6 +1,7 @@
 /** Stage 1: the approval rules. A `deny` ends here (no hook runs, no one is asked). */
 import type { ApprovalPolicy } from '../policy.js';
 import type { GateStage } from './stages.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 export function approvalPolicyStage(policy: ApprovalPolicy): GateStage {
   return {
@@ -9,7 +10,7 @@ export function approvalPolicyStage(policy: ApprovalPolicy): GateStage {
       const verdict = policy.decide({
         exposedName: call.name,
         ...(location === undefined ? {} : { server: location.server, tool: location.tool }),
-        ...(location?.hints === undefined ? {} : { hints: location.hints }),
+        ...definedProperties({ hints: location?.hints }),
       });
       const why =
         verdict.rule?.reason === undefined ? verdict.because : `${verdict.rule.reason} (${verdict.because})`;

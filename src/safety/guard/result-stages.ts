@@ -7,8 +7,9 @@
 import { applyToolOutputBudget } from '../../context/tool-output-budget.js';
 import { stripResultControlCharacters } from '../output-limits.js';
 import { isHostMade, screenToolResult } from '../untrusted-content.js';
-import { optionalServer, type GuardParts } from './parts.js';
+import { type GuardParts } from './parts.js';
 import type { ResultStage } from './stages.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 export function outputLimitStage(parts: GuardParts): ResultStage {
   return {
@@ -17,7 +18,7 @@ export function outputLimitStage(parts: GuardParts): ResultStage {
       // One budget for text and images (src/context/tool-output-budget.ts).
       const limited = await applyToolOutputBudget(stripResultControlCharacters(result), {
         maxTextBytes: parts.maxResultBytes,
-        ...(parts.toolOutputFolder === undefined ? {} : { saveFolder: parts.toolOutputFolder }),
+        ...definedProperties({ saveFolder: parts.toolOutputFolder }),
       });
       return {
         kind: 'rewrite',
@@ -42,13 +43,13 @@ export function untrustedContentStage(parts: GuardParts): ResultStage {
         {
           settings: {
             policy: parts.settings.untrustedContent?.policy ?? 'warn',
-            ...(parts.questions === undefined ? {} : { questions: parts.questions }),
+            ...definedProperties({ questions: parts.questions }),
             // The runner's one queue: a content question never overlaps an approval prompt.
             queue: parts.questionQueue,
-            ...(parts.onFlagged === undefined ? {} : { onFlagged: parts.onFlagged }),
+            ...definedProperties({ onFlagged: parts.onFlagged }),
           },
           source: call.name,
-          ...optionalServer(location?.server),
+          ...definedProperties({ server: location?.server }),
           signal,
         },
         fromServer,

@@ -8,6 +8,7 @@ import type { ToolCallBlock, ToolResultBlock } from '../../core/types.js';
 import type { DecidedBy } from '../audit-log.js';
 import type { ContentFlag } from '../untrusted-content.js';
 import type { ToolLocation } from '../tool-location.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** What the stages before this one have decided about a call that has not run. */
 export type Standing =
@@ -79,7 +80,11 @@ export async function runGate(
       case 'continue':
         break;
       case 'allow':
-        standing = { kind: 'allowed', decidedBy: verdict.decidedBy, ...optionalReason(verdict.reason) };
+        standing = {
+          kind: 'allowed',
+          decidedBy: verdict.decidedBy,
+          ...definedProperties({ reason: verdict.reason }),
+        };
         break;
       case 'ask':
         standing = {
@@ -110,7 +115,7 @@ export async function runGate(
       },
     };
   }
-  return { kind: 'run', decidedBy: standing.decidedBy, ...optionalReason(standing.reason) };
+  return { kind: 'run', decidedBy: standing.decidedBy, ...definedProperties({ reason: standing.reason }) };
 }
 
 /** What the stages after the call found, for the audit line. */
@@ -171,8 +176,4 @@ export async function runResultStages(
     }
   }
   return { result, facts };
-}
-
-function optionalReason(reason: string | undefined): { reason?: string } {
-  return reason === undefined ? {} : { reason };
 }
