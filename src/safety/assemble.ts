@@ -51,7 +51,8 @@ export function assembleSafety(options: AssembleSafetyOptions): Safety {
         });
   // One queue for the guard's questions and the pin check's: never two prompts at once.
   const questionQueue = options.questionQueue ?? new QuestionQueue();
-  const pins = toolPinCheck(options, questionQueue, onToolChange);
+  // A check shared by several guards (the jobs of a batch) is given; else one for this session.
+  const pins = options.pins ?? toolPinCheck(options, questionQueue, onToolChange);
   const guard = new GuardedToolHost({
     ...guardOptions,
     questionQueue,

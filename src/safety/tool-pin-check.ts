@@ -98,6 +98,8 @@ export class ToolPinCheck {
   /** Tools kept from the model, with the definition that was refused and what the model is told. */
   readonly #withheld = new Map<string, { readonly hash: string; readonly message: string }>();
   #storeFailed = false;
+  /** The check running now: the next waits for it (see #checkInTurn). */
+  #turns: Promise<unknown> = Promise.resolve();
 
   constructor(options: ToolPinCheckOptions) {
     this.#options = options;
@@ -112,17 +114,17 @@ export class ToolPinCheck {
     pinsOnSight: (exposedName: string, location: PinnableLocation) => boolean,
     signal: AbortSignal,
   ): Promise<ReadonlySet<string>> {
-    const withheld = new Set<string>();
-    const pending: Subject[] = [];
+    const subjects: Subject[] = [];
     for (const { exposedName, location } of tools) {
       const subject = this.#subject(exposedName, location, (at) => pinsOnSight(exposedName, at));
-      if (subject === undefined) continue;
-      const state = this.#known(subject);
-      if (state === 'withheld') withheld.add(exposedName);
-      if (state === 'unknown') pending.push(subject);
+      if (subject !== undefined) subjects.push(subject);
     }
-    for (const subject of await this.#check(pending, signal)) withheld.add(subject.exposedName);
-    return withheld;
+    if (subjects.some((subject) => this.#known(subject) === 'unknown')) {
+      await this.#checkInTurn(subjects, signal);
+    }
+    return new Set(
+      subjects.filter((subject) => this.#known(subject) === 'withheld').map((subject) => subject.exposedName),
+    );
   }
 
   /** Checks the definition a call will run under (refused when its tool is withheld). */
@@ -135,7 +137,7 @@ export class ToolPinCheck {
     const subject = this.#subject(exposedName, location, () => pinsOnSight);
     if (subject === undefined) return { kind: 'run' };
     const state = this.#known(subject);
-    if (state === 'unknown') await this.#check([subject], signal);
+    if (state === 'unknown') await this.#checkInTurn([subject], signal);
     const refused = this.#withheld.get(subject.key);
     return refused !== undefined && refused.hash === subject.checked.hash
       ? { kind: 'refuse', message: refused.message }
@@ -148,7 +150,7 @@ export class ToolPinCheck {
     if (subject === undefined) return;
     const known = this.#checked.get(subject.key);
     if (known?.pinned === true && known.hash === subject.checked.hash) return;
-    await this.#check([subject], new AbortController().signal);
+    await this.#checkInTurn([subject], new AbortController().signal);
   }
 
   #subject(
@@ -187,9 +189,21 @@ export class ToolPinCheck {
     return !known.pinned && subject.pinNow ? 'unknown' : 'ok';
   }
 
-  /** Checks definitions against the session's and the file's; resolves to the subjects withheld. */
-  async #check(subjects: readonly Subject[], signal: AbortSignal): Promise<Subject[]> {
-    if (subjects.length === 0) return [];
+  /**
+   * Checks those of `subjects` still unknown, one check at a time: guards that share this check
+   * (the jobs of a batch, src/setup/job-host.ts) list the same definitions at once, and a change
+   * must be decided, said and audited once, not once a job.
+   */
+  #checkInTurn(subjects: readonly Subject[], signal: AbortSignal): Promise<void> {
+    const unknown = () => subjects.filter((subject) => this.#known(subject) === 'unknown');
+    const turn = this.#turns.then(() => this.#check(unknown(), signal));
+    this.#turns = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Checks definitions against the session's and the file's (a withheld one goes to #withheld). */
+  async #check(subjects: readonly Subject[], signal: AbortSignal): Promise<void> {
+    if (subjects.length === 0) return;
     const { store } = this.#options;
     const pins = new Map<string, ToolPin>();
     try {
@@ -224,11 +238,7 @@ export class ToolPinCheck {
         changed.push({ subject, before: entry.pin });
       }
     }
-    const withheld: Subject[] = [];
-    for (const { subject, before } of changed) {
-      if (!(await this.#decide(subject, before, signal))) withheld.push(subject);
-    }
-    return withheld;
+    for (const { subject, before } of changed) await this.#decide(subject, before, signal);
   }
 
   async #pinIfAbsent(subjects: readonly Subject[]) {

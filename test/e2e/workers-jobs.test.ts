@@ -113,7 +113,7 @@ describe('mcphost jobs and worker', () => {
         const refused = byKey.get('no-such') as { status: string; error?: { kind: string; message: string } };
         expect(refused.status).toBe('failed');
         expect(refused.error?.kind).toBe('ConfigError');
-        expect(refused.error?.message).toContain(`no server "nope" in this worker's config`);
+        expect(refused.error?.message).toContain(`no configured server "nope" in this worker's config`);
       },
     );
   });

@@ -13,7 +13,7 @@ import { DATABASE_URL_VARIABLE, databaseAddress } from '../../jobs/workers/datab
 import { JobsClient, type JobState } from '../../jobs/workers/jobs-client.js';
 import { DEFAULT_DEAD_AFTER_MS, startWorker, type WorkerNotice } from '../../jobs/workers/worker.js';
 import { defaultModel } from '../../setup/create-runner.js';
-import { JOB_DIR_VARIABLE } from '../../setup/batch.js';
+import { JOB_DIR_VARIABLE } from '../../setup/job-host.js';
 import { assembleWorkerRuntime } from '../../setup/worker-runtime.js';
 import { optional } from '../../util/optional.js';
 import { packageVersion } from '../../util/version.js';

@@ -1,0 +1,263 @@
+/**
+ * What the jobs of many run over, for `runBatch` (src/setup/batch.ts) and the durable worker
+ * (src/setup/worker-runtime.ts) alike:
+ *
+ * - the config's shared servers, started once with one {@link assembleRunner} (so they get
+ *   everything a runner's servers get: roots, sign-in, sandbox, the config's settings);
+ * - a process of each `isolation: "per-job"` server for each job that may call it, with a fresh
+ *   `MCPHOST_JOB_DIR` (removed after the job);
+ * - a guard of each job's own: budgets, approval state and hooks start fresh with each job, and no
+ *   one is asked anything (`-p` rules: a call a rule marks `ask` is denied);
+ * - one check of tool definitions against their pins, shared by every job: the shared servers'
+ *   definitions are one session's, a definition `toolChanges: block` withholds stays withheld for
+ *   the rest of the run, and the pin file is read when a definition is new, not once a job;
+ * - a provider per model, made on first use from this process's environment and config.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
+import { JobToolHost, ToolSpecInterner } from '../batch/job-tool-host.js';
+import { ConfigError } from '../core/errors.js';
+import { QuestionQueue } from '../core/questions.js';
+import type { RunnerOptions } from '../core/runner.js';
+import type { Provider } from '../core/types.js';
+import type { ServerDefinition } from '../mcp/definition.js';
+import { assembleSafety } from '../safety/assemble.js';
+import type { AuditSink } from '../safety/audit-log.js';
+import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
+import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
+import { ToolPinCheck } from '../safety/tool-pin-check.js';
+import { definedProperties } from '../util/defined-properties.js';
+import { builtinApprovalRules } from './builtin-servers.js';
+import { assembleRunner, type Assembly } from './create-runner.js';
+import { hostNotices, type HostNotices } from './host-event.js';
+import { createModel } from './model-choice.js';
+import type { CreateRunnerOptions } from './runner-options.js';
+import { configSafety, serverIdentity, toolOutputFolderFor, withToolPins } from './safety-settings.js';
+
+/**
+ * The environment variable set, for a per-job server's config, to a folder of the job's own
+ * (removed after the job): `"MEMORY_FILE_PATH": "${MCPHOST_JOB_DIR}/memory.jsonl"`.
+ */
+export const JOB_DIR_VARIABLE = 'MCPHOST_JOB_DIR';
+
+/** How the shared servers, the jobs' servers and the providers are made. */
+export type JobHostOptions = Omit<CreateRunnerOptions, 'questions' | 'history' | 'onHistoryChange'>;
+
+/** What a job asks tools for. */
+export interface JobToolsRequest {
+  /** The servers the job may use (all, when absent). */
+  readonly servers?: readonly string[] | undefined;
+  /** The model the job runs on (its hooks are told). */
+  readonly model: string;
+  /** Where the job's `servers` come from, for the error that names an unknown one. */
+  readonly where: string;
+  readonly signal?: AbortSignal;
+}
+
+/** One job's guarded tools; closed when the job ends (its per-job servers stop then). */
+export interface JobTools {
+  readonly guard: GuardedToolHost;
+  /** The guard's hooks around a run (turn count, `UserPromptSubmit` and `Stop` hooks). */
+  readonly hookOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
+  close(): Promise<void>;
+}
+
+export interface JobHost {
+  /** The shared servers, the config, and the runner the first model came with. */
+  readonly shared: Assembly;
+  readonly config: LoadedConfig;
+  /** The settings every job's guard is made from. */
+  readonly safety: SafetyOptions;
+  /** The servers started per job. */
+  readonly perJobNames: readonly string[];
+  readonly notices: HostNotices;
+  /** The provider of a model, made once (`what` names where the model came from, for errors). */
+  provider(model: string, what: string): Promise<Provider>;
+  openJob(request: JobToolsRequest): Promise<JobTools>;
+  /** Stops every server (jobs' own too), releases the providers, flushes the audit log. */
+  close(): Promise<void>;
+}
+
+export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'worker'): Promise<JobHost> {
+  const env = options.env ?? process.env;
+  const runDir = await mkdtemp(join(tmpdir(), `mcphost-${kind}-`));
+  // The shared servers are read with the variable set too, so a config that uses it parses.
+  const runEnv = { ...env, [JOB_DIR_VARIABLE]: runDir };
+  let shared: Assembly;
+  let perJobNames: string[];
+  try {
+    const servers = await configuredServers(options, runEnv);
+    perJobNames = Object.keys(servers).filter((name) => isPerJob(servers[name]));
+    shared = await assembleRunner({
+      ...options,
+      env: runEnv,
+      interactive: false,
+      servers: Object.fromEntries(Object.entries(servers).filter(([, definition]) => !isPerJob(definition))),
+    });
+  } catch (error) {
+    await rm(runDir, { recursive: true, force: true });
+    throw error;
+  }
+  const { config } = shared;
+  const homeDir = options.homeDir ?? homedir();
+  const notices = hostNotices(options.onEvent);
+  const safety = withToolPins(mergeSafetyOptions(configSafety(config), options.safety ?? {}), homeDir, env);
+  let audit: AuditSink | undefined;
+  if (safety.auditLog !== undefined) {
+    const { openAuditLog } = await import('../safety/audit-log.js');
+    audit = await openAuditLog(resolve(safety.auditLog), notices.warning, {
+      ...definedProperties({ maxBytes: safety.auditLogMaxBytes }),
+    });
+  }
+  const identify = (server: string) => serverIdentity(shared.runner.pool, config.servers[server], server);
+  const pins =
+    safety.toolPins === undefined || safety.toolPins === false
+      ? undefined
+      : new ToolPinCheck({
+          store: safety.toolPins,
+          queue: new QuestionQueue(),
+          sessionId: randomUUID(),
+          identify,
+          ...definedProperties({
+            settings: safety.toolChanges,
+            audit,
+            onWarning: notices.warning,
+            onChange: notices.toolChange,
+          }),
+        });
+  const providers = new Map<string, Promise<Provider>>([
+    [shared.modelString, Promise.resolve(shared.runner.provider)],
+  ]);
+  const specs = new ToolSpecInterner();
+  // The jobs running now: their own servers are stopped with the host if a job never ends.
+  const open = new Set<JobTools>();
+
+  const openJob = async (request: JobToolsRequest): Promise<JobTools> => {
+    let jobDir: string | undefined;
+    let isolated: Assembly | undefined;
+    const release = async (): Promise<void> => {
+      await isolated?.runner.close();
+      if (jobDir !== undefined) await rm(jobDir, { recursive: true, force: true });
+    };
+    try {
+      // Only a job that may call a per-job server pays for starting one.
+      const wantsPerJob = request.servers?.some((name) => perJobNames.includes(name)) ?? true;
+      if (perJobNames.length > 0 && wantsPerJob) {
+        jobDir = await mkdtemp(join(runDir, 'job-'));
+        const jobEnv = { ...env, [JOB_DIR_VARIABLE]: jobDir };
+        const servers = await configuredServers(options, jobEnv);
+        isolated = await assembleRunner({
+          ...options,
+          model: shared.modelString,
+          env: jobEnv,
+          interactive: false,
+          servers: Object.fromEntries(
+            Object.entries(servers).filter(([, definition]) => isPerJob(definition)),
+          ),
+          builtin: [],
+          // A job whose own servers all failed to start fails, rather than running without them.
+          requireServers: true,
+          ...definedProperties({ signal: request.signal }),
+        });
+      }
+      const host = new JobToolHost({
+        pools: isolated === undefined ? [shared.runner.pool] : [shared.runner.pool, isolated.runner.pool],
+        ...definedProperties({ servers: request.servers }),
+        specs,
+      });
+      const unknown = host.unknownServers();
+      if (unknown.length > 0) {
+        const names = unknown.map((name) => JSON.stringify(name)).join(', ');
+        throw new ConfigError(request.where, `no configured server ${names} in this ${kind}'s config`);
+      }
+      const { guard, runnerOptions: hookOptions } = assembleSafety({
+        host,
+        safety: {
+          ...safety,
+          approval: [...builtinApprovalRules(config.servers), ...(safety.approval ?? [])],
+          approvalFallback: safety.approvalFallback ?? 'allow',
+        },
+        locate: (name) => host.locate(name),
+        identify,
+        ...definedProperties({ pins, audit, toolOutputFolder: toolOutputFolderFor(options, env) }),
+        hookContext: {
+          sessionId: randomUUID(),
+          model: request.model,
+          interactive: false,
+          cwd: resolve(options.projectDir ?? process.cwd()),
+        },
+        env,
+        ...definedProperties({ onFlagged: notices.contentFlagged, onWarning: notices.warning }),
+      });
+      const tools: JobTools = {
+        guard,
+        hookOptions,
+        close: async () => {
+          open.delete(tools);
+          await guard.close();
+          await release();
+        },
+      };
+      open.add(tools);
+      return tools;
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  };
+
+  return {
+    shared,
+    config,
+    safety,
+    perJobNames,
+    notices,
+    provider(model, what) {
+      let provider = providers.get(model);
+      if (provider === undefined) {
+        provider = createModel(model, options, config, env, what);
+        providers.set(model, provider);
+        provider.catch(() => undefined);
+      }
+      return provider;
+    },
+    openJob,
+    async close() {
+      await Promise.allSettled([...open].map((tools) => tools.close()));
+      const made = await Promise.allSettled([...providers.values()]);
+      await shared.runner.close();
+      for (const outcome of made) {
+        if (outcome.status === 'fulfilled' && outcome.value !== shared.runner.provider) {
+          await outcome.value.close?.();
+        }
+      }
+      await audit?.flush();
+      await rm(runDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function isPerJob(definition: ServerDefinition | undefined): boolean {
+  return definition?.isolation === 'per-job';
+}
+
+/** The servers a runner of these options would start, read with `env` (a job's folder in it). */
+async function configuredServers(
+  options: JobHostOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Readonly<Record<string, ServerDefinition>>> {
+  if (options.servers !== undefined) return options.servers;
+  if (options.mcpServers !== undefined) {
+    return parseConfig({ mcpServers: options.mcpServers }, 'mcpServers option', env).servers;
+  }
+  const loaded = await loadConfig({
+    ...definedProperties({ configPath: options.configPath, trustProject: options.trustProject }),
+    homeDir: options.homeDir ?? homedir(),
+    env,
+    projectDir: resolve(options.projectDir ?? process.cwd()),
+  });
+  return loaded.servers;
+}
