@@ -7,7 +7,7 @@
  *      making the same requests and nothing else (ollama-exchange.mjs).
  *   c. one-shot with eight servers that wait 0.5 s before answering ≤ the floor + 100 ms, the floor
  *      being a bare SDK client per server (bare-clients.mjs): spawn, connect, list tools, close.
- *   d. the host process's own peak RSS (servers excluded) with 0 and 8 servers ≤ 75 MB with 8.
+ *   d. the host process's own peak RSS (servers excluded) with 0, 1 and 8 servers ≤ 75 MB with 8.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -156,12 +156,19 @@ export async function coldPath(): Promise<void> {
         `(target ≤ floor + 100 ms: ${verdict(over <= 100)})\n`,
     );
     const eightUsage = await ownUsage(home, oneShot);
+    // One server apart from eight: what the first server costs (the MCP SDK loaded, its schemas
+    // built) against what each further one adds.
+    await home.writeConfig({ mcpServers: { slow0: SLOW_START } });
+    const oneUsage = await ownUsage(home, oneShot);
+    const load = (await readFile('/proc/loadavg', 'utf8').catch(() => '? ? ?')).split(' ').slice(0, 3);
     console.log(
-      `d. host peak RSS (ru_maxrss = VmHWM of the mcphost process, servers excluded)\n` +
-        `  0 servers ${none.peakRssMb.toFixed(1)} MB, 8 servers ${eightUsage.peakRssMb.toFixed(1)} MB ` +
+      `d. host peak RSS (ru_maxrss = VmHWM of the mcphost process, servers excluded; load average ${load.join(' ')})\n` +
+        `  0 servers ${none.peakRssMb.toFixed(1)} MB, 1 server ${oneUsage.peakRssMb.toFixed(1)} MB, ` +
+        `8 servers ${eightUsage.peakRssMb.toFixed(1)} MB ` +
         `(target ≤ 75 MB with 8: ${verdict(eightUsage.peakRssMb <= 75)}; node -e 0 ${nodeAlone.peakRssMb.toFixed(1)} MB)\n` +
         `  host CPU time (user + system) 0 servers ${none.cpuMs.toFixed(0)} ms, ` +
-        `8 servers ${eightUsage.cpuMs.toFixed(0)} ms, node -e 0 ${nodeAlone.cpuMs.toFixed(0)} ms\n`,
+        `1 server ${oneUsage.cpuMs.toFixed(0)} ms, 8 servers ${eightUsage.cpuMs.toFixed(0)} ms, ` +
+        `node -e 0 ${nodeAlone.cpuMs.toFixed(0)} ms\n`,
     );
   } finally {
     await home.remove();

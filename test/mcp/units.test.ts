@@ -1,4 +1,6 @@
 /** Pure pieces of the pool: line splitting, stderr tail, child environment, restart backoff. */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { childEnvironment } from '../../src/mcp/environment.js';
 import { LineSplitter, TailBuffer } from '../../src/mcp/lines.js';
@@ -51,6 +53,19 @@ describe('TailBuffer', () => {
     const tail = new TailBuffer(2, 5);
     for (const line of ['one', 'two', 'three-and-more']) tail.add(line);
     expect(tail.snapshot()).toEqual(['two', 'three…']);
+  });
+
+  it('keeps the cut of a long line, not the whole line behind it', () => {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    collectGarbage();
+    const before = process.memoryUsage().heapUsed;
+    const tail = new TailBuffer(20);
+    // 20 lines of 200 KB: 4 MB if each kept 1,000 characters as a view into its whole line.
+    for (let index = 0; index < 20; index++) tail.add(String.fromCharCode(97 + index).repeat(200_000));
+    collectGarbage();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(1024 * 1024);
+    expect(tail.snapshot()[19]).toBe(`${'t'.repeat(1000)}…`);
   });
 });
 
