@@ -75,7 +75,7 @@ function ratioLine(name: string, value: number, floor: number, target: number): 
 
 /** What one process used, by its own count (getrusage RUSAGE_SELF): children excluded. */
 interface OwnUsage {
-  /** Peak resident memory, MB (ru_maxrss, the same as /proc's VmHWM). */
+  /** Peak resident memory, MB (/proc's VmHWM of the process image; test/bench/peak-rss.mjs). */
   readonly peakRssMb: number;
   /** User + system CPU time, ms: unlike wall time, barely moved by other load on the machine. */
   readonly cpuMs: number;
@@ -162,7 +162,7 @@ export async function coldPath(): Promise<void> {
     const oneUsage = await ownUsage(home, oneShot);
     const load = (await readFile('/proc/loadavg', 'utf8').catch(() => '? ? ?')).split(' ').slice(0, 3);
     console.log(
-      `d. host peak RSS (ru_maxrss = VmHWM of the mcphost process, servers excluded; load average ${load.join(' ')})\n` +
+      `d. host peak RSS (VmHWM of the mcphost process, servers excluded; load average ${load.join(' ')})\n` +
         `  0 servers ${none.peakRssMb.toFixed(1)} MB, 1 server ${oneUsage.peakRssMb.toFixed(1)} MB, ` +
         `8 servers ${eightUsage.peakRssMb.toFixed(1)} MB ` +
         `(target ≤ 75 MB with 8: ${verdict(eightUsage.peakRssMb <= 75)}; node -e 0 ${nodeAlone.peakRssMb.toFixed(1)} MB)\n` +
