@@ -9,17 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBatch, type BatchResult } from '../../src/index.js';
-import {
-  startFakeOllama,
-  textReply,
-  toolCallReply,
-  type FakeChatRequest,
-  type FakeOllama,
-  type FakeOllamaReply,
-} from '../fakes/ollama-server.js';
+import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { isAlive, npmServer } from '../support/cli.js';
 import { liveChildren } from '../support/processes.js';
-import { unwrapped } from '../support/untrusted.js';
+import { memoryScript } from '../support/memory-script.js';
 
 let ollama: FakeOllama | undefined;
 let folder: string | undefined;
@@ -48,24 +41,6 @@ function countedServer(
 async function linesOf(path: string): Promise<number> {
   const text = await readFile(path, 'utf8').catch(() => '');
   return text.split('\n').filter((line) => line !== '').length;
-}
-
-/**
- * The fake model's part in a job: "remember NAME" stores NAME in memory and reads the graph;
- * "recall" reads the graph; then the answer is the last tool result.
- */
-function memoryScript(request: FakeChatRequest): FakeOllamaReply {
-  const prompt = unwrapped(request.messages.find((message) => message.role === 'user')?.content ?? '');
-  const results = request.messages.filter((message) => message.role === 'tool');
-  const remember = /^remember (\w+)/.exec(prompt)?.[1];
-  if (remember !== undefined && results.length === 0) {
-    return toolCallReply([
-      'memory__create_entities',
-      { entities: [{ name: remember, entityType: 'word', observations: ['seen'] }] },
-    ]);
-  }
-  if (results.length === (remember === undefined ? 0 : 1)) return toolCallReply(['memory__read_graph', {}]);
-  return textReply(`graph: ${unwrapped(results.at(-1)?.content ?? '')}`);
 }
 
 async function collect(results: AsyncIterable<BatchResult>): Promise<BatchResult[]> {

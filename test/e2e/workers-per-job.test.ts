@@ -7,11 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeOllama, textReply, toolCallReply, type FakeChatRequest } from '../fakes/ollama-server.js';
-import { npmServer, npmServerConfig, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-server.js';
+import { npmServer, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { unwrapped } from '../support/untrusted.js';
-import { JOB_MODEL, jobs, resultsByKey, withWorker } from '../support/workers.js';
+import { memoryScript } from '../support/memory-script.js';
+import { JOB_MODEL, jobs, resultsByKey, withWorker, workerHome } from '../support/workers.js';
 
 let postgres: TestPostgres;
 let home: TemporaryHome;
@@ -27,27 +28,6 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
   await postgres.close();
 });
-
-function promptOf(request: FakeChatRequest): string {
-  return unwrapped(request.messages.find((message) => message.role === 'user')?.content ?? '');
-}
-
-/**
- * The model's part in a job: "remember NAME" stores NAME in memory and reads the graph; "recall"
- * reads the graph; then the answer is the last tool result.
- */
-function memoryScript(request: FakeChatRequest) {
-  const remember = /^remember (\w+)/.exec(promptOf(request))?.[1];
-  const results = request.messages.filter((message) => message.role === 'tool');
-  if (remember !== undefined && results.length === 0) {
-    return toolCallReply([
-      'memory__create_entities',
-      { entities: [{ name: remember, entityType: 'word', observations: ['seen'] }] },
-    ]);
-  }
-  if (results.length === (remember === undefined ? 0 : 1)) return toolCallReply(['memory__read_graph', {}]);
-  return textReply(`graph: ${unwrapped(results.at(-1)?.content ?? '')}`);
-}
 
 async function writeJobs(name: string, lines: ReadonlyArray<Record<string, unknown>>): Promise<string> {
   const file = join(home.path, name);
@@ -106,15 +86,9 @@ describe('mcphost worker: what each job gets of its own', () => {
 
   it('counts budgets per job: a job over budget has the call refused, naming the budget; the next starts fresh', async () => {
     const db = await postgres.freshDatabase();
-    const files = await mkdtemp(join(folder, 'files-'));
-    const note = join(files, 'note.txt');
-    await writeFile(note, 'the secret word is mango\n');
-    await home.writeConfig({
-      model: JOB_MODEL,
-      contextWindow: 131072,
-      mcpServers: { filesystem: npmServerConfig('filesystem', files) },
-      budgets: { session: { maxCalls: 1 } },
-    });
+    const setup = await workerHome({ budgets: { session: { maxCalls: 1 } } });
+    const { note } = setup;
+    const budgetHome = setup.home.path;
     // Each job reads the note twice, then answers with what the second read said.
     const fake = await startFakeOllama([], {
       fallback: (request) => {
@@ -127,12 +101,12 @@ describe('mcphost worker: what each job gets of its own', () => {
       { id: 'over-1', prompt: 'read twice' },
       { id: 'over-2', prompt: 'read twice' },
     ]);
-    expect((await jobs(home.path, db, 'submit', file, '--concurrency', '1')).code).toBe(0);
+    expect((await jobs(budgetHome, db, 'submit', file, '--concurrency', '1')).code).toBe(0);
     const { value: results } = await withWorker(
-      { home: home.path, db, model: fake, executorId: 'w-budget' },
+      { home: budgetHome, db, model: fake, executorId: 'w-budget' },
       async ({ waitForJobs }) => {
         await waitForJobs({ SUCCESS: 2 });
-        return resultsByKey(home.path, db);
+        return resultsByKey(budgetHome, db);
       },
     );
     for (const key of ['over-1', 'over-2']) {
@@ -144,5 +118,6 @@ describe('mcphost worker: what each job gets of its own', () => {
       ]);
       expect(result?.answer).toContain('the session budget: at most 1 tool calls (maxCalls), all used');
     }
+    await setup.remove(); // the fake model was closed by withWorker
   });
 });

@@ -104,8 +104,11 @@ export async function startWorkerModel(ledger: ModelLedger, answerDelayMs = 0): 
   };
 }
 
-/** A HOME whose `.mcp.json` has the filesystem server over `files`, and a file to read there. */
-export async function workerHome(): Promise<{
+/**
+ * A HOME whose `.mcp.json` has the filesystem server over `files`, and a file to read there;
+ * `extraConfig` is added to the config (e.g. `budgets`).
+ */
+export async function workerHome(extraConfig: Record<string, unknown> = {}): Promise<{
   home: TemporaryHome;
   files: string;
   note: string;
@@ -119,6 +122,7 @@ export async function workerHome(): Promise<{
     model: JOB_MODEL,
     contextWindow: 131072,
     mcpServers: { filesystem: npmServerConfig('filesystem', files) },
+    ...extraConfig,
   });
   return {
     home,
