@@ -360,9 +360,9 @@ export class StdioProcessTransport implements Transport {
       this.#groupFinished = true;
     }
     if (child !== undefined) {
-      // Read what the server wrote before it ended (its last stderr lines say why) before its
-      // pipes go: with zombies not counted, the group is seen gone before those lines are read.
-      await Promise.race([this.outputEnded, sleep(STDOUT_DRAIN_MS)]);
+      // Read its last output (stderr says why; without zombies the group is seen gone first). The
+      // timer is unreferenced: left pending after the output ended, it held the host's exit 250 ms.
+      await Promise.race([this.outputEnded, sleep(STDOUT_DRAIN_MS, undefined, { ref: false })]);
       child.stdin.destroy();
       child.stdout.destroy();
       child.stderr.destroy();

@@ -69,4 +69,19 @@ describe('a server process adopted after it was spawned', () => {
     early.killGroupSync();
     expect(await early.exited).toEqual({ code: null, signal: 'SIGKILL' });
   });
+
+  it('leaves no timer holding the event loop once closed, so a host exits when its servers are gone', async () => {
+    // Ref'd timers keep the loop alive (getActiveResourcesInfo lists them as 'Timeout').
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const transport = new StdioProcessTransport({
+      command: process.execPath,
+      args: ['-e', 'setInterval(() => {}, 1000)'],
+      env: PARENT_ENV,
+    });
+    await transport.start();
+    await transport.close();
+    expect((await transport.exited).signal).toBe('SIGTERM');
+    expect(timers()).toBe(before);
+  });
 });
