@@ -11,6 +11,7 @@
  * - one check of tool definitions against their pins, shared by every job: the shared servers'
  *   definitions are one session's, a definition `toolChanges: block` withholds stays withheld for
  *   the rest of the run, and the pin file is read when a definition is new, not once a job;
+ * - the host's `skill` tool, over the user's skills, a trusted project's and the shared servers';
  * - a provider per model, made on first use from this process's environment and config.
  */
 import { randomUUID } from 'node:crypto';
@@ -34,6 +35,7 @@ import { builtinApprovalRules } from './builtin-servers.js';
 import { assembleRunner, type Assembly } from './create-runner.js';
 import { hostNotices, type HostNotices } from './host-event.js';
 import { createModel } from './model-choice.js';
+import { skillsFor, withSkillTool } from './skills.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 import { configSafety, serverIdentity, toolOutputFolderFor, withToolPins } from './safety-settings.js';
 
@@ -132,6 +134,13 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
     [shared.modelString, Promise.resolve(shared.runner.provider)],
   ]);
   const specs = new ToolSpecInterner();
+  const { library: skills } = skillsFor({
+    pool: shared.runner.pool,
+    config,
+    homeDir,
+    env,
+    onWarning: notices.warning,
+  });
   // The jobs running now: their own servers are stopped with the host if a job never ends.
   const open = new Set<JobTools>();
 
@@ -173,14 +182,15 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
         const names = unknown.map((name) => JSON.stringify(name)).join(', ');
         throw new ConfigError(request.where, `no configured server ${names} in this ${kind}'s config`);
       }
+      const tools = withSkillTool(host, skills);
       const { guard, runnerOptions: hookOptions } = assembleSafety({
-        host,
+        host: tools.host,
         safety: {
           ...safety,
           approval: [...builtinApprovalRules(config.servers), ...(safety.approval ?? [])],
           approvalFallback: safety.approvalFallback ?? 'allow',
         },
-        locate: (name) => host.locate(name),
+        locate: (name) => tools.locate(name),
         identify,
         ...definedProperties({ pins, audit, toolOutputFolder: toolOutputFolderFor(options, env) }),
         hookContext: {
@@ -192,17 +202,17 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
         env,
         ...definedProperties({ onFlagged: notices.contentFlagged, onWarning: notices.warning }),
       });
-      const tools: JobTools = {
+      const jobTools: JobTools = {
         guard,
         hookOptions,
         close: async () => {
-          open.delete(tools);
+          open.delete(jobTools);
           await guard.close();
           await release();
         },
       };
-      open.add(tools);
-      return tools;
+      open.add(jobTools);
+      return jobTools;
     } catch (error) {
       await release();
       throw error;

@@ -54,9 +54,19 @@ export function skillsFor(context: {
       onWarning: context.onWarning,
     }),
   });
+  return { library, ...withSkillTool(pool, library) };
+}
+
+/**
+ * `host` with the `skill` tool of `library` added, and where the guard finds each tool (the jobs
+ * of a batch or a worker share one library over the shared servers' pool).
+ */
+export function withSkillTool(
+  host: ToolHost & { locate(exposedName: string): ToolLocation | undefined },
+  library: SkillLibrary,
+): Omit<RunnerSkills, 'library'> {
   return {
-    library,
-    host: new SkillToolHost({ inner: pool, library }),
-    locate: (name) => (name === SKILL_TOOL_NAME ? SKILL_TOOL_LOCATION : pool.locate(name)),
+    host: new SkillToolHost({ inner: host, library }),
+    locate: (name) => (name === SKILL_TOOL_NAME ? SKILL_TOOL_LOCATION : host.locate(name)),
   };
 }

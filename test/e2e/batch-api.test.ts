@@ -4,12 +4,12 @@
  * from job to job), and a job's `servers` narrows its tools. Real servers from npm, the real
  * Ollama client against the fake.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBatch, type BatchResult } from '../../src/index.js';
-import { startFakeOllama, textReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { isAlive, npmServer } from '../support/cli.js';
 import { liveChildren } from '../support/processes.js';
 import { memoryScript } from '../support/memory-script.js';
@@ -182,5 +182,38 @@ describe('runBatch', () => {
     );
     expect(result).toMatchObject({ status: 'ok', structured: { title: 'Batch' } });
     expect(ollama.chatRequests[0]?.format).toEqual(schema);
+  });
+
+  it("offers each job the host's skill tool over the user's skills", async () => {
+    folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
+    const config = join(folder, 'config-home');
+    await mkdir(join(config, 'mcphost', 'skills', 'notes'), { recursive: true });
+    await writeFile(
+      join(config, 'mcphost', 'skills', 'notes', 'SKILL.md'),
+      '---\nname: notes\ndescription: Takes notes\n---\nWrite NOTES-BLUE-3.\n',
+    );
+    // Each job loads the skill, then answers with what the tool gave back.
+    ollama = await startFakeOllama([], {
+      fallback: (request) =>
+        request.messages.some((message) => message.role === 'tool')
+          ? textReply(request.messages.at(-1)?.content ?? '')
+          : toolCallReply(['skill', { name: 'notes' }]),
+    });
+    const results = await collect(
+      runBatch([{ prompt: 'take notes' }, { prompt: 'take notes again' }], {
+        runner: {
+          model: 'ollama:mistral-small',
+          providerUrl: ollama.url,
+          homeDir: folder,
+          env: { XDG_CONFIG_HOME: config },
+          mcpServers: {},
+        },
+      }),
+    );
+    expect(results.map((result) => result.status)).toEqual(['ok', 'ok']);
+    for (const result of results) {
+      expect(result.answer).toContain('Write NOTES-BLUE-3.');
+      expect(result.toolCalls).toMatchObject([{ name: 'skill', isError: false }]);
+    }
   });
 });
