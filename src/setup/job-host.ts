@@ -33,7 +33,7 @@ import { ToolPinCheck } from '../safety/tool-pin-check.js';
 import { definedProperties } from '../util/defined-properties.js';
 import { builtinApprovalRules } from './builtin-servers.js';
 import { assembleRunner, type Assembly } from './create-runner.js';
-import { hostNotices, type HostNotices } from './host-event.js';
+import { hostNotices } from './host-event.js';
 import { createModel } from './model-choice.js';
 import { skillsFor, withSkillTool } from './skills.js';
 import type { CreateRunnerOptions } from './runner-options.js';
@@ -75,7 +75,6 @@ export interface JobHost {
   readonly safety: SafetyOptions;
   /** The servers started per job. */
   readonly perJobNames: readonly string[];
-  readonly notices: HostNotices;
   /** The provider of a model, made once (`what` names where the model came from, for errors). */
   provider(model: string, what: string): Promise<Provider>;
   openJob(request: JobToolsRequest): Promise<JobTools>;
@@ -90,8 +89,11 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
   const runEnv = { ...env, [JOB_DIR_VARIABLE]: runDir };
   let shared: Assembly;
   let perJobNames: string[];
+  // Every configured server, per-job ones too: their approval rules (a built-in `bash` asks),
+  // `toolChanges` and identity apply to the jobs' calls as to the shared servers'.
+  let servers: Readonly<Record<string, ServerDefinition>>;
   try {
-    const servers = await configuredServers(options, runEnv);
+    servers = await configuredServers(options, runEnv);
     perJobNames = Object.keys(servers).filter((name) => isPerJob(servers[name]));
     shared = await assembleRunner({
       ...options,
@@ -106,7 +108,11 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
   const { config } = shared;
   const homeDir = options.homeDir ?? homedir();
   const notices = hostNotices(options.onEvent);
-  const safety = withToolPins(mergeSafetyOptions(configSafety(config), options.safety ?? {}), homeDir, env);
+  const safety = withToolPins(
+    mergeSafetyOptions(configSafety({ ...config, servers }), options.safety ?? {}),
+    homeDir,
+    env,
+  );
   let audit: AuditSink | undefined;
   if (safety.auditLog !== undefined) {
     const { openAuditLog } = await import('../safety/audit-log.js');
@@ -114,7 +120,7 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
       ...definedProperties({ maxBytes: safety.auditLogMaxBytes }),
     });
   }
-  const identify = (server: string) => serverIdentity(shared.runner.pool, config.servers[server], server);
+  const identify = (server: string) => serverIdentity(shared.runner.pool, servers[server], server);
   const pins =
     safety.toolPins === undefined || safety.toolPins === false
       ? undefined
@@ -157,14 +163,14 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
       if (perJobNames.length > 0 && wantsPerJob) {
         jobDir = await mkdtemp(join(runDir, 'job-'));
         const jobEnv = { ...env, [JOB_DIR_VARIABLE]: jobDir };
-        const servers = await configuredServers(options, jobEnv);
+        const jobServers = await configuredServers(options, jobEnv);
         isolated = await assembleRunner({
           ...options,
           model: shared.modelString,
           env: jobEnv,
           interactive: false,
           servers: Object.fromEntries(
-            Object.entries(servers).filter(([, definition]) => isPerJob(definition)),
+            Object.entries(jobServers).filter(([, definition]) => isPerJob(definition)),
           ),
           builtin: [],
           // A job whose own servers all failed to start fails, rather than running without them.
@@ -187,7 +193,7 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
         host: tools.host,
         safety: {
           ...safety,
-          approval: [...builtinApprovalRules(config.servers), ...(safety.approval ?? [])],
+          approval: [...builtinApprovalRules(servers), ...(safety.approval ?? [])],
           approvalFallback: safety.approvalFallback ?? 'allow',
         },
         locate: (name) => tools.locate(name),
@@ -224,7 +230,6 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
     config,
     safety,
     perJobNames,
-    notices,
     provider(model, what) {
       let provider = providers.get(model);
       if (provider === undefined) {

@@ -8,6 +8,7 @@ import type { JobRuntime, JobTools } from '../jobs/workers/job-workflow.js';
 import { definedProperties } from '../util/defined-properties.js';
 import { startJobHost } from './job-host.js';
 import type { CreateRunnerOptions } from './runner-options.js';
+import { marksToolOutput, withUntrustedContentClause } from './safety-settings.js';
 
 export interface WorkerRuntime {
   readonly runtime: JobRuntime;
@@ -24,21 +25,22 @@ type WorkerRuntimeOptions = Pick<
 
 export async function assembleWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
   const host = await startJobHost(options, 'worker');
-  const { shared, config, perJobNames } = host;
+  const { shared, config, perJobNames, safety } = host;
   const { runner } = shared;
-  const anyServers = runner.servers.length > 0 || perJobNames.length > 0;
   const runtime: JobRuntime = {
     provider: (model) => host.provider(model, 'the job\'s "model"'),
     tools: async (job): Promise<JobTools> => {
       const tools = await host.openJob({ ...job, where: '"servers"' });
       return {
-        host: anyServers ? tools.guard : undefined,
+        // Always the guard: with no server it still carries the host's `skill` tool.
+        host: tools.guard,
         runnerOptions: tools.hookOptions,
         close: () => tools.close(),
       };
     },
+    systemPrompt: (own) => withUntrustedContentClause(own ?? runner.systemPrompt, safety),
+    markToolOutput: marksToolOutput(safety),
     ...definedProperties({
-      systemPrompt: runner.systemPrompt,
       maxSteps: options.maxSteps ?? config.maxSteps,
       context: config.context,
     }),

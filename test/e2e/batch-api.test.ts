@@ -216,4 +216,28 @@ describe('runBatch', () => {
       expect(result.toolCalls).toMatchObject([{ name: 'skill', isError: false }]);
     }
   });
+
+  it('keeps the ask rule of a built-in bash marked per-job: denied in a batch, and not run', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
+    const marker = join(folder, 'ran');
+    ollama = await startFakeOllama([], {
+      fallback: (request) =>
+        request.messages.some((message) => message.role === 'tool')
+          ? textReply(`told: ${request.messages.at(-1)?.content ?? ''}`)
+          : toolCallReply(['sh__run_command', { command: `touch ${marker}` }]),
+    });
+    const [result] = await collect(
+      runBatch([{ prompt: 'touch it' }], {
+        runner: {
+          model: 'ollama:mistral-small',
+          providerUrl: ollama.url,
+          homeDir: folder,
+          env: {},
+          mcpServers: { sh: { type: 'builtin', name: 'bash', isolation: 'per-job' } },
+        },
+      }),
+    );
+    expect(result?.answer).toContain("needs the user's approval");
+    await expect(readFile(marker)).rejects.toThrow();
+  });
 });

@@ -12,6 +12,7 @@ import { npmServer, temporaryHome, type TemporaryHome } from '../support/cli.js'
 import { startTestPostgres, type TestPostgres } from '../support/postgres.js';
 import { unwrapped } from '../support/untrusted.js';
 import { memoryScript } from '../support/memory-script.js';
+import { UNTRUSTED_CONTENT_CLAUSE } from '../../src/safety/untrusted-content.js';
 import { JOB_MODEL, jobs, resultsByKey, withWorker, workerHome } from '../support/workers.js';
 
 let postgres: TestPostgres;
@@ -69,6 +70,9 @@ describe('mcphost worker: what each job gets of its own', () => {
       },
     );
     expect(stopped.stderr).toContain('servers: memory (per job)');
+    // Each job's model was told that tool output is data, as in a batch or a -p run.
+    expect(fake.chatRequests[0]?.messages[0]).toMatchObject({ role: 'system' });
+    expect(fake.chatRequests[0]?.messages[0]?.content).toContain(UNTRUSTED_CONTENT_CLAUSE);
     // Within a job the per-job server keeps what it was told...
     expect(results.get('first')?.answer).toContain('"name": "alpha"');
     expect(results.get('third')?.answer).toContain('"name": "beta"');

@@ -28,8 +28,13 @@ export interface JobRuntime {
    * fresh). Throws a one-line error naming a server the worker does not have.
    */
   tools(job: { readonly servers?: readonly string[] | undefined; readonly model: string }): Promise<JobTools>;
-  /** The config's system prompt, for jobs without one of their own. */
-  readonly systemPrompt?: string;
+  /**
+   * The system prompt of a job: its own (`system`), else the config's, with the untrusted-content
+   * clause the worker's settings ask for (as in a batch).
+   */
+  systemPrompt(jobSystem: string | undefined): string | undefined;
+  /** Whether tool output reaches the model marked as data (the config's `untrustedContent`). */
+  readonly markToolOutput: boolean;
   /** Model calls per job. */
   readonly maxSteps?: number;
   /** The config's window and compaction settings. */
@@ -106,7 +111,7 @@ async function runWithTools(
   runtime: JobRuntime,
 ): Promise<RunResult> {
   const tools = jobTools.host === undefined ? undefined : new RecordedToolHost(jobTools.host, input.key);
-  const systemPrompt = input.job.system ?? runtime.systemPrompt;
+  const systemPrompt = runtime.systemPrompt(input.job.system);
   const runner = new Runner({
     provider,
     ...jobTools.runnerOptions,
@@ -115,7 +120,7 @@ async function runWithTools(
     ...optional('maxSteps', runtime.maxSteps),
     ...optional('context', runtime.context),
     ...optional('settings', runtime.settings),
-    markToolOutput: true,
+    markToolOutput: runtime.markToolOutput,
     // A durable sleep: a replay skips the waits between retries that already happened.
     sleep: (ms) => DBOS.sleepms(ms),
   });
