@@ -102,7 +102,8 @@ describe('mcphost batch: budgets and approval rules per job', () => {
     expect(sum?.toolCalls[0]?.error).toMatch(
       /^The call to everything__get-sum needs the user's approval \(the rule tool "everything__get-sum" → ask in .*\.mcp\.json\), and no one can be asked here, so it was not run\./,
     );
-    expect(sum?.answer).not.toContain('5');
+    // (Not the bare digit: the refusal names the config's path, a random folder that may hold a 5.)
+    expect(sum?.answer).not.toContain('is 5');
 
     // The same job with --approve-all: the ask rule lets it run.
     const approvedOut = join(folder, 'approved.jsonl');
@@ -110,6 +111,6 @@ describe('mcphost batch: budgets and approval rules per job', () => {
     expect(approved.code, approved.stderr).toBe(0);
     const sumApproved = (await resultsById(approvedOut)).get('sum');
     expect(sumApproved?.toolCalls).toMatchObject([{ name: 'everything__get-sum', isError: false }]);
-    expect(sumApproved?.answer).toContain('5');
+    expect(sumApproved?.answer).toContain('is 5');
   });
 });
