@@ -207,6 +207,9 @@ export class ServerConnection {
   }
 
   /** Ends the server (its whole process tree). Idempotent. */
+  /** The close of a session that ended by itself (its process group being ended). */
+  #ending: Promise<void> = Promise.resolve();
+
   async close(): Promise<void> {
     // Spawned for a start that never came (the pool closed at once): nothing else will end it.
     this.#spawnedProcess?.killGroupSync();
@@ -225,6 +228,7 @@ export class ServerConnection {
       case 'down':
       case 'failed':
       case 'closed':
+        await this.#ending;
         return;
       default: {
         const unreachable: never = state;
@@ -346,8 +350,8 @@ export class ServerConnection {
     const { session } = state;
     this.#lastStderrTail = session.process?.stderrTail() ?? [];
     this.#recordFailure(`stopped unexpectedly (${reason ?? describeSessionEnd(session)})`, false);
-    // Its process group may still hold children: make sure they go too.
-    void closeServerSession(session);
+    // Its process group may still hold children: make sure they go too (close() waits for it).
+    this.#ending = closeServerSession(session);
   }
 
   /** Counts a failure, moves to `down` or `failed`, and tells the user once. */
