@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, textAnswer, type RecordedAnthropicRequest } from '../fakes/anthropic-server.js';
 import { startFakeOpenAI, type FakeOpenAIReply, type RecordedOpenAIRequest } from '../fakes/openai-server.js';
-import { npmServerConfig, runCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { npmServerConfig, runCli, startCli, temporaryHome, type TemporaryHome } from '../support/cli.js';
 
 let home: TemporaryHome;
 let notes: string;
@@ -312,6 +312,48 @@ describe('agents as Markdown files, and mcphost agents list', () => {
       expect(JSON.stringify(request?.body.messages)).toContain('You review notes.');
     } finally {
       await openai.close();
+    }
+  }, 90_000);
+});
+
+describe('Ctrl-C with agents running', () => {
+  it('cancels the children: the run ends as interrupted, each child not completed', async () => {
+    await writeConfig();
+    const anthropic = await startFakeAnthropic([
+      { type: 'answer', content: [delegate('toolu_a', 'Task A'), delegate('toolu_b', 'Task B')] },
+      textAnswer('never reached'),
+    ]);
+    // Both children's model calls stream a little and then never finish.
+    const openai = await startFakeOpenAI(() => ({ type: 'stall', text: 'thinking…' }));
+    try {
+      const running = startCli(
+        ['-m', 'anthropic:claude-sonnet-4-5', '-p', 'two tasks', '--output-format', 'stream-json'],
+        home.path,
+        { env: env(anthropic.url, openai.url), timeoutMs: 60_000 },
+      );
+      running.child.stdin.end();
+      await running.waitForStdout(
+        (stdout) => (stdout.match(/"type":"agent".*"type":"step-start"/g) ?? []).length >= 2,
+      );
+      // Both children have sent their model call: now Ctrl-C.
+      for (let waited = 0; openai.requests.length < 2 && waited < 100; waited++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(openai.requests).toHaveLength(2);
+      const interruptedAt = Date.now();
+      running.child.kill('SIGINT');
+      const run = await running.done;
+      expect(Date.now() - interruptedAt).toBeLessThan(10_000);
+      expect(run.code).toBe(130);
+      const result = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+      expect(result).toMatchObject({ type: 'result', ok: false, stopReason: 'interrupted' });
+      const agents = result.agents as Array<Record<string, unknown>>;
+      expect(agents.map((agent) => agent.toolCallId).sort()).toEqual(['toolu_a', 'toolu_b']);
+      expect(agents.every((agent) => agent.completed === false)).toBe(true);
+      // The parent never got to send the children's results to its model.
+      expect(anthropic.requests).toHaveLength(1);
+    } finally {
+      await Promise.all([anthropic.close(), openai.close()]);
     }
   }, 90_000);
 });
