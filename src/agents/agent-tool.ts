@@ -31,7 +31,9 @@ export function agentToolSpec(agents: readonly AgentDefinition[]): ToolSpec {
   const listed = agents.map((agent) => {
     const description = agent.description.replace(/\s+/g, ' ').trim();
     const preview =
-      description.length > DESCRIPTION_PREVIEW ? `${description.slice(0, DESCRIPTION_PREVIEW)}…` : description;
+      description.length > DESCRIPTION_PREVIEW
+        ? `${description.slice(0, DESCRIPTION_PREVIEW)}…`
+        : description;
     return `- ${agent.name}: ${preview}`;
   });
   return {
@@ -46,7 +48,11 @@ export function agentToolSpec(agents: readonly AgentDefinition[]): ToolSpec {
     inputSchema: {
       type: 'object',
       properties: {
-        agent: { type: 'string', enum: agents.map((agent) => agent.name), description: 'The agent, as listed.' },
+        agent: {
+          type: 'string',
+          enum: agents.map((agent) => agent.name),
+          description: 'The agent, as listed.',
+        },
         task: { type: 'string', description: 'The task, complete in itself: the agent sees nothing else.' },
       },
       required: ['agent', 'task'],

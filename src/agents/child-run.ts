@@ -26,7 +26,9 @@ export interface AgentRuntime {
   /** The server behind an exposed tool name (for an agent's `servers`). */
   readonly serverOf: (exposedName: string) => string | undefined;
   /** The provider of `provider:model`; `undefined`: the parent's model. */
-  readonly modelFor: (model: string | undefined) => Promise<{ readonly provider: Provider; readonly model: string }>;
+  readonly modelFor: (
+    model: string | undefined,
+  ) => Promise<{ readonly provider: Provider; readonly model: string }>;
   /** The Runner options a child of this agent gets besides its provider and tools. */
   readonly childOptions: (definition: AgentDefinition) => Omit<RunnerOptions, 'provider' | 'tools'>;
   /** Agent calls of one step that run at once (the rest wait their turn). */
@@ -138,7 +140,8 @@ export async function runChild(child: ChildCall): Promise<ToolResultBlock> {
   let runner: Runner | undefined;
   // The agent's own token budget aborts its run; the parent's signal does too.
   const overBudget = new AbortController();
-  const signal = child.signal === undefined ? overBudget.signal : AbortSignal.any([child.signal, overBudget.signal]);
+  const signal =
+    child.signal === undefined ? overBudget.signal : AbortSignal.any([child.signal, overBudget.signal]);
   const maxTokens = definition.budgets?.maxTokens;
   const end = (outcome: AgentRun['outcome'], error?: string) =>
     runtime.onRun?.({

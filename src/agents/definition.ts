@@ -95,7 +95,12 @@ export interface AgentDefinition {
 
 /** The definition of a checked entry. */
 export function agentDefinition(name: string, entry: AgentEntry, source: AgentSource): AgentDefinition {
-  const mayCall = entry.agents === undefined || entry.agents === false ? 'none' : entry.agents === true ? 'all' : entry.agents;
+  const mayCall =
+    entry.agents === undefined || entry.agents === false
+      ? 'none'
+      : entry.agents === true
+        ? 'all'
+        : entry.agents;
   const model = entry.model === 'inherit' ? undefined : entry.model;
   const systemPrompt = entry.systemPrompt?.trim();
   return {

@@ -35,7 +35,12 @@ export function agentProgressLine(event: AgentEvent, style: AgentLineStyle = PLA
     .join('\n');
 }
 
-function shownLine(child: RunnerEvent, style: AgentLineStyle, model: string, who: string): string | undefined {
+function shownLine(
+  child: RunnerEvent,
+  style: AgentLineStyle,
+  model: string,
+  who: string,
+): string | undefined {
   switch (child.type) {
     case 'step-start':
       return child.step === 1 ? style.dim(`⤷ ${who} (${oneLine(model)}) working`) : undefined;
@@ -44,7 +49,9 @@ function shownLine(child: RunnerEvent, style: AgentLineStyle, model: string, who
     case 'tool-result':
       return `[${who}]   ${style.result(child.record)}`;
     case 'done':
-      return style.dim(`⤶ ${who} (${oneLine(model)}) done: ${stepsAndTokens(child.result.steps, child.result.usage)}`);
+      return style.dim(
+        `⤶ ${who} (${oneLine(model)}) done: ${stepsAndTokens(child.result.steps, child.result.usage)}`,
+      );
     case 'retry':
       return style.dim(`[${who}] ⟳ ${oneLine(child.error.message)} (retry ${child.attempt})`);
     case 'text-delta':

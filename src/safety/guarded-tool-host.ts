@@ -195,9 +195,17 @@ export class GuardedToolHost implements ToolHost {
     };
   }
 
-  #track(call: ToolCallBlock, signal: AbortSignal | undefined, agent: string | undefined): Promise<ToolResultBlock> {
+  #track(
+    call: ToolCallBlock,
+    signal: AbortSignal | undefined,
+    agent: string | undefined,
+  ): Promise<ToolResultBlock> {
     const closing = this.#closing.signal;
-    const pending = this.#call(call, signal === undefined ? closing : AbortSignal.any([closing, signal]), agent);
+    const pending = this.#call(
+      call,
+      signal === undefined ? closing : AbortSignal.any([closing, signal]),
+      agent,
+    );
     // Tracked so close() can wait for the last audit entries.
     this.#inFlight.add(pending);
     void pending.finally(() => this.#inFlight.delete(pending));

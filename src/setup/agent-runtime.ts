@@ -88,7 +88,11 @@ export function agentRuntime(context: AgentRuntimeContext): {
  * The main run's tool host: the guard, with the agent tool when there are agents; for `--agent
  * NAME`, that agent's tools of the guard (its calls audited under its name) and the agents it may call.
  */
-export function mainToolHost(runtime: AgentRuntime, guard: ToolHost, direct: AgentDefinition | undefined): ToolHost {
+export function mainToolHost(
+  runtime: AgentRuntime,
+  guard: ToolHost,
+  direct: AgentDefinition | undefined,
+): ToolHost {
   if (direct === undefined) {
     if (runtime.agents.size === 0) return guard;
     return new AgentToolHost({ inner: guard, runtime, level: { depth: 0, mayCall: 'all' } });

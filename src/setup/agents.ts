@@ -6,11 +6,7 @@
 import { dirname, join } from 'node:path';
 import type { LoadedConfig } from '../../config/index.js';
 import { readAgentFolder, firstIssue } from '../agents/agent-files.js';
-import {
-  agentDefinition,
-  agentsSchema,
-  type AgentDefinition,
-} from '../agents/definition.js';
+import { agentDefinition, agentsSchema, type AgentDefinition } from '../agents/definition.js';
 import { ConfigError } from '../core/errors.js';
 import { mcphostFolder } from '../util/user-folders.js';
 

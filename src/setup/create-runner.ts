@@ -98,8 +98,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       : direct?.model !== undefined
         ? `agent ${direct.name}: model`
         : config.model !== undefined
-        ? `${config.path ?? 'config'}: model`
-        : `the default model ${modelString} (no -m, no "model" in the config)`;
+          ? `${config.path ?? 'config'}: model`
+          : `the default model ${modelString} (no -m, no "model" in the config)`;
   // One queue per runner: tool approvals and server questions are asked one at a time.
   const questionQueue = new QuestionQueue();
   const serverLogs = new ServerLogBook();

@@ -99,7 +99,14 @@ describe('mcphost with named agents', () => {
     ]);
     try {
       const run = await runCli(
-        ['-m', 'anthropic:claude-sonnet-4-5', '-p', 'SECRET-PARENT-PROMPT: ask the researcher', '--output-format', 'json'],
+        [
+          '-m',
+          'anthropic:claude-sonnet-4-5',
+          '-p',
+          'SECRET-PARENT-PROMPT: ask the researcher',
+          '--output-format',
+          'json',
+        ],
         home.path,
         { env: env(anthropic.url, openai.url), timeoutMs: 60_000 },
       );
@@ -121,7 +128,9 @@ describe('mcphost with named agents', () => {
         }),
       ]);
       // The parent was offered the agent tool beside every server's tools.
-      const parentTools = (anthropic.requests[0]?.body as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
+      const parentTools = (anthropic.requests[0]?.body as { tools: Array<{ name: string }> }).tools.map(
+        (tool) => tool.name,
+      );
       expect(parentTools).toContain('agent');
       expect(parentTools).toContain('filesystem__read_text_file');
       // The child: only the memory server's tools, no agent tool, and only its task.
@@ -139,7 +148,10 @@ describe('mcphost with named agents', () => {
       expect(toolResult?.is_error).not.toBe(true);
       expect(resultText(toolResult!)).toContain('The graph is empty.');
       // The child's call went through the guard and its audit line names the agent.
-      const lines = (await readFile(auditLog, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = (await readFile(auditLog, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
       const childLine = lines.find((line) => line.exposedName === 'memory__read_graph');
       expect(childLine).toMatchObject({ agent: 'researcher', decision: 'allowed', outcome: 'ok' });
     } finally {
@@ -209,7 +221,10 @@ describe('mcphost with named agents', () => {
     await writeConfig({ budgets: { session: { maxCalls: 1 } } });
     const anthropic = await startFakeAnthropic([
       // The parent's own call uses the one call the session allows…
-      { type: 'answer', content: [{ type: 'tool_use', id: 'toolu_0', name: 'memory__read_graph', input: {} }] },
+      {
+        type: 'answer',
+        content: [{ type: 'tool_use', id: 'toolu_0', name: 'memory__read_graph', input: {} }],
+      },
       { type: 'answer', content: [delegate('toolu_1', 'Read the graph')] },
       textAnswer('done'),
     ]);
@@ -221,9 +236,9 @@ describe('mcphost with named agents', () => {
         timeoutMs: 60_000,
       });
       expect(run.code).toBe(0);
-      const toolMessage = (openai.requests[1]?.body.messages as Array<{ role: string; content: unknown }>).find(
-        (message) => message.role === 'tool',
-      );
+      const toolMessage = (
+        openai.requests[1]?.body.messages as Array<{ role: string; content: unknown }>
+      ).find((message) => message.role === 'tool');
       expect(JSON.stringify(toolMessage?.content)).toContain('maxCalls');
       expect(JSON.stringify(toolMessage?.content)).toContain('the session budget');
     } finally {
@@ -289,7 +304,9 @@ describe('agents as Markdown files, and mcphost agents list', () => {
       timeoutMs: 30_000,
     });
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe(`mcphost: ${bad}: maxSteps: Invalid input: expected number, received string`);
+    expect(run.stderr.trim()).toBe(
+      `mcphost: ${bad}: maxSteps: Invalid input: expected number, received string`,
+    );
     await writeFile(bad, '');
     await import('node:fs/promises').then(({ rm }) => rm(bad));
   }, 90_000);
@@ -308,7 +325,11 @@ describe('agents as Markdown files, and mcphost agents list', () => {
       const offered = openaiToolNames(request!);
       expect(offered).toContain('filesystem__list_directory');
       expect(offered).toContain('filesystem__read_text_file');
-      expect(offered.every((name) => name.startsWith('filesystem__read_') || name === 'filesystem__list_directory')).toBe(true);
+      expect(
+        offered.every(
+          (name) => name.startsWith('filesystem__read_') || name === 'filesystem__list_directory',
+        ),
+      ).toBe(true);
       expect(JSON.stringify(request?.body.messages)).toContain('You review notes.');
     } finally {
       await openai.close();

@@ -43,7 +43,8 @@ function runtimeOf(
       if (provider === undefined) throw new Error(`no provider ${key}`);
       return { provider, model: model ?? 'scripted:parent' };
     },
-    childOptions: (definition) => (definition.systemPrompt === undefined ? {} : { systemPrompt: definition.systemPrompt }),
+    childOptions: (definition) =>
+      definition.systemPrompt === undefined ? {} : { systemPrompt: definition.systemPrompt },
     maxParallel: 4,
     onRun: (run) => runs.push(run),
     ...extra,
@@ -62,7 +63,11 @@ describe('the agent tool', () => {
       { name: 'other', model: 'small' },
     );
     const host = new FakeToolHost(TOOLS);
-    const researcher = agent('researcher', { model: 'other:small', servers: ['memory'], systemPrompt: 'Research.' });
+    const researcher = agent('researcher', {
+      model: 'other:small',
+      servers: ['memory'],
+      systemPrompt: 'Research.',
+    });
     const runtime = runtimeOf([researcher], host, { 'other:small': child });
     const parent = new ScriptedProvider([
       toolReply({ id: 'p1', name: 'agent', input: { agent: 'researcher', task: 'look it up' } }),
@@ -84,34 +89,55 @@ describe('the agent tool', () => {
     // The child: only memory's tools, no agent tool (depth 1 without `agents`), only its task.
     expect(child.requests[0]?.tools.map((tool) => tool.name)).toEqual(['memory__read_graph']);
     expect(child.requests[0]?.system).toBe('Research.');
-    expect(child.requests[0]?.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'look it up' }] }]);
+    expect(child.requests[0]?.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'look it up' }] },
+    ]);
     expect(JSON.stringify(child.requests)).not.toContain('PARENT SECRET');
     // The child's calls went to the guard's view for its name.
     expect(runtime.hostsFor).toEqual(['researcher']);
     expect(host.calls.map((call) => call.name)).toEqual(['memory__read_graph']);
     // Its answer is the tool result.
     const toolMessage = result.messages.find((message) => message.role === 'tool');
-    expect(toolMessage?.content[0]).toMatchObject({ toolCallId: 'p1', isError: false, content: [{ text: 'child answer' }] });
+    expect(toolMessage?.content[0]).toMatchObject({
+      toolCallId: 'p1',
+      isError: false,
+      content: [{ text: 'child answer' }],
+    });
     // Its events reached the parent's listener, tagged with the agent, the model and the call id.
     const wrapped = events.filter((event) => event.type === 'agent-event');
     expect(wrapped.map((event) => event.event.type)).toContain('tool-call');
-    expect(wrapped.every((event) => event.agent === 'researcher' && event.toolCallId === 'p1' && event.model === 'other:small')).toBe(true);
+    expect(
+      wrapped.every(
+        (event) => event.agent === 'researcher' && event.toolCallId === 'p1' && event.model === 'other:small',
+      ),
+    ).toBe(true);
     expect(wrapped.at(-1)?.event.type).toBe('done');
     // The run is recorded with its transcript and usage.
     expect(runtime.runs).toHaveLength(1);
-    expect(runtime.runs[0]).toMatchObject({ agent: 'researcher', outcome: 'completed', steps: 2, usage: { inputTokens: 30, outputTokens: 12 } });
+    expect(runtime.runs[0]).toMatchObject({
+      agent: 'researcher',
+      outcome: 'completed',
+      steps: 2,
+      usage: { inputTokens: 30, outputTokens: 12 },
+    });
     expect(runtime.runs[0]?.messages).toHaveLength(4);
   });
 
   it('a tool the agent may not use is refused even if called', async () => {
-    const child = new ScriptedProvider([toolReply({ id: 'c1', name: 'filesystem__write_file', input: {} }), textReply('ok')]);
+    const child = new ScriptedProvider([
+      toolReply({ id: 'c1', name: 'filesystem__write_file', input: {} }),
+      textReply('ok'),
+    ]);
     const host = new FakeToolHost(TOOLS);
     const runtime = runtimeOf([agent('reader', { tools: ['memory__*'] })], host, { parent: child });
     const parent = new ScriptedProvider([
       toolReply({ id: 'p1', name: 'agent', input: { agent: 'reader', task: 'write' } }),
       textReply('done'),
     ]);
-    await new Runner({ provider: parent, tools: new AgentToolHost({ inner: host, runtime, level: { depth: 0, mayCall: 'all' } }) }).run('go');
+    await new Runner({
+      provider: parent,
+      tools: new AgentToolHost({ inner: host, runtime, level: { depth: 0, mayCall: 'all' } }),
+    }).run('go');
     expect(host.calls).toEqual([]);
     const childResult = child.requests[1]?.messages.find((message) => message.role === 'tool');
     expect(JSON.stringify(childResult)).toContain('Unknown tool');
@@ -120,7 +146,10 @@ describe('the agent tool', () => {
   it('maxParallel bounds the agent calls of one step', async () => {
     let running = 0;
     let most = 0;
-    const slowReply: ScriptedReply = () => [{ type: 'text-delta', text: 'x' }, { type: 'finish', reason: 'stop' }];
+    const slowReply: ScriptedReply = () => [
+      { type: 'text-delta', text: 'x' },
+      { type: 'finish', reason: 'stop' },
+    ];
     const host = new FakeToolHost({
       memory__slow: async () => {
         running += 1;
@@ -186,10 +215,12 @@ describe('the agent tool', () => {
     expect(seen[1]).toContain('agent'); // lead may call helper
     expect(seen[2]).not.toContain('agent'); // helper may call no one
     // The grandchild's events come wrapped twice.
-    const nested = events.find(
-      (event) => event.type === 'agent-event' && event.event.type === 'agent-event',
-    );
-    expect(nested).toMatchObject({ agent: 'lead', toolCallId: 'p1', event: { agent: 'helper', toolCallId: 'l1' } });
+    const nested = events.find((event) => event.type === 'agent-event' && event.event.type === 'agent-event');
+    expect(nested).toMatchObject({
+      agent: 'lead',
+      toolCallId: 'p1',
+      event: { agent: 'helper', toolCallId: 'l1' },
+    });
   });
 
   it("a child's failure and a structured answer come back as tool results", async () => {
@@ -214,7 +245,10 @@ describe('the agent tool', () => {
     }).run('go');
     expect(result.text).toBe('carried on');
     const [x, y, z] = result.toolCalls.map((record) => record.result);
-    expect(x).toMatchObject({ isError: true, content: [{ text: 'The agent "broken" failed: no provider gone:model' }] });
+    expect(x).toMatchObject({
+      isError: true,
+      content: [{ text: 'The agent "broken" failed: no provider gone:model' }],
+    });
     expect(y).toMatchObject({ isError: false, content: [{ text: '{"count":3}' }] });
     expect(z?.isError).toBe(true);
     expect(z?.content[0]).toMatchObject({ text: expect.stringContaining('There is no agent "nobody"') });
@@ -229,9 +263,14 @@ describe('the agent tool', () => {
           signal?.addEventListener('abort', () => resolve('stopped'));
         }),
     });
-    const child = new ScriptedProvider([toolReply({ id: 'c', name: 'memory__wait', input: {} }), textReply('never')]);
+    const child = new ScriptedProvider([
+      toolReply({ id: 'c', name: 'memory__wait', input: {} }),
+      textReply('never'),
+    ]);
     const runtime = runtimeOf([agent('waiter', {})], host, { parent: child });
-    const parent = new ScriptedProvider([toolReply({ id: 'p', name: 'agent', input: { agent: 'waiter', task: 't' } })]);
+    const parent = new ScriptedProvider([
+      toolReply({ id: 'p', name: 'agent', input: { agent: 'waiter', task: 't' } }),
+    ]);
     await expect(
       new Runner({
         provider: parent,
@@ -244,7 +283,7 @@ describe('the agent tool', () => {
 });
 
 describe('agent definitions', () => {
-  it("reads a Claude Code style file: name, description, comma-separated tools, the body as prompt", async () => {
+  it('reads a Claude Code style file: name, description, comma-separated tools, the body as prompt', async () => {
     const parsed = await parseAgentFile(
       '---\nname: reviewer\ndescription: Reviews.\ntools: a__b, c__*\nmodel: inherit\ncolor: red\n---\nBe strict.\n',
       '/x/reviewer.md',

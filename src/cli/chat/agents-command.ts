@@ -27,7 +27,9 @@ export function listAgentRuns(runs: readonly AgentRun[], style: Style): string {
     lines.push(
       `  ${'  '.repeat(run.depth - 1)}${style.bold(run.agent)}  ${style.dim(`${run.model} · ${run.outcome} · ${run.steps} steps · ${tokens.toLocaleString('en-US')} tokens`)}`,
     );
-    lines.push(`  ${'  '.repeat(run.depth - 1)}    ${task.length > TASK_PREVIEW ? `${task.slice(0, TASK_PREVIEW)}…` : task}`);
+    lines.push(
+      `  ${'  '.repeat(run.depth - 1)}    ${task.length > TASK_PREVIEW ? `${task.slice(0, TASK_PREVIEW)}…` : task}`,
+    );
     if (run.error !== undefined && run.outcome === 'failed') {
       lines.push(`  ${'  '.repeat(run.depth - 1)}    ${style.dim(stripControlCharacters(run.error))}`);
     }

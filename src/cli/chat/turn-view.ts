@@ -150,7 +150,8 @@ export class TurnView {
         const { event: child } = unwrapAgentEvent(event);
         if (child.type === 'step-finish') this.#options.usage.addModelCall(child.usage);
         const line = agentProgressLine(event, {
-          call: (call) => toolCallLine(call, this.#options.origins.get(call.name), this.#style, this.#columns),
+          call: (call) =>
+            toolCallLine(call, this.#options.origins.get(call.name), this.#style, this.#columns),
           result: (record) => toolResultLines(record, this.#style, this.#columns).trimStart(),
           dim: (text) => this.#style.dim(text),
         });

@@ -10,7 +10,10 @@ import { loadAgentCatalog } from '../../setup/agents.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import type { CliIO } from '../io.js';
 
-export async function runAgentsList(context: { readonly io: CliIO; readonly configPath?: string }): Promise<ExitCodeValue> {
+export async function runAgentsList(context: {
+  readonly io: CliIO;
+  readonly configPath?: string;
+}): Promise<ExitCodeValue> {
   const { io } = context;
   const config = await loadConfig({
     ...(context.configPath === undefined ? {} : { configPath: resolve(io.cwd, context.configPath) }),
@@ -22,7 +25,9 @@ export async function runAgentsList(context: { readonly io: CliIO; readonly conf
   for (const problem of catalog.problems) io.stderr.write(`${problem}\n`);
   const agents = [...catalog.agents.values()];
   if (agents.length === 0) {
-    io.stdout.write('No agents defined (the config\'s "agents", or Markdown files in ~/.config/mcphost/agents/).\n');
+    io.stdout.write(
+      'No agents defined (the config\'s "agents", or Markdown files in ~/.config/mcphost/agents/).\n',
+    );
   }
   for (const agent of agents) io.stdout.write(`${describeAgent(agent)}\n`);
   return catalog.problems.length === 0 ? ExitCode.ok : ExitCode.usage;
@@ -35,7 +40,11 @@ export function describeAgent(agent: AgentDefinition): string {
     ...(agent.tools === undefined ? [] : [`tools ${agent.tools.join(', ')}`]),
   ];
   const calls =
-    agent.mayCall === 'none' ? 'no agents' : agent.mayCall === 'all' ? 'every agent' : agent.mayCall.join(', ');
+    agent.mayCall === 'none'
+      ? 'no agents'
+      : agent.mayCall === 'all'
+        ? 'every agent'
+        : agent.mayCall.join(', ');
   const limits = [
     ...(agent.maxSteps === undefined ? [] : [`maxSteps ${agent.maxSteps}`]),
     ...(agent.budgets?.maxCalls === undefined ? [] : [`maxCalls ${agent.budgets.maxCalls}`]),

@@ -63,7 +63,11 @@ export interface JsonAgentStreamEvent {
 }
 
 /** The innermost event of a (possibly nested) agent event, its agent and its depth. */
-export function unwrapAgentEvent(event: AgentEvent): { inner: AgentEvent; depth: number; event: RunnerEvent } {
+export function unwrapAgentEvent(event: AgentEvent): {
+  inner: AgentEvent;
+  depth: number;
+  event: RunnerEvent;
+} {
   let inner = event;
   let depth = 1;
   while (inner.event.type === 'agent-event') {
@@ -128,17 +132,31 @@ function add(total: JsonAgentRun['usage'], usage: Usage): JsonAgentRun['usage'] 
  */
 export function jsonAgentEvent(event: AgentEvent): JsonAgentStreamEvent | undefined {
   const { inner, depth, event: child } = unwrapAgentEvent(event);
-  const tag = { type: 'agent' as const, agent: inner.agent, model: inner.model, parentToolCallId: inner.toolCallId, depth };
+  const tag = {
+    type: 'agent' as const,
+    agent: inner.agent,
+    model: inner.model,
+    parentToolCallId: inner.toolCallId,
+    depth,
+  };
   switch (child.type) {
     case 'step-start':
       return { ...tag, event: { type: 'step-start', step: child.step } };
     case 'step-finish':
       return {
         ...tag,
-        event: { type: 'step-finish', step: child.step, finishReason: child.finishReason, ...definedProperties({ usage: child.usage }) },
+        event: {
+          type: 'step-finish',
+          step: child.step,
+          finishReason: child.finishReason,
+          ...definedProperties({ usage: child.usage }),
+        },
       };
     case 'tool-call':
-      return { ...tag, event: { type: 'tool-call', id: child.call.id, name: child.call.name, arguments: child.call.input } };
+      return {
+        ...tag,
+        event: { type: 'tool-call', id: child.call.id, name: child.call.name, arguments: child.call.input },
+      };
     case 'tool-result':
       return {
         ...tag,
@@ -154,10 +172,23 @@ export function jsonAgentEvent(event: AgentEvent): JsonAgentStreamEvent | undefi
     case 'done':
       return {
         ...tag,
-        event: { type: 'done', text: child.result.text, steps: child.result.steps, usage: child.result.usage },
+        event: {
+          type: 'done',
+          text: child.result.text,
+          steps: child.result.steps,
+          usage: child.result.usage,
+        },
       };
     case 'retry':
-      return { ...tag, event: { type: 'retry', attempt: child.attempt, delayMs: Math.round(child.delayMs), message: child.error.message } };
+      return {
+        ...tag,
+        event: {
+          type: 'retry',
+          attempt: child.attempt,
+          delayMs: Math.round(child.delayMs),
+          message: child.error.message,
+        },
+      };
     case 'text-delta':
     case 'compaction':
     case 'tool-mode':
