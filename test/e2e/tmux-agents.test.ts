@@ -11,6 +11,7 @@ import { textReply, toolCallReply, type FakeChatRequest } from '../fakes/ollama-
 import { npmServerConfig } from '../support/cli.js';
 import { useChatTerminal } from '../support/chat-terminal.js';
 import { tmuxAvailable } from '../support/tmux.js';
+import { unwrapped } from '../support/untrusted.js';
 
 const hasTmux = tmuxAvailable();
 if (!hasTmux) console.warn('tmux is not installed: skipping the terminal agent tests (apt-get install tmux)');
@@ -42,7 +43,7 @@ beforeEach(async () => {
       if (offers(request, 'agent')) {
         // The parent: hand the task over, then report what the agent said.
         return last?.role === 'tool'
-          ? textReply(`parent saw: ${last.content.replace(/\s+/g, ' ').slice(0, 80)}`)
+          ? textReply(`parent saw: ${unwrapped(last.content).replace(/\s+/g, ' ').slice(0, 80)}`)
           : toolCallReply(['agent', { agent: 'writer', task: `write hello to ${target}` }]);
       }
       // The child: write the file, then answer.
