@@ -78,7 +78,8 @@ describe('agents in the library', () => {
       messages: Array<{ role: string; content: string }>;
       tools: Array<{ function: { name: string } }>;
     };
-    expect(body.messages[0]).toEqual({ role: 'system', content: expect.stringContaining('You help.') });
+    expect(body.messages[0]?.role).toBe('system');
+    expect(body.messages[0]?.content).toContain('You help.');
     expect(body.tools.every((tool) => tool.function.name.startsWith('memory__'))).toBe(true);
 
     await expect(
