@@ -2,6 +2,7 @@
  * From plain data (a parsed file, or `mcpServers` a program passes in) to a checked, typed config.
  * Pure: the environment is a parameter, and nothing is read or started here.
  */
+import { agentDefinition, type AgentDefinition } from '../src/agents/definition.js';
 import type { ServerDefinition } from '../src/mcp/definition.js';
 import type { SafetyOptions } from '../src/safety/options.js';
 import type { ToolChangePolicy } from '../src/safety/tool-pins.js';
@@ -80,6 +81,10 @@ export interface ParsedConfig extends ConfigSafetySettings {
   readonly toolChanges?: ToolChangePolicy;
   /** Durable workers' settings: the jobs database (home config or `--config` only). */
   readonly jobs?: { readonly database?: string };
+  /** Named agents (docs/agents.md), each noting the file that defined it. */
+  readonly agents?: readonly AgentDefinition[];
+  /** Agent calls of one step that run at once. */
+  readonly maxParallelAgents?: number;
 }
 
 /**
@@ -194,6 +199,13 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
       sessionPersistence: settings.sessionPersistence,
       toolChanges: settings.toolChanges,
       jobs: settings.jobs,
+      agents:
+        settings.agents === undefined
+          ? undefined
+          : Object.entries(settings.agents).map(([name, entry]) =>
+              agentDefinition(name, entry, { kind: 'config', path: source }),
+            ),
+      maxParallelAgents: settings.maxParallelAgents,
     }),
   };
 }

@@ -132,6 +132,17 @@ export function mergeProjectConfig(
       toolChanges: home.toolChanges,
       maxToolResultBytes,
       context,
+      // A project's agent replaces the home config's of the same name.
+      agents:
+        home.agents === undefined && project.agents === undefined
+          ? undefined
+          : [
+              ...(home.agents ?? []).filter(
+                (agent) => !(project.agents ?? []).some((other) => other.name === agent.name),
+              ),
+              ...(project.agents ?? []),
+            ],
+      maxParallelAgents: project.maxParallelAgents ?? home.maxParallelAgents,
     }),
   };
 }

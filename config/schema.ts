@@ -20,6 +20,7 @@ import {
 } from './safety-schema.js';
 import { sandboxOptionSchema } from '../src/safety/sandbox-settings.js';
 import { TOOL_CHANGE_POLICIES, type ToolChangePolicy } from '../src/safety/tool-pins.js';
+import { agentsSchema } from '../src/agents/definition.js';
 
 /** What a changed tool definition is met with: `warn`, `ask` or `block` (docs/safety.md). */
 const toolChangesSchema = z.enum(TOOL_CHANGE_POLICIES as [ToolChangePolicy, ...ToolChangePolicy[]]);
@@ -100,6 +101,10 @@ export const settingsShape = {
       })
       .exactOptional(),
   }),
+  /** Named agents the model may hand tasks to (docs/agents.md). */
+  agents: agentsSchema,
+  /** Agent calls of one step that run at once (default 4). */
+  maxParallelAgents: positiveInteger,
 } as const;
 
 /** The name of a top-level setting. */

@@ -23,6 +23,9 @@ export {
 export { McpRunner } from './setup/mcp-runner.js';
 export type { HostEvent, HostEventListener, HostEventType } from './setup/host-event.js';
 export type { RunResult, RunnerEvent, StopReason, ToolCallRecord } from './core/events.js';
+export type { AgentEvent } from './core/events.js';
+export type { AgentRun } from './agents/child-run.js';
+export type { AgentDefinition, AgentEntry } from './agents/definition.js';
 export type {
   AssistantContent,
   AssistantMessage,

@@ -3,7 +3,7 @@
  * `mcp add|add-json|list|get|remove`, `auth login|status|logout`, `models list|pull|rm`, and `completion`. Parsing only decides what to run; nothing
  * heavy is imported here, and `main` imports the one module the command needs afterwards.
  */
-import yargs, { type Argv } from 'yargs';
+import yargs, { type Argv, type CommandModule } from 'yargs';
 import { ConfigError } from '../core/errors.js';
 import { optional } from '../util/optional.js';
 import { CHAT_FLAGS, toCliOptions, type CliOptions, type ParsedValues } from './command-line/flags.js';
@@ -36,6 +36,7 @@ export type ParsedArguments =
   | { readonly kind: 'mcp'; readonly command: McpCommand; readonly configPath?: string }
   | { readonly kind: 'auth'; readonly command: AuthCommand; readonly configPath?: string }
   | { readonly kind: 'models'; readonly command: ModelsCommand }
+  | { readonly kind: 'agents-list'; readonly configPath?: string }
   | { readonly kind: 'batch'; readonly options: CliOptions; readonly batch: BatchCommand }
   | { readonly kind: 'jobs'; readonly command: JobsCommand }
   | { readonly kind: 'worker'; readonly command: WorkerCommand }
@@ -57,6 +58,7 @@ const COMMANDS = [
   ...AUTH_SUBCOMMANDS,
   'models',
   ...MODELS_SUBCOMMANDS,
+  'agents',
   'batch',
   'jobs',
   ...JOBS_SUBCOMMANDS,
@@ -101,6 +103,7 @@ type Chosen =
   | { readonly kind: 'mcp'; readonly command: McpCommand }
   | { readonly kind: 'auth'; readonly command: AuthCommand }
   | { readonly kind: 'models'; readonly command: ModelsCommand }
+  | { readonly kind: 'agents-list' }
   | { readonly kind: 'batch'; readonly file: string }
   | { readonly kind: 'jobs'; readonly command: JobsCommand }
   | { readonly kind: 'worker'; readonly command: WorkerCommand }
@@ -152,6 +155,23 @@ export function parseArguments(argv: readonly string[], version: string, columns
     'list, download and delete local models',
     (models) =>
       modelsCommands(models, (modelsCommand) => (chosen = { kind: 'models', command: modelsCommand })),
+    () => undefined,
+  );
+  parser = command(
+    parser,
+    'agents',
+    'list the named agents: where each is defined and what it may use',
+    (agents) =>
+      (
+        agents.command({
+          command: 'list',
+          describe: 'list the named agents, where each is defined, its model and tools',
+          builder: (sub: Argv) => sub,
+          handler: () => {
+            chosen = { kind: 'agents-list' };
+          },
+        } as CommandModule) as Argv
+      ).demandCommand(1, 'agents needs a command: list'),
     () => undefined,
   );
   parser = command(
@@ -229,6 +249,8 @@ export function parseArguments(argv: readonly string[], version: string, columns
       return { kind: 'auth', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
     case 'models':
       return { kind: 'models', command: chosen.command };
+    case 'agents-list':
+      return { kind: 'agents-list', ...optional('configPath', stringValue(values.config)) };
     case 'batch':
       return {
         kind: 'batch',

@@ -47,6 +47,7 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
         set: (folders) => runner.setRoots(folders, '/roots'),
       },
       skills: () => runner.skills.list(),
+      agentRuns: () => runner.agentRuns.runs,
       runningTasks: () => runner.pool.runningTasks.list(),
     },
     io,

@@ -43,6 +43,13 @@ export async function main(
         const { runModelsCommand } = await import('./command-line/models-commands.js');
         return await withStopSignal(signals, (signal) => runModelsCommand(parsed.command, { io, signal }));
       }
+      case 'agents-list': {
+        const { runAgentsList } = await import('./command-line/agents-commands.js');
+        return await runAgentsList({
+          io,
+          ...(parsed.configPath === undefined ? {} : { configPath: parsed.configPath }),
+        });
+      }
       case 'batch': {
         debug = parsed.options.debug;
         const { runBatchCommand } = await import('./batch/batch-command.js');

@@ -7,6 +7,7 @@ import { CANCELLED, untilAborted } from '../util/abort.js';
 import type { RunnerEvent, ToolCallRecord } from './events.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock } from './types.js';
 import { messageOf } from './errors.js';
+import { withToolCallContext } from './tool-call-context.js';
 
 /**
  * A failed result in the host's own words (one line of explanation for the model): not screened
@@ -88,7 +89,9 @@ async function runOne(call: ToolCallBlock, context: ToolStepContext): Promise<To
   }
   if (context.signal?.aborted === true) return cancelled(call);
   try {
-    return await raceAbort(context.host.call(call, context.signal), call, context.signal);
+    const host = context.host;
+    const pending = withToolCallContext({ emit: context.emit }, () => host.call(call, context.signal));
+    return await raceAbort(pending, call, context.signal);
   } catch (error) {
     // Hosts should not throw for tool failures, but a bug in one must not break the conversation.
     const reason = messageOf(error);

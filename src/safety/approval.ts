@@ -24,6 +24,8 @@ export interface ApprovalRequest {
   readonly sandboxed?: boolean;
   /** Why the user is asked: the rule, or a PreToolUse hook's reason. */
   readonly reason: string;
+  /** The named agent whose run made the call (src/agents); absent for the main run. */
+  readonly agent?: string;
   /** Aborted when the run is cancelled: a prompt may stop waiting (the call is then not run). */
   readonly signal?: AbortSignal;
 }

@@ -71,6 +71,8 @@ export interface AuditEntry {
   readonly tool: string;
   /** The name the model used, `server__tool`. */
   readonly exposedName: string;
+  /** The named agent whose run made the call (src/agents); absent for the main run. */
+  readonly agent?: string;
   /** The id of the call, as the model gave it (pairs the call with its result in a conversation). */
   readonly callId: string;
   /** The arguments (redacted when written). */

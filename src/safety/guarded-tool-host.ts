@@ -181,8 +181,31 @@ export class GuardedToolHost implements ToolHost {
   }
 
   call(call: ToolCallBlock, signal?: AbortSignal): Promise<ToolResultBlock> {
+    return this.#track(call, signal, undefined);
+  }
+
+  /**
+   * The same guard for a named agent's calls (src/agents): the same rules, answers, budgets, hooks
+   * and audit log, with the agent's name on each audit line and in each approval question.
+   */
+  forAgent(agent: string): ToolHost {
+    return {
+      tools: () => this.tools(),
+      call: (call, signal) => this.#track(call, signal, agent),
+    };
+  }
+
+  #track(
+    call: ToolCallBlock,
+    signal: AbortSignal | undefined,
+    agent: string | undefined,
+  ): Promise<ToolResultBlock> {
     const closing = this.#closing.signal;
-    const pending = this.#call(call, signal === undefined ? closing : AbortSignal.any([closing, signal]));
+    const pending = this.#call(
+      call,
+      signal === undefined ? closing : AbortSignal.any([closing, signal]),
+      agent,
+    );
     // Tracked so close() can wait for the last audit entries.
     this.#inFlight.add(pending);
     void pending.finally(() => this.#inFlight.delete(pending));
@@ -218,10 +241,11 @@ export class GuardedToolHost implements ToolHost {
     );
   }
 
-  async #factsOf(call: ToolCallBlock, requestedAt: number): Promise<CallFacts> {
+  async #factsOf(call: ToolCallBlock, requestedAt: number, agent?: string): Promise<CallFacts> {
     const location = await this.#locate(call.name);
     return {
       call,
+      ...definedProperties({ agent }),
       location,
       requestedAt,
       sessionId: this.#options.sessionId,
@@ -264,11 +288,11 @@ export class GuardedToolHost implements ToolHost {
   }
 
   /** `signal` is aborted when the run is cancelled or the guard closes. */
-  async #call(call: ToolCallBlock, signal: AbortSignal): Promise<ToolResultBlock> {
+  async #call(call: ToolCallBlock, signal: AbortSignal, agent: string | undefined): Promise<ToolResultBlock> {
     const now = this.#options.now ?? Date.now;
-    const facts = await this.#factsOf(call, now());
+    const facts = await this.#factsOf(call, now(), agent);
     const { location } = facts;
-    const gate = await runGate(this.#gate, { call, location, signal });
+    const gate = await runGate(this.#gate, { call, location, signal, ...definedProperties({ agent }) });
     if (gate.kind === 'refuse') {
       this.#options.audit?.record(auditRecord(facts, { kind: 'refused', refusal: gate.refusal }));
       return errorResult(call, gate.refusal.message);

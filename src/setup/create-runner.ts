@@ -35,6 +35,7 @@ import {
   type RunnerAroundPool,
 } from './runner-around-pool.js';
 import { definedProperties } from '../util/defined-properties.js';
+import { checkedAgents, loadAgentCatalog, requireAgent } from './agents.js';
 
 export type { McpRunner } from './mcp-runner.js';
 
@@ -75,15 +76,30 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       : withBuiltins;
   const notices = hostNotices(options.onEvent);
   for (const warning of config.warnings) notices.warning?.(warning);
+  const agents = checkedAgents(
+    await loadAgentCatalog({
+      config,
+      homeDir,
+      env,
+      ...definedProperties({ agentsOption: options.agents }),
+    }),
+  );
+  // `--agent NAME`: the run is that agent's (its model below an explicit -m, its prompt, its tools).
+  const direct = options.agent === undefined ? undefined : requireAgent(agents, options.agent, '--agent');
   const modelString =
-    options.model ?? config.model ?? defaultModel(options.providerUrl ?? config.providerUrl, env);
+    options.model ??
+    direct?.model ??
+    config.model ??
+    defaultModel(options.providerUrl ?? config.providerUrl, env);
   // A bad model string is blamed on where it came from: the option, or the config file's `model`.
   const modelSource =
     options.model !== undefined
       ? '--model'
-      : config.model !== undefined
-        ? `${config.path ?? 'config'}: model`
-        : `the default model ${modelString} (no -m, no "model" in the config)`;
+      : direct?.model !== undefined
+        ? `agent ${direct.name}: model`
+        : config.model !== undefined
+          ? `${config.path ?? 'config'}: model`
+          : `the default model ${modelString} (no -m, no "model" in the config)`;
   // One queue per runner: tool approvals and server questions are asked one at a time.
   const questionQueue = new QuestionQueue();
   const serverLogs = new ServerLogBook();
@@ -168,6 +184,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   const setUp = Promise.all([
     createModel(modelString, options, config, env, modelSource),
     options.systemPrompt ??
+      direct?.systemPrompt ??
       readSystemPrompt(
         config.systemPrompt,
         // Set whenever a config file sets systemPrompt: relative paths are the file's.
@@ -221,6 +238,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       safety,
       roots,
       sessionId,
+      agents,
+      ...definedProperties({ direct }),
     });
     return { runner: aroundPool.runner, config, modelString };
   } catch (error) {

@@ -9,6 +9,7 @@ import { Runner } from '../core/runner.js';
 import type { ToolCallBlock, ToolResultBlock } from '../core/types.js';
 import type { ResumableTask } from '../mcp/tasks/connection-tasks.js';
 import { SkillLibrary } from '../mcp/skills/skill-library.js';
+import { AgentRunBook } from '../agents/run-book.js';
 
 /** A Runner whose tools come from the MCP servers of a config. */
 export class McpRunner extends Runner {
@@ -51,6 +52,8 @@ export class McpRunner extends Runner {
        * and audit line). Default: nothing, as for a runner without a guard.
        */
       readonly screenResumed?: (call: ToolCallBlock, result: ToolResultBlock) => Promise<ToolResultBlock>;
+      /** Where the subagent runs of this conversation are kept (createRunner's agent runtime adds them). */
+      readonly agentRuns?: AgentRunBook;
     },
   ) {
     // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
@@ -65,10 +68,14 @@ export class McpRunner extends Runner {
     this.mcp = new ServerOfferings(options.pool, options.offerings, options.offeringsChanges);
     this.serverLogs = options.serverLogs ?? new ServerLogBook();
     this.skills = options.skills ?? new SkillLibrary({});
+    this.agentRuns = options.agentRuns ?? new AgentRunBook();
     this.#roots = options.roots ?? new ServerRoots({ shared: new RootList([]), sharedGiven: true });
   }
 
   readonly #roots: ServerRoots;
+
+  /** The subagent runs of this conversation (`/agents`), with each child's transcript. */
+  readonly agentRuns: AgentRunBook;
 
   readonly #screenResumed:
     ((call: ToolCallBlock, result: ToolResultBlock) => Promise<ToolResultBlock>) | undefined;

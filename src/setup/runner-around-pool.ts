@@ -22,6 +22,9 @@ import type { CreateRunnerOptions } from './runner-options.js';
 import { contentScreenFor, marksToolOutput, serverIdentity, toolOutputFolderFor } from './safety-settings.js';
 import { skillsFor } from './skills.js';
 import { definedProperties } from '../util/defined-properties.js';
+import type { AgentDefinition } from '../agents/definition.js';
+import { AgentRunBook } from '../agents/run-book.js';
+import { agentRuntime, mainToolHost } from './agent-runtime.js';
 
 /** The modules that build the runner around the pool. */
 export interface AssemblyParts {
@@ -53,6 +56,10 @@ export interface AroundPoolContext {
   readonly roots: ServerRoots;
   /** Made before the servers start: hooks, audit lines and sampling requests carry it. */
   readonly sessionId: string;
+  /** The named agents (src/agents). */
+  readonly agents: ReadonlyMap<string, AgentDefinition>;
+  /** The agent this runner runs as (`--agent NAME`). */
+  readonly direct?: AgentDefinition;
 }
 
 /** The runner, and what sampling runs on and under (see serverFeatures' `samplingHost`). */
@@ -77,7 +84,7 @@ export function assembleAroundPool(
   ) {
     throw new ServerError('*', `none of the ${started.length} configured servers started`);
   }
-  const maxSteps = options.maxSteps ?? config.maxSteps;
+  const maxSteps = options.maxSteps ?? context.direct?.maxSteps ?? config.maxSteps;
   const onApproval = options.questions?.approveToolCall;
   const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: notices.warning });
   const safety = assembleSafety({
@@ -110,19 +117,35 @@ export function assembleAroundPool(
     questionQueue: context.questionQueue,
   });
   const guard: GuardedToolHost = safety.guard;
+  const agentRuns = new AgentRunBook();
+  const agents = agentRuntime({
+    agents: context.agents,
+    guard,
+    locate: (name) => skills.locate(name),
+    options,
+    config,
+    env,
+    safety: settings,
+    parentProvider: () => runner.provider,
+    onRun: (run) => {
+      agentRuns.add(run);
+      options.onAgentRun?.(run);
+    },
+  });
   const runner = new McpRunner({
+    agentRuns,
     provider: context.provider,
     pool,
     skills: skills.library,
     serverLogs: context.serverLogs,
     roots: context.roots,
     offeringsChanges: context.offeringsChanges,
-    tools: guard,
+    tools: mainToolHost(agents.runtime, guard, context.direct),
     screenResumed: (call, result) => guard.screenResumed(call, result),
     onClose: async () => {
       // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
       // The provider in use (`/model` may have replaced the first) releases an embedded model's memory.
-      await Promise.all([pool.close(), guard.close(), runner.provider.close?.()]);
+      await Promise.all([pool.close(), guard.close(), runner.provider.close?.(), agents.closeProviders()]);
     },
     ...safety.runnerOptions,
     settings: { ...config.generation, ...options.settings },
@@ -137,7 +160,7 @@ export function assembleAroundPool(
     userSystemPrompt: context.userSystemPrompt,
     ...definedProperties({
       maxSteps,
-      outputSchema: options.outputSchema,
+      outputSchema: options.outputSchema ?? context.direct?.outputSchema,
       history: options.history,
       onHistoryChange: options.onHistoryChange,
     }),

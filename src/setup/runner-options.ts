@@ -3,6 +3,7 @@
  * creation) take them without importing the module that assembles the runner.
  */
 import type { ProjectConfigCandidate } from '../../config/index.js';
+import type { AgentRun } from '../agents/child-run.js';
 import type { ModelFileOptions } from '../../providers/index.js';
 import type { ServerLogLevel } from '../mcp/server-logs.js';
 import type { ElicitationPolicy } from '../mcp/elicitation.js';
@@ -153,4 +154,18 @@ export interface CreateRunnerOptions {
    * It does not reach the runs; give each `run()` its own signal.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Named agents the model may hand tasks to, in the config's `agents` format (docs/agents.md);
+   * added to those of the config files and agent folders (the same name replaces theirs).
+   */
+  readonly agents?: Readonly<Record<string, unknown>>;
+  /**
+   * Run as this named agent: its model (unless `model` is given), system prompt, tools, step limit
+   * and output schema, its calls audited under its name.
+   */
+  readonly agent?: string;
+  /** Agent calls of one step that run at once (default 4). */
+  readonly maxParallelAgents?: number;
+  /** Told of each subagent run when it ends, with its transcript and usage. */
+  readonly onAgentRun?: (run: AgentRun) => void;
 }

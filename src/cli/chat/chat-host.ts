@@ -11,6 +11,7 @@ import type { ServerOfferings } from '../../mcp/server-offerings.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
 import type { ServerStatus } from '../../mcp/status.js';
 import type { SkillSummary } from '../../mcp/skills/skill-library.js';
+import type { AgentRun } from '../../agents/child-run.js';
 import type { RunningTask } from '../../mcp/tasks/running-tasks.js';
 import type { KeptPermissions } from '../../safety/kept-permissions.js';
 import type { ConversationRecorder } from '../sessions/conversation-recorder.js';
@@ -72,6 +73,8 @@ export interface ChatHost {
   readonly roots?: RootsControl;
   /** The skills offered to the model, for `/skills`. */
   skills?(): Promise<readonly SkillSummary[]>;
+  /** The subagent runs of this conversation, for `/agents`. */
+  agentRuns?(): readonly AgentRun[];
   /** The tool calls running as tasks, for `/tasks`. */
   runningTasks?(): readonly RunningTask[];
 }

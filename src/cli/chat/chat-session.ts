@@ -335,6 +335,7 @@ export class ChatSession implements Prompter {
       debug: options.debug,
       ...definedProperties({ offerings: host.offerings, roots: host.roots }),
       ...(host.skills === undefined ? {} : { skills: () => host.skills?.() ?? Promise.resolve([]) }),
+      ...(host.agentRuns === undefined ? {} : { agentRuns: () => host.agentRuns?.() ?? [] }),
       ...(host.runningTasks === undefined ? {} : { runningTasks: () => host.runningTasks?.() ?? [] }),
       ...(host.serverLogs === undefined
         ? {}

@@ -11,6 +11,7 @@ import type { Runner } from '../../core/runner.js';
 import type { KeptPermissions } from '../../safety/kept-permissions.js';
 import type { Message } from '../../core/types.js';
 import type { SkillSummary } from '../../mcp/skills/skill-library.js';
+import type { AgentRun } from '../../agents/child-run.js';
 import type { RunningTask } from '../../mcp/tasks/running-tasks.js';
 import type { ConversationSummary } from '../sessions/saved-conversations.js';
 import type { Style } from './style.js';
@@ -60,6 +61,8 @@ export interface CommandContext {
   readonly roots?: RootsControl;
   /** The skills offered to the model, for `/skills` (absent: none). */
   skills?(): Promise<readonly SkillSummary[]>;
+  /** The subagent runs of this conversation, for `/agents` (absent: none). */
+  agentRuns?(): readonly AgentRun[];
   /** The tool calls running as tasks, for `/tasks` (absent: none). */
   runningTasks?(): readonly RunningTask[];
 }

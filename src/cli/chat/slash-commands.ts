@@ -10,6 +10,7 @@ import { CONVERSATION_COMMANDS } from './conversation-commands.js';
 import { PERMISSIONS_COMMANDS } from './permissions-command.js';
 import { ROOTS_COMMANDS } from './roots-command.js';
 import { SKILLS_COMMANDS } from './skills-command.js';
+import { AGENTS_COMMANDS } from './agents-command.js';
 import { TASKS_COMMANDS } from './tasks-command.js';
 import {
   failed,
@@ -108,6 +109,7 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
   ...OFFERINGS_COMMANDS,
   ...ROOTS_COMMANDS,
   ...SKILLS_COMMANDS,
+  ...AGENTS_COMMANDS,
   ...TASKS_COMMANDS,
   ...CONVERSATION_COMMANDS,
   ...PERMISSIONS_COMMANDS,

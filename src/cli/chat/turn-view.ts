@@ -3,6 +3,8 @@
  * streams (rendered when complete), each tool call and its result as they happen, retries, and at
  * the end the turn's token counts or what went wrong.
  */
+import { agentProgressLine } from '../agent-lines.js';
+import { unwrapAgentEvent } from '../output/agent-records.js';
 import { oneLine } from './sanitize.js';
 import { AbortedError } from '../../core/errors.js';
 import type { RunnerEvent, RunResult } from '../../core/events.js';
@@ -143,6 +145,23 @@ export class TurnView {
       case 'tool-mode':
         this.#showToolMode(event.mode);
         return;
+      case 'agent-event': {
+        // A child's calls, indented under the agent call that runs it; its tokens count in /usage.
+        const { event: child } = unwrapAgentEvent(event);
+        if (child.type === 'step-finish') this.#options.usage.addModelCall(child.usage);
+        const line = agentProgressLine(event, {
+          call: (call) =>
+            toolCallLine(call, this.#options.origins.get(call.name), this.#style, this.#columns),
+          result: (record) => toolResultLines(record, this.#style, this.#columns).trimStart(),
+          dim: (text) => this.#style.dim(text),
+        });
+        if (line !== undefined) {
+          this.#endAnswer('render');
+          this.#print(`${line}\n`);
+          this.#showStatus(this.#running.length > 0 ? this.#runningLabel() : 'thinking');
+        }
+        return;
+      }
       case 'done':
         return;
       default: {

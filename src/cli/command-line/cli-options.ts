@@ -18,6 +18,8 @@ export interface CliOptions {
   /** Text, or the path of a file holding it. */
   readonly systemPrompt?: string;
   readonly maxSteps?: number;
+  /** `--agent NAME`: run as a named agent (docs/agents.md). */
+  readonly agent?: string;
   readonly providerUrl?: string;
   readonly providerApiKey?: string;
   readonly maxTokens?: number;
@@ -126,6 +128,7 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
       configPath: text('config'),
       systemPrompt: text('system-prompt'),
       maxSteps: positiveInteger('--max-steps', number('max-steps')),
+      agent: text('agent'),
       providerUrl: url('--provider-url', text('provider-url')),
       providerApiKey: text('provider-api-key'),
       maxTokens: positiveInteger('--max-tokens', number('max-tokens')),

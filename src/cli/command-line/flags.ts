@@ -113,6 +113,12 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     describe: 'system prompt text, or a file holding it',
   },
   {
+    name: 'agent',
+    kind: 'string',
+    value: 'NAME',
+    describe: 'run as a named agent: its model, prompt and tools (mcphost agents list)',
+  },
+  {
     name: 'max-steps',
     kind: 'number',
     value: 'N',

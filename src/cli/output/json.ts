@@ -3,6 +3,7 @@
  * {@link StreamEvent} per line as things happen, the same JsonResult last). stdout holds JSON only;
  * notes (retries included) and the one-line error stay on stderr, for the humans reading a CI log.
  */
+import { jsonAgentEvent } from './agent-records.js';
 import type { OfferingsChange } from '../../mcp/offerings-changes.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
 import type { RunResult, RunnerEvent } from '../../core/events.js';
@@ -57,6 +58,7 @@ class JsonOutcome {
       steps: summary.steps,
       toolCalls: summary.toolCalls,
       usage: summary.usage,
+      ...(this.tracker.agents.runs.length === 0 ? {} : { agents: this.tracker.agents.runs }),
       ...definedProperties({ model: this.known.model }),
       durationMs: Math.max(0, Math.round(this.#now() - this.#startedAt)),
       ...definedProperties({ sessionFile: this.known.sessionFile, servers: this.servers }),
@@ -205,6 +207,11 @@ export class StreamJsonReporter extends JsonReporter {
           });
         }
         return;
+      case 'agent-event': {
+        const line = jsonAgentEvent(event);
+        if (line !== undefined) writeJson(this.io, line);
+        return;
+      }
       case 'step-start':
       case 'step-finish':
       case 'done':

@@ -9,6 +9,7 @@ import type { JsonError, JsonStopReason, JsonToolCall, JsonUsage } from './schem
 import { blocksAsText } from '../../util/content-text.js';
 import { oneLineMessage } from '../exit-codes.js';
 import { definedProperties } from '../../util/defined-properties.js';
+import { AgentRunTracker } from './agent-records.js';
 
 /** Where an exposed tool name comes from: its MCP server and the tool's own name there. */
 export interface ToolAddress {
@@ -76,6 +77,8 @@ export class RunTracker {
   #stepText = '';
   #usage: Usage = { inputTokens: 0, outputTokens: 0 };
   readonly #toolCalls: ToolCallRecord[] = [];
+  /** The subagent runs seen so far, with their usage. */
+  readonly agents = new AgentRunTracker();
 
   /** The step in progress (0 before the first model call). */
   get step(): number {
@@ -101,6 +104,9 @@ export class RunTracker {
             outputTokens: this.#usage.outputTokens + event.usage.outputTokens,
           };
         }
+        return;
+      case 'agent-event':
+        this.agents.observe(event);
         return;
       case 'tool-call':
       case 'retry':

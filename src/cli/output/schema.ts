@@ -3,6 +3,7 @@
  * (see docs/scripting.md). `json` prints one {@link JsonResult}; `stream-json` prints one
  * {@link StreamEvent} per line, the last of which is the same {@link JsonResult}.
  */
+import type { JsonAgentRun, JsonAgentStreamEvent } from './agent-records.js';
 import type { ServerState } from '../../mcp/status.js';
 import type { StopReason } from '../../core/events.js';
 
@@ -70,6 +71,8 @@ export interface JsonResult {
   /** Every tool call, in order. */
   readonly toolCalls: readonly JsonToolCall[];
   readonly usage: JsonUsage;
+  /** Each subagent run (docs/agents.md), with its own usage; absent when no agent ran. */
+  readonly agents?: readonly JsonAgentRun[];
   /** `provider:model`, once known. */
   readonly model?: string;
   /** Wall time of the whole command, in milliseconds. */
@@ -100,6 +103,8 @@ export interface JsonServer {
 
 /** One line of `stream-json`. A tagged union: switch on `type`. */
 export type StreamEvent =
+  /** An event of a subagent's run (docs/agents.md). */
+  | JsonAgentStreamEvent
   /** Servers are up and the prompt is about to be sent. */
   | {
       readonly type: 'start';

@@ -9,6 +9,7 @@ import type { ToolMode } from '../../context/tool-catalog.js';
 import { TOOL_SEARCH_NAME } from '../../context/tool-search.js';
 import { describeToolCall, describeToolResult, type ToolOrigin } from '../activity.js';
 import { describeError, type ExitCodeValue } from '../exit-codes.js';
+import { agentProgressLine } from '../agent-lines.js';
 import { notice, type CliIO } from '../io.js';
 import type { KnownDetails, Reporter, RunContext } from './reporter-contract.js';
 
@@ -139,6 +140,11 @@ export function reportEvent(
       if (debug) notice(io, toolModeNotice(event.mode));
       else if (event.mode.kind === 'search') notice(io, toolSearchNotice(event.mode));
       return;
+    case 'agent-event': {
+      const line = agentProgressLine(event);
+      if (line !== undefined) io.stderr.write(`${line}\n`);
+      return;
+    }
     case 'step-start':
     case 'done':
       return;

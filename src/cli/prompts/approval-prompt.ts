@@ -51,7 +51,9 @@ export function parseApprovalAnswer(text: string): ApprovalAnswer | undefined {
 export function describeApprovalRequest(request: ApprovalRequest): string {
   const clean = (text: string) => stripControlCharacters(text);
   const lines = [
-    `The model wants to run a tool that needs your approval: ${clean(request.reason)}.`,
+    request.agent === undefined
+      ? `The model wants to run a tool that needs your approval: ${clean(request.reason)}.`
+      : `The agent "${clean(request.agent)}" wants to run a tool that needs your approval: ${clean(request.reason)}.`,
     `  tool:      ${clean(request.tool)}${request.tool === request.call.name ? '' : `  (${clean(request.call.name)})`}`,
     ...(request.server === undefined ? [] : [`  server:    ${clean(request.server)}`]),
     ...(request.sandboxed === undefined

@@ -16,9 +16,9 @@ import { definedProperties } from '../../util/defined-properties.js';
 export function approvalStage(parts: GuardParts): GateStage {
   return {
     name: 'approval',
-    check: ({ call, location, signal, standing }) =>
+    check: ({ call, location, signal, standing, agent }) =>
       standing.kind === 'asking'
-        ? approve(parts, call, location, standing.reason, signal, standing.keptApplies)
+        ? approve(parts, call, location, standing.reason, signal, standing.keptApplies, agent)
         : { kind: 'continue' },
   };
 }
@@ -30,6 +30,7 @@ async function approve(
   reason: string,
   signal: AbortSignal,
   keptApplies: boolean,
+  agent: string | undefined,
 ): Promise<GateVerdict> {
   const { grants, settings } = parts;
   const server = location?.server;
@@ -60,7 +61,7 @@ async function approve(
             call,
             tool: location?.tool ?? call.name,
             reason,
-            ...definedProperties({ server }),
+            ...definedProperties({ server, agent }),
             ...definedProperties({ hints: location?.hints }),
             ...sandboxedOf(server === undefined ? undefined : parts.identify?.(server)),
             signal,

@@ -20,6 +20,8 @@ export interface CallFacts {
   /** The session's prompt number; 0 before the first (left off the line). */
   readonly turn: number;
   readonly identity: ServerIdentity | undefined;
+  /** The named agent whose run made the call (src/agents); absent for the main run. */
+  readonly agent?: string;
 }
 
 /** How the call ended. */
@@ -66,6 +68,7 @@ export function auditRecord(facts: CallFacts, ending: CallEnding): AuditEntry {
     exposedName: call.name,
     callId: call.id,
     arguments: call.input,
+    ...definedProperties({ agent: facts.agent }),
   };
   switch (ending.kind) {
     case 'refused': {

@@ -28,6 +28,8 @@ export interface PendingCall {
   /** Aborted when the run is cancelled or the guard closes. */
   readonly signal: AbortSignal;
   readonly standing: Standing;
+  /** The named agent whose run made the call (src/agents); absent for the main run. */
+  readonly agent?: string;
 }
 
 /** Why a call is not run: for the audit line, and the error result the model reads. */
