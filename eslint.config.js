@@ -68,7 +68,8 @@ export default tseslint.config(
               // The editor's front end (ACP) is a peer of the CLI: it builds runners through the setup.
               target: './src/acp',
               from: ['./providers', './config', './src/cli'],
-              message: 'src/acp builds runners through src/setup; it does not import the CLI, providers or config',
+              message:
+                'src/acp builds runners through src/setup; it does not import the CLI, providers or config',
             },
             {
               target: ['./src/!(cli|acp)/**', './providers', './config'],

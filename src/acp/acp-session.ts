@@ -105,7 +105,8 @@ export class AcpSession {
 
   /** `session/cancel`: the model request and running tool calls are aborted, pending questions dropped. */
   cancel(): void {
-    if (this.#turn.kind === 'running') this.#turn.controller.abort(new AbortedError('cancelled by the editor'));
+    if (this.#turn.kind === 'running')
+      this.#turn.controller.abort(new AbortedError('cancelled by the editor'));
   }
 
   #send(update: SessionUpdate): void {
@@ -118,7 +119,10 @@ export class AcpSession {
       this.#send({ sessionUpdate: 'notice', severity, title: text });
       return;
     }
-    this.#send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: `mcphost: ${text}\n` } });
+    this.#send({
+      sessionUpdate: 'agent_thought_chunk',
+      content: { type: 'text', text: `mcphost: ${text}\n` },
+    });
   }
 
   #onEvent(event: RunnerEvent, locate: LocateTool): void {
@@ -186,5 +190,8 @@ function requestErrorOf(error: unknown): RequestError {
       retryable: error.retryable,
     });
   }
-  return RequestError.internalError({ error: error instanceof Error ? error.name : 'Error' }, messageOf(error));
+  return RequestError.internalError(
+    { error: error instanceof Error ? error.name : 'Error' },
+    messageOf(error),
+  );
 }

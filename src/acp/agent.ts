@@ -60,7 +60,12 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
     })
     .onRequest('session/new', async ({ params, client, signal }) => {
       const conversation = await options.store.create(checkedCwd(params.cwd));
-      const session = await openSession({ ...parts(client, signal), cwd: params.cwd, servers: params.mcpServers, conversation });
+      const session = await openSession({
+        ...parts(client, signal),
+        cwd: params.cwd,
+        servers: params.mcpServers,
+        conversation,
+      });
       sessions.set(session.id, session);
       return { sessionId: session.id, modes: modeState(session.mode) };
     })
@@ -123,12 +128,13 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
   async function openSession(start: OpenSessionOptions): Promise<AcpSession> {
     const { conversation } = start;
     const base = options.runnerOptions(start.cwd);
-    let session: AcpSession | undefined;
+    // The runner's callbacks need the session, which needs the runner: they read it from here.
+    const holder: { session?: AcpSession } = {};
     const sender = new UpdateSender(start.client, conversation.id, options.log);
     const onEvent = (event: HostEvent): void => {
       const line = hostEventLine(event, options.debug);
       if (line === undefined) return;
-      if (event.type === 'warning' && session !== undefined) session.warn(line);
+      if (event.type === 'warning' && holder.session !== undefined) holder.session.warn(line);
       else options.log(line);
     };
     let runner: McpRunner;
@@ -141,12 +147,12 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
         ...(start.model === undefined || base.model !== undefined ? {} : { model: start.model }),
         interactive: true,
         signal: start.signal,
-        safety: { ...base.safety, sessionMode: modeCheck(() => session?.mode ?? DEFAULT_MODE) },
+        safety: { ...base.safety, sessionMode: modeCheck(() => holder.session?.mode ?? DEFAULT_MODE) },
         questions: {
           approveToolCall: editorApproval({
             client: start.client,
             sessionId: () => conversation.id,
-            locate: (name) => session?.runner.pool.locate(name),
+            locate: (name) => holder.session?.runner.pool.locate(name),
           }),
         },
         onEvent,
@@ -155,12 +161,15 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
     } catch (error) {
       throw RequestError.internalError(undefined, `the session could not start: ${messageOf(error)}`);
     }
-    session = new AcpSession({
+    const session = new AcpSession({
       id: conversation.id,
       cwd: start.cwd,
       runner,
       sender,
-      notices: { supported: start.capabilities.session?.notices !== undefined && start.capabilities.session.notices !== null },
+      notices: {
+        supported:
+          start.capabilities.session?.notices !== undefined && start.capabilities.session.notices !== null,
+      },
       log: options.log,
     });
     // A server that could not start is said in the session (its name and why), not only on stderr.
@@ -169,6 +178,7 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
         session.warn(`server "${server.name}" did not start: ${server.lastError ?? 'no reason given'}`);
       }
     }
+    holder.session = session;
     return session;
   }
 
@@ -199,7 +209,8 @@ type ReopenedHistory = Parameters<typeof replayUpdates>[0];
 
 /** ACP paths are absolute; a relative one is the editor's mistake, said as such. */
 function checkedCwd(cwd: string): string {
-  if (!isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got "${cwd}"`);
+  if (!isAbsolute(cwd))
+    throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got "${cwd}"`);
   return cwd;
 }
 
@@ -207,7 +218,9 @@ function checkedCwd(cwd: string): string {
 function hostEventLine(event: HostEvent, debug: boolean): string | undefined {
   switch (event.type) {
     case 'server-log':
-      return event.entry.level === 'warn' || debug ? `${event.entry.server}: ${event.entry.message}` : undefined;
+      return event.entry.level === 'warn' || debug
+        ? `${event.entry.server}: ${event.entry.message}`
+        : undefined;
     case 'warning':
       return `warning: ${event.message}`;
     case 'server-log-message':
@@ -224,4 +237,3 @@ function hostEventLine(event: HostEvent, debug: boolean): string | undefined {
     }
   }
 }
-

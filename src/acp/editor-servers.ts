@@ -10,7 +10,8 @@ import type { ServerDefinition } from '../mcp/definition.js';
 export function editorServers(servers: readonly McpServer[], cwd: string): Record<string, ServerDefinition> {
   const definitions: Record<string, ServerDefinition> = {};
   for (const server of servers) {
-    if (server.name.trim() === '') throw RequestError.invalidParams(undefined, 'mcpServers: a server has no name');
+    if (server.name.trim() === '')
+      throw RequestError.invalidParams(undefined, 'mcpServers: a server has no name');
     if (server.name in definitions) {
       throw RequestError.invalidParams(undefined, `mcpServers: the name "${server.name}" is used twice`);
     }

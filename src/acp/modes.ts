@@ -55,7 +55,10 @@ export function modeCheck(current: () => SessionModeId): SessionModeCheck {
       case 'read-only':
         return identity.hints?.readOnly === true
           ? { kind: 'no-say' }
-          : { kind: 'refuse', reason: 'the session is read-only, and this tool does not say it is read-only' };
+          : {
+              kind: 'refuse',
+              reason: 'the session is read-only, and this tool does not say it is read-only',
+            };
       default: {
         const unexpected: never = mode;
         throw new TypeError(`unknown session mode ${String(unexpected)}`);

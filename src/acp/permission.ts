@@ -20,7 +20,9 @@ export interface EditorPermissionParts {
   readonly locate: LocateTool;
 }
 
-export function editorApproval(parts: EditorPermissionParts): (request: ApprovalRequest) => Promise<ApprovalDecision> {
+export function editorApproval(
+  parts: EditorPermissionParts,
+): (request: ApprovalRequest) => Promise<ApprovalDecision> {
   return async (request) => {
     const toolCall = toolCallOf(request.call, parts.locate);
     const response: RequestPermissionResponse = await parts.client.request(

@@ -10,20 +10,21 @@ export function replayUpdates(messages: readonly Message[], locate: LocateTool):
   return messages.flatMap((message): SessionUpdate[] => {
     switch (message.role) {
       case 'user':
-        return message.content.map(
-          (block): SessionUpdate => ({ sessionUpdate: 'user_message_chunk', content: contentOf(block) }),
-        );
+        return message.content.map((block): SessionUpdate => ({
+          sessionUpdate: 'user_message_chunk',
+          content: contentOf(block),
+        }));
       case 'assistant':
-        return message.content.map(
-          (block): SessionUpdate =>
-            block.type === 'text'
-              ? { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: block.text } }
-              : { sessionUpdate: 'tool_call', ...toolCallOf(block, locate) },
+        return message.content.map((block): SessionUpdate =>
+          block.type === 'text'
+            ? { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: block.text } }
+            : { sessionUpdate: 'tool_call', ...toolCallOf(block, locate) },
         );
       case 'tool':
-        return message.content.map(
-          (result): SessionUpdate => ({ sessionUpdate: 'tool_call_update', ...toolResultUpdateOf(result) }),
-        );
+        return message.content.map((result): SessionUpdate => ({
+          sessionUpdate: 'tool_call_update',
+          ...toolResultUpdateOf(result),
+        }));
       default: {
         const unexpected: never = message;
         throw new TypeError(`unknown message ${JSON.stringify(unexpected)}`);
@@ -33,7 +34,9 @@ export function replayUpdates(messages: readonly Message[], locate: LocateTool):
 }
 
 function contentOf(
-  block: { readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly mimeType: string; readonly data: string },
+  block:
+    | { readonly type: 'text'; readonly text: string }
+    | { readonly type: 'image'; readonly mimeType: string; readonly data: string },
 ): ContentBlock {
   return block.type === 'text'
     ? { type: 'text', text: block.text }

@@ -34,11 +34,10 @@ export function toolCallOf(call: ToolCallBlock, locate: LocateTool): ToolCall {
 
 /** The `tool_call_update` that ends a call: its status and what it returned. */
 export function toolResultUpdateOf(result: ToolResultBlock): ToolCallUpdate {
-  const content = result.content.map(
-    (block): ToolCallContent =>
-      block.type === 'text'
-        ? { type: 'content', content: { type: 'text', text: block.text } }
-        : { type: 'content', content: { type: 'image', mimeType: block.mimeType, data: block.data } },
+  const content = result.content.map((block): ToolCallContent =>
+    block.type === 'text'
+      ? { type: 'content', content: { type: 'text', text: block.text } }
+      : { type: 'content', content: { type: 'image', mimeType: block.mimeType, data: block.data } },
   );
   return {
     toolCallId: result.toolCallId,

@@ -20,11 +20,13 @@ export class UpdateSender {
 
   send(update: SessionUpdate): void {
     this.#last = this.#last.then(() =>
-      this.#client.notify('session/update', { sessionId: this.#sessionId, update }).catch((error: unknown) => {
-        if (this.#failed) return;
-        this.#failed = true;
-        this.#log(`could not send an update to the editor: ${String(error)}`);
-      }),
+      this.#client
+        .notify('session/update', { sessionId: this.#sessionId, update })
+        .catch((error: unknown) => {
+          if (this.#failed) return;
+          this.#failed = true;
+          this.#log(`could not send an update to the editor: ${String(error)}`);
+        }),
     );
   }
 

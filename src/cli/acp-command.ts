@@ -16,7 +16,11 @@ import { readSystemPrompt } from '../setup/system-prompt.js';
 import { mcphostFolder } from '../util/user-folders.js';
 import { openConversationFiles } from '../conversation/conversation-journal.js';
 import { ConversationRecorder } from './sessions/conversation-recorder.js';
-import { conversationFolder, listConversations, newConversationPath } from './sessions/saved-conversations.js';
+import {
+  conversationFolder,
+  listConversations,
+  newConversationPath,
+} from './sessions/saved-conversations.js';
 import type { AcpSessionStore, StoredConversation } from '../acp/session-store.js';
 import { serveAcp } from '../acp/serve.js';
 import { redactText } from '../safety/redact.js';
@@ -65,7 +69,8 @@ export async function runAcpCommand(
 
 /** Editor sessions as this folder's saved conversations: the id is the file's name. */
 function conversationStore(io: CliIO): AcpSessionStore {
-  const folderOf = (cwd: string): string => conversationFolder(mcphostFolder('state', io.homeDir, io.env), cwd);
+  const folderOf = (cwd: string): string =>
+    conversationFolder(mcphostFolder('state', io.homeDir, io.env), cwd);
   const stored = (path: string, recorder: ConversationRecorder): StoredConversation => ({
     id: basename(path).replace(/\.jsonl?$/, ''),
     record: (runner, history, change) => recorder.recordChange(runner, history, change),

@@ -6,11 +6,17 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RequestError } from '@agentclientprotocol/sdk';
+import { RequestError, type McpServer } from '@agentclientprotocol/sdk';
 import { errorReply, textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { cliFixture } from '../support/cli-fixture.js';
 import { npmServer } from '../support/cli.js';
-import { answerText, startEditor, updatesOf, type EditorOptions, type ScriptedEditor } from '../support/acp-editor.js';
+import {
+  answerText,
+  startEditor,
+  updatesOf,
+  type EditorOptions,
+  type ScriptedEditor,
+} from '../support/acp-editor.js';
 
 let editors: ScriptedEditor[] = [];
 // At each test's end, before the model and the HOME go: the agents end, and every line each wrote
@@ -36,7 +42,7 @@ async function editor(options: Partial<EditorOptions> & { readonly cwd: string }
   return started;
 }
 
-function filesServer(folder: string) {
+function filesServer(folder: string): McpServer {
   return { name: 'files', command: process.execPath, args: [npmServer('filesystem'), folder], env: [] };
 }
 
@@ -50,7 +56,10 @@ describe('mcphost acp', () => {
       args: ['-m', 'ollama:mistral-small', '--provider-url', fixture.model.url],
     });
     editors.push(started);
-    const initialized = await started.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+    const initialized = await started.agent.request('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
     expect(initialized.protocolVersion).toBe(1);
     expect(initialized.agentCapabilities).toMatchObject({
       loadSession: true,
@@ -79,8 +88,14 @@ describe('mcphost acp', () => {
       textReply('done'),
     ]);
     const started = await editor({ cwd: files });
-    const { sessionId } = await started.agent.request('session/new', { cwd: files, mcpServers: [filesServer(files)] });
-    const answer = await started.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+    const { sessionId } = await started.agent.request('session/new', {
+      cwd: files,
+      mcpServers: [filesServer(files)],
+    });
+    const answer = await started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'go' }],
+    });
     expect(answer.stopReason).toBe('end_turn');
     const calls = updatesOf(started.updates, 'tool_call');
     expect(calls.map((call) => [call.kind, call.status])).toEqual([
@@ -111,19 +126,29 @@ describe('mcphost acp', () => {
     const move = (from: string, to: string) =>
       toolCallReply(['files__move_file', { source: join(files, from), destination: join(files, to) }]);
     await fixture.startModel([
-      write('a.txt'), textReply('1'),
-      write('b.txt'), textReply('2'),
-      write('c.txt'), textReply('3'),
-      move('x', 'y'), textReply('4'),
-      move('x', 'y'), textReply('5'),
+      write('a.txt'),
+      textReply('1'),
+      write('b.txt'),
+      textReply('2'),
+      write('c.txt'),
+      textReply('3'),
+      move('x', 'y'),
+      textReply('4'),
+      move('x', 'y'),
+      textReply('5'),
     ]);
     await writeFile(join(files, 'x'), 'x');
     const answers = ['reject-once', 'reject-always', 'allow-always'];
     const started = await editor({
       cwd: files,
-      permission: async () => ({ outcome: { outcome: 'selected', optionId: answers.shift() ?? 'reject-once' } }),
+      permission: async () => ({
+        outcome: { outcome: 'selected', optionId: answers.shift() ?? 'reject-once' },
+      }),
     });
-    const { sessionId } = await started.agent.request('session/new', { cwd: files, mcpServers: [filesServer(files)] });
+    const { sessionId } = await started.agent.request('session/new', {
+      cwd: files,
+      mcpServers: [filesServer(files)],
+    });
     const prompt = (text: string) =>
       started.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
     await prompt('a');
@@ -153,7 +178,10 @@ describe('mcphost acp', () => {
       textReply('edited'),
     ]);
     const started = await editor({ cwd: files });
-    const { sessionId } = await started.agent.request('session/new', { cwd: files, mcpServers: [filesServer(files)] });
+    const { sessionId } = await started.agent.request('session/new', {
+      cwd: files,
+      mcpServers: [filesServer(files)],
+    });
     await started.agent.request('session/set_mode', { sessionId, modeId: 'read-only' });
     await started.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'r' }] });
     await started.agent.request('session/set_mode', { sessionId, modeId: 'accept-edits' });
@@ -161,10 +189,12 @@ describe('mcphost acp', () => {
     expect(started.permissions).toEqual([]);
     await expect(readFile(join(files, 'r.txt'), 'utf8')).rejects.toThrow();
     expect(await readFile(join(files, 'e.txt'), 'utf8')).toBe('e');
-    expect(JSON.stringify(fixture.model.chatRequests[1]?.messages.at(-1))).toContain('the session is read-only');
-    await expect(
-      started.agent.request('session/set_mode', { sessionId, modeId: 'yolo' }),
-    ).rejects.toThrow(/unknown mode "yolo"/);
+    expect(JSON.stringify(fixture.model.chatRequests[1]?.messages.at(-1))).toContain(
+      'the session is read-only',
+    );
+    await expect(started.agent.request('session/set_mode', { sessionId, modeId: 'yolo' })).rejects.toThrow(
+      /unknown mode "yolo"/,
+    );
   });
 
   it('a provider failure is a JSON-RPC error naming the cause, and the session goes on; retries are told', async () => {
@@ -176,15 +206,25 @@ describe('mcphost acp', () => {
     const cwd = await fixture.temporaryFolder('acp-cwd-');
     const started = await editor({ cwd });
     const { sessionId } = await started.agent.request('session/new', { cwd, mcpServers: [] });
-    const failed = started.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'one' }] });
+    const failed = started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'one' }],
+    });
     await expect(failed).rejects.toBeInstanceOf(RequestError);
     await expect(failed).rejects.toThrow(/ollama.*not found/);
-    const answer = await started.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'two' }] });
+    const answer = await started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'two' }],
+    });
     expect(answer.stopReason).toBe('end_turn');
     expect(answerText(started.updates)).toBe('back');
-    expect(JSON.stringify(updatesOf(started.updates, 'agent_thought_chunk'))).toMatch(/server busy — retrying in/);
+    expect(JSON.stringify(updatesOf(started.updates, 'agent_thought_chunk'))).toMatch(
+      /server busy — retrying in/,
+    );
     // The failed prompt left nothing in the history: the model saw "two" right after nothing.
-    expect(fixture.model.chatRequests.at(-1)?.messages.filter((message) => message.role === 'user')).toHaveLength(1);
+    expect(
+      fixture.model.chatRequests.at(-1)?.messages.filter((message) => message.role === 'user'),
+    ).toHaveLength(1);
   });
 
   it('session/cancel ends the turn with cancelled within a second, and the session goes on', async () => {
@@ -192,13 +232,19 @@ describe('mcphost acp', () => {
     const cwd = await fixture.temporaryFolder('acp-cwd-');
     const started = await editor({ cwd });
     const { sessionId } = await started.agent.request('session/new', { cwd, mcpServers: [] });
-    const turn = started.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'slow' }] });
+    const turn = started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'slow' }],
+    });
     await waitFor(() => answerText(started.updates).includes('thinking'));
     const cancelledAt = Date.now();
     await started.agent.notify('session/cancel', { sessionId });
     expect((await turn).stopReason).toBe('cancelled');
     expect(Date.now() - cancelledAt).toBeLessThan(1000);
-    const next = await started.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'again' }] });
+    const next = await started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'again' }],
+    });
     expect(next.stopReason).toBe('end_turn');
     // No half-written turn: the cancelled prompt is not in what the model reads next.
     const users = fixture.model.chatRequests.at(-1)?.messages.filter((message) => message.role === 'user');
@@ -221,8 +267,14 @@ describe('mcphost acp', () => {
         return new Promise(() => undefined);
       },
     });
-    const { sessionId } = await started.agent.request('session/new', { cwd: files, mcpServers: [filesServer(files)] });
-    const turn = started.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'w' }] });
+    const { sessionId } = await started.agent.request('session/new', {
+      cwd: files,
+      mcpServers: [filesServer(files)],
+    });
+    const turn = started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'w' }],
+    });
     await question;
     const cancelledAt = Date.now();
     await started.agent.notify('session/cancel', { sessionId });
@@ -251,14 +303,19 @@ describe('mcphost acp', () => {
     const cwd = await fixture.temporaryFolder('acp-cwd-');
     const first = await editor({ cwd });
     const { sessionId } = await first.agent.request('session/new', { cwd, mcpServers: [] });
-    await first.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'remember mango' }] });
+    await first.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'remember mango' }],
+    });
     expect(await first.close()).toBe(0);
     expect(first.problems).toEqual([]);
     editors = editors.filter((open) => open !== first);
 
     const second = await editor({ cwd });
     const listed = await second.agent.request('session/list', { cwd });
-    expect(listed.sessions.map((session) => [session.sessionId, session.title])).toEqual([[sessionId, 'remember mango']]);
+    expect(listed.sessions.map((session) => [session.sessionId, session.title])).toEqual([
+      [sessionId, 'remember mango'],
+    ]);
     let answered = false;
     const load = second.agent.request('session/load', { sessionId, cwd, mcpServers: [] }).then((response) => {
       answered = true;
@@ -266,9 +323,15 @@ describe('mcphost acp', () => {
     });
     await load;
     const replayed = second.updates.map((notification) => notification.update);
-    expect(replayed.map((update) => update.sessionUpdate)).toEqual(['user_message_chunk', 'agent_message_chunk']);
+    expect(replayed.map((update) => update.sessionUpdate)).toEqual([
+      'user_message_chunk',
+      'agent_message_chunk',
+    ]);
     expect(answered).toBe(true);
-    await second.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'what word?' }] });
+    await second.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'what word?' }],
+    });
     const sent = fixture.model.chatRequests
       .at(-1)
       ?.messages.filter((message) => message.role !== 'system')

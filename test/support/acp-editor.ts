@@ -19,7 +19,9 @@ import * as schema from '../../node_modules/@agentclientprotocol/sdk/dist/v1/sch
 import { CLI } from './cli.js';
 
 /** What checks the params (agent → editor) or the result (a response to the editor's request). */
-const AGENT_MESSAGES: Readonly<Record<string, { safeParse: (value: unknown) => { success: boolean; error?: unknown } }>> = {
+const AGENT_MESSAGES: Readonly<
+  Record<string, { safeParse: (value: unknown) => { success: boolean; error?: unknown } }>
+> = {
   'session/update': schema.zSessionNotification,
   'session/request_permission': schema.zRequestPermissionRequest,
   'fs/read_text_file': schema.zReadTextFileRequest,
@@ -28,7 +30,9 @@ const AGENT_MESSAGES: Readonly<Record<string, { safeParse: (value: unknown) => {
   // The agent stops waiting for a permission answer when the turn is cancelled.
   '$/cancel_request': schema.zCancelRequestNotification,
 };
-const RESULTS: Readonly<Record<string, { safeParse: (value: unknown) => { success: boolean; error?: unknown } }>> = {
+const RESULTS: Readonly<
+  Record<string, { safeParse: (value: unknown) => { success: boolean; error?: unknown } }>
+> = {
   initialize: schema.zInitializeResponse,
   'session/new': schema.zNewSessionResponse,
   'session/load': schema.zLoadSessionResponse,
@@ -138,12 +142,15 @@ export function startEditor(options: EditorOptions): Promise<ScriptedEditor> {
       outgoing = parts.pop() ?? '';
       for (const line of parts) {
         const message = JSON.parse(line) as { id?: string | number; method?: string };
-        if (message.id !== undefined && message.method !== undefined) sentMethods.set(message.id, message.method);
+        if (message.id !== undefined && message.method !== undefined)
+          sentMethods.set(message.id, message.method);
       }
       controller.enqueue(chunk);
     },
   });
-  void toAgent.readable.pipeTo(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).catch(() => undefined);
+  void toAgent.readable
+    .pipeTo(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>)
+    .catch(() => undefined);
 
   const app = client({ name: 'scripted-editor' })
     .onNotification('session/update', ({ params }) => {
@@ -181,7 +188,9 @@ export function answerText(updates: readonly SessionNotification[]): string {
   return updates
     .map((notification) => notification.update)
     .map((update) =>
-      update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text' ? update.content.text : '',
+      update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text'
+        ? update.content.text
+        : '',
     )
     .join('');
 }
@@ -193,5 +202,8 @@ export function updatesOf<Kind extends SessionNotification['update']['sessionUpd
 ): Array<Extract<SessionNotification['update'], { sessionUpdate: Kind }>> {
   return updates
     .map((notification) => notification.update)
-    .filter((update): update is Extract<SessionNotification['update'], { sessionUpdate: Kind }> => update.sessionUpdate === kind);
+    .filter(
+      (update): update is Extract<SessionNotification['update'], { sessionUpdate: Kind }> =>
+        update.sessionUpdate === kind,
+    );
 }
