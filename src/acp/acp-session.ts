@@ -8,6 +8,7 @@ import { RequestError } from '@agentclientprotocol/sdk';
 import { AbortedError, MaxStepsError, messageOf, ProviderError } from '../core/errors.js';
 import type { RunnerEvent, StopReason as RunStopReason } from '../core/events.js';
 import type { McpRunner } from '../setup/create-runner.js';
+import type { UserContent } from '../core/types.js';
 import { DEFAULT_MODE, type SessionModeId } from './modes.js';
 import { userContentOf } from './prompt-content.js';
 import { toolCallOf, toolResultUpdateOf, type LocateTool } from './tool-updates.js';
@@ -81,12 +82,12 @@ export class AcpSession {
     if (this.#turn.kind === 'running') {
       throw RequestError.invalidRequest(undefined, 'a prompt is already running in this session');
     }
-    const content = userContentOf(prompt);
     const controller = new AbortController();
     this.#turn = { kind: 'running', controller };
     for (const message of this.#pending.splice(0)) this.#notice('warning', message);
     const locate: LocateTool = (name) => this.#parts.runner.pool.locate(name);
     try {
+      const content = await this.#expand(userContentOf(prompt), controller.signal);
       const result = await this.#parts.runner.run(content, {
         signal: controller.signal,
         onEvent: (event) => this.#onEvent(event, locate),
@@ -101,6 +102,46 @@ export class AcpSession {
       this.#turn = { kind: 'idle' };
       await this.#parts.sender.flushed();
     }
+  }
+
+  /**
+   * `/server:prompt ARGS` (a command of `available_commands_update`) and `@server:uri` mentions in
+   * the text, filled in as the chat fills them in; text naming no configured server stays as it is.
+   */
+  async #expand(content: readonly UserContent[], signal: AbortSignal): Promise<UserContent[]> {
+    const expanded: UserContent[] = [];
+    for (const block of content) {
+      if (block.type !== 'text') {
+        expanded.push(block);
+        continue;
+      }
+      let turn: Awaited<ReturnType<McpRunner['mcp']['expandUserTurn']>>;
+      try {
+        turn = await this.#parts.runner.mcp.expandUserTurn(block.text, { signal });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw RequestError.invalidParams(undefined, messageOf(error));
+      }
+      for (const note of turn.notes) this.#parts.log(note);
+      expanded.push(...turn.content);
+    }
+    return expanded;
+  }
+
+  /** The servers' MCP prompts, as the editor's slash commands (`/server:prompt`). */
+  async announceCommands(): Promise<void> {
+    const prompts = await this.#parts.runner.mcp.listPrompts().catch(() => []);
+    this.#send({
+      sessionUpdate: 'available_commands_update',
+      availableCommands: prompts.map((prompt) => ({
+        name: `${prompt.server}:${prompt.name}`,
+        description: prompt.description ?? prompt.title ?? `the ${prompt.name} prompt of ${prompt.server}`,
+        ...(prompt.arguments.length === 0
+          ? {}
+          : { input: { hint: prompt.arguments.map((argument) => argument.name).join(' ') } }),
+      })),
+    });
+    await this.#parts.sender.flushed();
   }
 
   /** `session/cancel`: the model request and running tool calls are aborted, pending questions dropped. */

@@ -67,6 +67,8 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
         conversation,
       });
       sessions.set(session.id, session);
+      // The commands follow the answer: the editor knows the session once it has its id.
+      setImmediate(() => void session.announceCommands());
       return { sessionId: session.id, modes: modeState(session.mode) };
     })
     .onRequest('session/load', async ({ params, client, signal }) => {
@@ -88,6 +90,7 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
         session.sender.send(update);
       }
       await session.sender.flushed();
+      setImmediate(() => void session.announceCommands());
       return { modes: modeState(session.mode) };
     })
     .onRequest('session/list', async ({ params }): Promise<ListSessionsResponse> => {

@@ -283,6 +283,29 @@ describe('mcphost acp', () => {
     await expect(readFile(join(files, 'w.txt'), 'utf8')).rejects.toThrow();
   });
 
+  it("lists the servers' MCP prompts as commands, and runs one sent as /server:prompt", async () => {
+    await fixture.startModel([textReply('ran it')]);
+    const cwd = await fixture.temporaryFolder('acp-cwd-');
+    const started = await editor({ cwd });
+    const everything = {
+      name: 'everything',
+      command: process.execPath,
+      args: [npmServer('everything'), 'stdio'],
+      env: [],
+    };
+    const { sessionId } = await started.agent.request('session/new', { cwd, mcpServers: [everything] });
+    await waitFor(() => updatesOf(started.updates, 'available_commands_update').length > 0);
+    const [commands] = updatesOf(started.updates, 'available_commands_update');
+    expect(commands?.availableCommands.map((command) => command.name)).toContain('everything:simple-prompt');
+    await started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: '/everything:simple-prompt' }],
+    });
+    expect(JSON.stringify(fixture.model.chatRequests[0]?.messages)).toContain(
+      'This is a simple prompt without arguments.',
+    );
+  });
+
   it('a server that cannot start is told to the editor in the session, with its name and the cause', async () => {
     await fixture.startModel([textReply('fine')]);
     const cwd = await fixture.temporaryFolder('acp-cwd-');
