@@ -287,7 +287,7 @@ describe('mcphost acp', () => {
     await fixture.startModel([textReply('ran it')]);
     const cwd = await fixture.temporaryFolder('acp-cwd-');
     const started = await editor({ cwd });
-    const everything = {
+    const everything: McpServer = {
       name: 'everything',
       command: process.execPath,
       args: [npmServer('everything'), 'stdio'],
