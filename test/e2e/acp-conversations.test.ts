@@ -69,4 +69,32 @@ describe('mcphost acp sessions and the CLI', () => {
     });
     expect(userAndAnswers()).toEqual(['first from the CLI', 'hello from the CLI', 'and now?']);
   });
+
+  it('an image, an embedded file and a resource link in a prompt reach the model as the chat attaches them', async () => {
+    await fixture.startModel([textReply('seen')]);
+    const cwd = await fixture.temporaryFolder('acp-cwd-');
+    const started = await editor(cwd);
+    const { sessionId } = await started.agent.request('session/new', { cwd, mcpServers: [] });
+    // A 1×1 PNG.
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    await started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [
+        { type: 'text', text: 'look' },
+        { type: 'image', mimeType: 'image/png', data: png },
+        {
+          type: 'resource',
+          resource: { uri: `file://${cwd}/notes.md`, text: 'the plan is ready', mimeType: 'text/markdown' },
+        },
+        { type: 'resource_link', uri: `file://${cwd}/big.log`, name: 'big.log' },
+      ],
+    });
+    const sent = fixture.model.chatRequests[0]?.messages.filter((message) => message.role === 'user') ?? [];
+    const text = sent.map((message) => message.content).join('\n');
+    expect(text).toContain('look');
+    expect(text).toContain(`${cwd}/notes.md\n\`\`\`\nthe plan is ready\n\`\`\``);
+    expect(text).toContain(`[big.log](file://${cwd}/big.log)`);
+    expect(sent.flatMap((message) => message.images ?? [])).toEqual([png]);
+  });
 });
