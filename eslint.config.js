@@ -60,9 +60,21 @@ export default tseslint.config(
         {
           zones: [
             {
-              target: './src/!(cli|setup)/**',
+              target: './src/!(cli|setup|acp)/**',
               from: ['./providers', './config', './src/cli', './src/setup'],
               message: 'only src/cli and src/setup may import providers, config, the CLI or the setup',
+            },
+            {
+              // The editor's front end (ACP) is a peer of the CLI: it builds runners through the setup.
+              target: './src/acp',
+              from: ['./providers', './config', './src/cli'],
+              message:
+                'src/acp builds runners through src/setup; it does not import the CLI, providers or config',
+            },
+            {
+              target: ['./src/!(cli|acp)/**', './providers', './config'],
+              from: './src/acp',
+              message: 'only the CLI starts the editor front end (src/acp)',
             },
             {
               target: './providers',

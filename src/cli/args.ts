@@ -40,7 +40,8 @@ export type ParsedArguments =
   | { readonly kind: 'batch'; readonly options: CliOptions; readonly batch: BatchCommand }
   | { readonly kind: 'jobs'; readonly command: JobsCommand }
   | { readonly kind: 'worker'; readonly command: WorkerCommand }
-  | { readonly kind: 'completion'; readonly shell: 'bash' | 'zsh' };
+  | { readonly kind: 'completion'; readonly shell: 'bash' | 'zsh' }
+  | { readonly kind: 'acp'; readonly options: CliOptions };
 
 /** Commands and sub-commands, for typo suggestions. */
 const COMMANDS = [
@@ -63,6 +64,7 @@ const COMMANDS = [
   'jobs',
   ...JOBS_SUBCOMMANDS,
   'worker',
+  'acp',
 ];
 
 const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
@@ -107,7 +109,8 @@ type Chosen =
   | { readonly kind: 'batch'; readonly file: string }
   | { readonly kind: 'jobs'; readonly command: JobsCommand }
   | { readonly kind: 'worker'; readonly command: WorkerCommand }
-  | { readonly kind: 'completion'; readonly shell: string };
+  | { readonly kind: 'completion'; readonly shell: string }
+  | { readonly kind: 'acp' };
 
 /** Parses argv (without `node` and the script). Throws ConfigError naming the flag on bad input. */
 export function parseArguments(argv: readonly string[], version: string, columns = 100): ParsedArguments {
@@ -199,6 +202,13 @@ export function parseArguments(argv: readonly string[], version: string, columns
   );
   parser = command(
     parser,
+    'acp',
+    'run as an Agent Client Protocol agent for editors, on stdin/stdout (docs/editors.md)',
+    withChatFlags,
+    () => (chosen = { kind: 'acp' }),
+  );
+  parser = command(
+    parser,
     'completion [shell]',
     'print a bash or zsh completion script',
     noOptions,
@@ -261,6 +271,8 @@ export function parseArguments(argv: readonly string[], version: string, columns
       return { kind: 'jobs', command: chosen.command };
     case 'worker':
       return { kind: 'worker', command: chosen.command };
+    case 'acp':
+      return { kind: 'acp', options: toCliOptions(values, undefined) };
     case 'completion':
       if (chosen.shell !== 'bash' && chosen.shell !== 'zsh') {
         throw new ConfigError('completion', `"${chosen.shell}" is not bash or zsh`);

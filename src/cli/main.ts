@@ -63,6 +63,11 @@ export async function main(
         const { runWorkerCommand } = await import('./command-line/jobs-commands.js');
         return await withStopSignal(signals, (signal) => runWorkerCommand(parsed.command, { io, signal }));
       }
+      case 'acp': {
+        debug = parsed.options.debug;
+        const { runAcpCommand } = await import('./acp-command.js');
+        return await runAcpCommand(parsed.options, io, signals, version);
+      }
       case 'run': {
         const { options } = parsed;
         debug = options.debug;

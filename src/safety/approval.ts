@@ -41,8 +41,11 @@ export type ApprovalDecision =
   | { readonly kind: 'allow-tool'; readonly keep?: boolean }
   /** Run this call and every later call of any tool of the same server, for the session; `keep` as above. */
   | { readonly kind: 'allow-server'; readonly keep?: boolean }
-  /** Do not run it; `reason`, when given, is passed on to the model. */
-  | { readonly kind: 'deny'; readonly reason?: string };
+  /**
+   * Do not run it; `reason`, when given, is passed on to the model. With `always`, every later call
+   * of the same tool is refused without asking, for the rest of the session ("always deny").
+   */
+  | { readonly kind: 'deny'; readonly reason?: string; readonly always?: boolean };
 
 /** Asks the user. Resolves with their answer; a rejection counts as a denial. */
 export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDecision>;
@@ -51,6 +54,13 @@ export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDeci
 export class SessionGrants {
   readonly #tools = new Set<string>();
   readonly #servers = new Set<string>();
+  /** Tools the user said "always deny" to: refused without asking for the rest of the session. */
+  readonly #refusedTools = new Set<string>();
+
+  /** True when an earlier "always deny" answer refuses this tool. */
+  refuses(exposedName: string): boolean {
+    return this.#refusedTools.has(exposedName);
+  }
 
   /** True when an earlier answer already allowed this tool (by name, or by its server). */
   covers(exposedName: string, server: string | undefined): boolean {
@@ -67,8 +77,10 @@ export class SessionGrants {
         if (server === undefined) this.#tools.add(exposedName);
         else this.#servers.add(server);
         return;
-      case 'allow-once':
       case 'deny':
+        if (decision.always === true) this.#refusedTools.add(exposedName);
+        return;
+      case 'allow-once':
         return;
       default: {
         const unexpected: never = decision;
@@ -81,5 +93,6 @@ export class SessionGrants {
   clear(): void {
     this.#tools.clear();
     this.#servers.clear();
+    this.#refusedTools.clear();
   }
 }

@@ -16,7 +16,7 @@ export type DecidedBy =
   | 'policy'
   /** The user, answering a question. */
   | 'user'
-  /** An "always allow" answer given earlier in the session. */
+  /** An "always allow" or "always deny" answer given earlier in the session. */
   | 'session'
   /** An "always allow" answer kept for the project folder from an earlier run. */
   | 'kept'

@@ -10,6 +10,7 @@ import type { ToolPinStore } from './tool-pin-store.js';
 import type { ToolChangeSettings } from './tool-pins.js';
 import type { ApprovalFallback, ApprovalRuleSet } from './policy.js';
 import type { UntrustedContentOptions } from './untrusted-content.js';
+import type { SessionModeCheck } from './session-mode.js';
 
 export interface SafetyOptions {
   /** Approval rules, one set per config file (first match wins within a set; see policy.ts). */
@@ -46,6 +47,11 @@ export interface SafetyOptions {
   readonly toolPins?: ToolPinStore | false;
   /** What a changed tool definition is met with, for every server and per server (default `warn`). */
   readonly toolChanges?: ToolChangeSettings;
+  /**
+   * The session's approval mode, read at every call (an editor's `session/set_mode`; see
+   * session-mode.ts): after the rules, it may refuse a call or lift an `ask`. Absent: no mode.
+   */
+  readonly sessionMode?: SessionModeCheck;
 }
 
 /**

@@ -64,8 +64,9 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
           ...definedProperties({ trustProject: options.trustProject }),
         })
       : { ...parseConfig({ mcpServers: options.mcpServers }, 'mcpServers option', env), path: undefined };
-  const chosen =
+  const configured =
     options.servers === undefined ? loaded : { ...loaded, servers: options.servers, disabledServers: [] };
+  const chosen = withAdditionalServers(configured, options.additionalServers);
   const withBuiltins =
     options.builtin === undefined || options.builtin.length === 0
       ? chosen
@@ -247,6 +248,24 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     await pool.close();
     throw error;
   }
+}
+
+/** The configured servers and the additional ones; a name the config uses keeps the config's server. */
+function withAdditionalServers(
+  config: LoadedConfig,
+  additional: CreateRunnerOptions['additionalServers'],
+): LoadedConfig {
+  if (additional === undefined) return config;
+  const servers = { ...config.servers };
+  const warnings = [...config.warnings];
+  for (const [name, definition] of Object.entries(additional)) {
+    if (name in servers) {
+      warnings.push(`server "${name}" is configured already: the configured one is used, not the one given`);
+      continue;
+    }
+    servers[name] = definition;
+  }
+  return { ...config, servers, warnings };
 }
 
 /** Creates a Runner for a model with the tools of every configured MCP server. */

@@ -79,6 +79,12 @@ export interface CreateRunnerOptions {
    */
   readonly servers?: Readonly<Record<string, ServerDefinition>>;
   /**
+   * Servers run beside the configured ones (an editor's `mcpServers` in `mcphost acp`), under the
+   * same safety rules. A name the config already uses stays the config's server (this one is left out,
+   * with a warning).
+   */
+  readonly additionalServers?: Readonly<Record<string, ServerDefinition>>;
+  /**
    * Built-in servers to turn on for this run, besides the configured ones (`["fs", "todo"]`;
    * see docs/builtin-servers.md). Each is named as its server (`fs__read_file`).
    */

@@ -29,6 +29,7 @@ import { toolRound } from './tool-round.js';
 import { localModel } from './local-model.js';
 import { batchJobs } from './batch.js';
 import { durableWorkers } from './workers.js';
+import { acpStart } from './acp-start.js';
 import { median, timeCommand } from './measure.js';
 import { CLI, REPOSITORY, temporaryHome, EVERYTHING_SERVER, npmServerConfig } from '../support/cli.js';
 
@@ -231,9 +232,9 @@ async function longConversations(): Promise<void> {
 }
 
 console.log(`mcphost benchmarks (median of ${REPEATS} runs each; ${process.version})\n`);
-// BENCH_ONLY=4 (or 1,2,3,5,6,7,workers, comma-separated) runs only those sections.
+// BENCH_ONLY=4 (or 1,2,3,5,6,7,workers,acp, comma-separated) runs only those sections.
 const only = new Set(
-  (process.env.BENCH_ONLY ?? '1,2,3,4,5,6,7,workers').split(',').map((part) => part.trim()),
+  (process.env.BENCH_ONLY ?? '1,2,3,4,5,6,7,workers,acp').split(',').map((part) => part.trim()),
 );
 if (only.has('3')) await helpStartup();
 if (only.has('1')) {
@@ -246,3 +247,4 @@ if (only.has('5')) await coldPath();
 if (only.has('6')) await localModel();
 if (only.has('7')) await batchJobs();
 if (only.has('workers')) await durableWorkers();
+if (only.has('acp')) await acpStart();

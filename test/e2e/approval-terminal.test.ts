@@ -71,4 +71,23 @@ describe.skipIf(!hasTmux)('approving tool calls in the chat', () => {
     chat.keys('C-d');
     expect(await chat.waitForExit()).toBe(0);
   });
+
+  it('always deny: the call is refused, and later calls of the tool are refused without a question', async () => {
+    const chat = await fixture.startChat({ args: ['--no-color'], columns: 200, ready: 'mistral-small' });
+    chat.type('alpha');
+    chat.keys('Enter');
+    await chat.waitFor(QUESTION);
+    chat.type('x');
+    chat.keys('Enter');
+    await chat.waitFor(/model saw: .*denied/);
+
+    chat.type('beta');
+    chat.keys('Enter');
+    const screen = await chat.waitFor(/model saw: .*denied every call to everything__echo for this session/);
+    expect(screen.split(QUESTION)).toHaveLength(2);
+    expect(screen).not.toContain('Echo: echo of');
+
+    chat.keys('C-d');
+    expect(await chat.waitForExit()).toBe(0);
+  });
 });

@@ -169,7 +169,7 @@ describe.skipIf(!hasTmux)('the approval question on screen', () => {
     const lines = screen.split('\n');
     const question = lines.find((line) => line.includes(QUESTION)) ?? '';
     // The question line holds the question and ^C: no spinner frame, label or clock on it.
-    expect(question).toMatch(/\(n REASON tells the model why\): \^C$/);
+    expect(question).toMatch(/\[x\] always deny this tool: \^C$/);
     expect(screen).not.toMatch(/Ctrl-C to stop/);
     chat.keys('C-d');
     expect(await chat.waitForExit()).toBe(0);

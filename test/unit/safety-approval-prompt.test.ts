@@ -60,6 +60,8 @@ describe('parseApprovalAnswer', () => {
     ['no', { kind: 'deny' }],
     ['n not in that folder', { kind: 'deny', reason: 'not in that folder' }],
     ['deny: too risky', { kind: 'deny', reason: 'too risky' }],
+    ['x', { kind: 'deny', always: true }],
+    ['never: not on this machine', { kind: 'deny', always: true, reason: 'not on this machine' }],
     ['', undefined],
     ['maybe', undefined],
     ['yes please', undefined],
@@ -82,7 +84,7 @@ describe('createApprovalPrompt', () => {
     expect(screen).toContain('server:    filesystem');
     expect(screen).toContain('"path": "/tmp/a.txt"');
     expect(terminal.questions).toEqual([
-      'Allow? [y] once  [t] always this tool  [s] always this server  [tk]/[sk] the same, kept for this folder  [n] deny (n REASON tells the model why): ',
+      'Allow? [y] once  [t] always this tool  [s] always this server  [tk]/[sk] the same, kept for this folder  [n] deny (n REASON tells the model why)  [x] always deny this tool: ',
     ]);
   });
 
@@ -108,7 +110,7 @@ describe('createApprovalPrompt', () => {
   it('asks again after an answer it does not understand, and denies after three', async () => {
     const retried = scriptedTerminal('what?', 'y');
     expect(await createApprovalPrompt(retried.io)(request())).toEqual({ kind: 'allow-once' });
-    expect(retried.screen()).toContain('Please answer y, t, s, tk, sk or n.');
+    expect(retried.screen()).toContain('Please answer y, t, s, tk, sk, n or x.');
     const stubborn = scriptedTerminal('a1', 'b2', 'c3');
     expect(await createApprovalPrompt(stubborn.io)(request())).toEqual({ kind: 'deny' });
     expect(stubborn.questions).toHaveLength(3);

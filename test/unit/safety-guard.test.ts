@@ -138,6 +138,21 @@ describe('GuardedToolHost: every approval answer', () => {
     expect(approver.asked).toHaveLength(3);
   });
 
+  it('always deny this tool: later calls of the tool are refused without asking, other tools still ask', async () => {
+    const approver = scriptedApprover({ kind: 'deny', always: true }, { kind: 'allow-once' });
+    const rules: ApprovalRule[] = [{ server: 'files', decision: 'ask' }];
+    const { guard, host, audit } = guarded(rules, {
+      questions: { approveToolCall: approver.approveToolCall },
+    });
+    expect((await guard.call(call('files__write', { path: '/a' }))).isError).toBe(true);
+    const second = await guard.call(call('files__write', { path: '/b' }));
+    expect(text(second)).toBe('The user denied every call to files__write for this session. It was not run.');
+    expect(text(await guard.call(call('files__read')))).not.toContain('denied');
+    expect(approver.asked.map((request) => request.call.name)).toEqual(['files__write', 'files__read']);
+    expect(host.calls.map((c) => c.name)).toEqual(['files__read']);
+    expect(audit.entries.map((entry) => entry.decidedBy)).toEqual(['user', 'session', 'user']);
+  });
+
   it('deny with a reason: not run, and the model reads the reason', async () => {
     const approver = scriptedApprover({ kind: 'deny', reason: 'not in my home folder' });
     const { guard, host, audit } = guarded(askWrites, {

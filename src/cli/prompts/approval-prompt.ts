@@ -1,7 +1,7 @@
 /**
  * The chat's question when a tool call needs approval: it shows the tool, its server and the
  * arguments, and offers allow once, always allow the tool, always allow the server (for the
- * session), or deny with an optional reason for the model.
+ * session), deny with an optional reason for the model, or always deny the tool (for the session).
  *
  * The terminal is injected (`ask` one question, `write` text), so the chat can plug in its own
  * line editor and tests can answer with a script.
@@ -21,11 +21,12 @@ const MAX_ARGUMENT_CHARACTERS = 4000;
 export type ApprovalAnswer =
   | { readonly kind: 'allow-once' }
   | { readonly kind: 'allow-tool' | 'allow-server'; readonly keep?: boolean }
-  | { readonly kind: 'deny'; readonly reason?: string };
+  | { readonly kind: 'deny'; readonly reason?: string; readonly always?: boolean };
 
 /**
  * Reads an answer: `y`/`yes`/`once`, `t`/`tool`/`always`, `s`/`server`, `n`/`no`/`deny` — the
- * last optionally followed by a reason; `tk`/`keep-tool` and `sk`/`keep-server` are `t` and `s`
+ * last optionally followed by a reason; `x`/`never` denies this call and every later one of the
+ * tool for the session (also with an optional reason); `tk`/`keep-tool` and `sk`/`keep-server` are `t` and `s`
  * kept for this project folder in later runs too (`n not that folder`, `n: not that folder`). Case does not
  * matter. `undefined` when it is none of these.
  */
@@ -37,6 +38,9 @@ export function parseApprovalAnswer(text: string): ApprovalAnswer | undefined {
   const rest = (match[2] ?? '').trim();
   if (['n', 'no', 'd', 'deny'].includes(word)) {
     return rest === '' ? { kind: 'deny' } : { kind: 'deny', reason: rest };
+  }
+  if (['x', 'never'].includes(word)) {
+    return rest === '' ? { kind: 'deny', always: true } : { kind: 'deny', always: true, reason: rest };
   }
   if (rest !== '') return undefined;
   if (['y', 'yes', 'o', 'once'].includes(word)) return { kind: 'allow-once' };
@@ -80,11 +84,11 @@ export function describeHints(hints: ToolHints): string {
 /** The question line; `[s]` and the kept answers only when the server is known. */
 export function approvalQuestion(request: ApprovalRequest): string {
   if (request.server === undefined) {
-    return `Allow? [y] once  [t] always this tool  [n] deny (n REASON tells the model why): `;
+    return `Allow? [y] once  [t] always this tool  [n] deny (n REASON tells the model why)  [x] always deny this tool: `;
   }
   return (
     `Allow? [y] once  [t] always this tool  [s] always this server  ` +
-    `[tk]/[sk] the same, kept for this folder  [n] deny (n REASON tells the model why): `
+    `[tk]/[sk] the same, kept for this folder  [n] deny (n REASON tells the model why)  [x] always deny this tool: `
   );
 }
 
@@ -100,7 +104,7 @@ export function createApprovalPrompt(io: PromptIO): ApprovalHandler {
       if (typed === undefined) return { kind: 'deny', reason: 'no answer' };
       const answer = parseApprovalAnswer(typed);
       if (answer === undefined) {
-        io.write(`Please answer y, t${request.server === undefined ? '' : ', s, tk, sk'} or n.\n`);
+        io.write(`Please answer y, t${request.server === undefined ? '' : ', s, tk, sk'}, n or x.\n`);
         continue;
       }
       if (answer.kind === 'allow-server' && request.server === undefined) return { kind: 'allow-tool' };
@@ -113,7 +117,7 @@ export function createApprovalPrompt(io: PromptIO): ApprovalHandler {
         // Kept answers are by server and tool: without a server, this one is for the session.
         return { kind: 'allow-tool' };
       }
-      if (answer.kind !== 'deny' || answer.reason !== undefined) return answer;
+      if (answer.kind !== 'deny' || answer.reason !== undefined || answer.always === true) return answer;
       const reason = await askOrCancel(io, 'Reason, for the model (optional, Enter to skip): ', request);
       const given = reason?.trim() ?? '';
       return given === '' ? { kind: 'deny' } : { kind: 'deny', reason: given };

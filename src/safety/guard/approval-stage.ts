@@ -34,6 +34,7 @@ async function approve(
 ): Promise<GateVerdict> {
   const { grants, settings } = parts;
   const server = location?.server;
+  if (grants.refuses(call.name)) return refusedForSession(call.name);
   if (grants.covers(call.name, server)) return { kind: 'allow', decidedBy: 'session', reason };
   const kept = settings.keptPermissions;
   if (keptApplies && location !== undefined && kept?.covers(location.server, location.tool) === true) {
@@ -50,8 +51,9 @@ async function approve(
     );
   }
   const answer = await parts.questionQueue.run(
-    async (): Promise<ApprovalDecision | 'granted' | 'cancelled'> => {
+    async (): Promise<ApprovalDecision | 'granted' | 'refused' | 'cancelled'> => {
       // An "always" answer to an earlier question of this step may already cover this call.
+      if (grants.refuses(call.name)) return 'refused';
       if (grants.covers(call.name, server)) return 'granted';
       if (signal.aborted) return 'cancelled';
       try {
@@ -75,6 +77,7 @@ async function approve(
     },
   );
   if (answer === 'granted') return { kind: 'allow', decidedBy: 'session', reason };
+  if (answer === 'refused') return refusedForSession(call.name);
   if (answer === 'cancelled' || signal.aborted) {
     // A prompt may answer "deny" because its signal aborted; the truth is that no one answered.
     const why = parts.cancellation();
@@ -85,6 +88,7 @@ async function approve(
     );
   }
   if (answer.kind === 'deny') {
+    grants.remember(answer, call.name, server);
     const why = answer.reason?.trim() ?? '';
     return refuse(
       'user',
@@ -118,6 +122,15 @@ async function keep(
   } catch (error) {
     warn(messageOf(error));
   }
+}
+
+/** A call of a tool the user said "always deny" to earlier in the session. */
+function refusedForSession(tool: string): GateVerdict {
+  return refuse(
+    'session',
+    'the user denied this tool for the session',
+    `The user denied every call to ${tool} for this session. It was not run.`,
+  );
 }
 
 function refuse(decidedBy: Refusal['decidedBy'], reason: string, message: string): GateVerdict {

@@ -11,12 +11,14 @@ import { approvalPolicyStage } from './policy-stage.js';
 import { outputLimitStage, untrustedContentStage } from './result-stages.js';
 import type { GateStage, ResultStage } from './stages.js';
 import { toolPinStage } from './tool-pin-stage.js';
+import { sessionModeStage } from './session-mode-stage.js';
 
 /** Before the call: whether it runs, and who said so. The first refusal ends the list. */
 export function gateStages(parts: GuardParts): readonly GateStage[] {
   return [
     toolPinStage(parts.pins, parts.pinsOnSight),
     approvalPolicyStage(parts.policy),
+    sessionModeStage(parts.settings.sessionMode),
     preToolUseStage(parts.hooks),
     approvalStage(parts),
     notCancelledStage(parts.cancellation),

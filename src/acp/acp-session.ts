@@ -1,0 +1,238 @@
+/**
+ * One editor session: a runner (its own servers: the configured ones and the editor's), the
+ * conversation it saves, its approval mode, and the turn in progress. A turn's runner events
+ * become `session/update` notifications; its end becomes the prompt's stop reason.
+ */
+import type { ContentBlock, PromptResponse, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
+import { RequestError } from '@agentclientprotocol/sdk';
+import { AbortedError, MaxStepsError, messageOf, ProviderError } from '../core/errors.js';
+import type { RunnerEvent, StopReason as RunStopReason } from '../core/events.js';
+import type { McpRunner } from '../setup/create-runner.js';
+import type { UserContent } from '../core/types.js';
+import { DEFAULT_MODE, type SessionModeId } from './modes.js';
+import { userContentOf } from './prompt-content.js';
+import { toolCallOf, toolResultUpdateOf, type LocateTool } from './tool-updates.js';
+import type { UpdateSender } from './update-sender.js';
+
+/** The JSON-RPC error code of a failed model call (the server-error range JSON-RPC leaves to us). */
+export const PROVIDER_FAILURE_CODE = -32001;
+
+/** What the session says to the editor besides the answer: retries, servers that failed. */
+export interface Notices {
+  /** The client said it shows `notice` updates (`clientCapabilities.session.notices`). */
+  readonly supported: boolean;
+}
+
+export interface AcpSessionParts {
+  readonly id: string;
+  readonly cwd: string;
+  readonly runner: McpRunner;
+  readonly sender: UpdateSender;
+  readonly notices: Notices;
+  readonly log: (line: string) => void;
+}
+
+type TurnState =
+  { readonly kind: 'idle' } | { readonly kind: 'running'; readonly controller: AbortController };
+
+export class AcpSession {
+  readonly #parts: AcpSessionParts;
+  #mode: SessionModeId = DEFAULT_MODE;
+  #turn: TurnState = { kind: 'idle' };
+  /** Warnings for the editor that came before it could be told (a server that failed to start). */
+  readonly #pending: string[] = [];
+
+  constructor(parts: AcpSessionParts) {
+    this.#parts = parts;
+  }
+
+  get id(): string {
+    return this.#parts.id;
+  }
+
+  get cwd(): string {
+    return this.#parts.cwd;
+  }
+
+  get runner(): McpRunner {
+    return this.#parts.runner;
+  }
+
+  get mode(): SessionModeId {
+    return this.#mode;
+  }
+
+  set mode(next: SessionModeId) {
+    this.#mode = next;
+  }
+
+  get sender(): UpdateSender {
+    return this.#parts.sender;
+  }
+
+  /** A warning for the editor, shown at the next prompt (or at once during one). */
+  warn(message: string): void {
+    this.#parts.log(message);
+    if (this.#turn.kind === 'running') this.#notice('warning', message);
+    else this.#pending.push(message);
+  }
+
+  /** Runs one prompt turn; resolves with its stop reason once every update of it is sent. */
+  async prompt(prompt: readonly ContentBlock[]): Promise<PromptResponse> {
+    if (this.#turn.kind === 'running') {
+      throw RequestError.invalidRequest(undefined, 'a prompt is already running in this session');
+    }
+    const controller = new AbortController();
+    this.#turn = { kind: 'running', controller };
+    for (const message of this.#pending.splice(0)) this.#notice('warning', message);
+    const locate: LocateTool = (name) => this.#parts.runner.pool.locate(name);
+    try {
+      const content = await this.#expand(userContentOf(prompt), controller.signal);
+      const result = await this.#parts.runner.run(content, {
+        signal: controller.signal,
+        onEvent: (event) => this.#onEvent(event, locate),
+      });
+      return { stopReason: stopReasonOf(result.stopReason) };
+    } catch (error) {
+      // Cancelled: whatever the failure looks like (an aborted stream, a refused tool), it is a cancel.
+      if (controller.signal.aborted || error instanceof AbortedError) return { stopReason: 'cancelled' };
+      if (error instanceof MaxStepsError) return { stopReason: 'max_turn_requests' };
+      throw requestErrorOf(error);
+    } finally {
+      this.#turn = { kind: 'idle' };
+      await this.#parts.sender.flushed();
+    }
+  }
+
+  /**
+   * `/server:prompt ARGS` (a command of `available_commands_update`) and `@server:uri` mentions in
+   * the text, filled in as the chat fills them in; text naming no configured server stays as it is.
+   */
+  async #expand(content: readonly UserContent[], signal: AbortSignal): Promise<UserContent[]> {
+    const expanded: UserContent[] = [];
+    for (const block of content) {
+      if (block.type !== 'text') {
+        expanded.push(block);
+        continue;
+      }
+      let turn: Awaited<ReturnType<McpRunner['mcp']['expandUserTurn']>>;
+      try {
+        turn = await this.#parts.runner.mcp.expandUserTurn(block.text, { signal });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw RequestError.invalidParams(undefined, messageOf(error));
+      }
+      for (const note of turn.notes) this.#parts.log(note);
+      expanded.push(...turn.content);
+    }
+    return expanded;
+  }
+
+  /** The servers' MCP prompts, as the editor's slash commands (`/server:prompt`). */
+  async announceCommands(): Promise<void> {
+    const prompts = await this.#parts.runner.mcp.listPrompts().catch(() => []);
+    this.#send({
+      sessionUpdate: 'available_commands_update',
+      availableCommands: prompts.map((prompt) => ({
+        name: `${prompt.server}:${prompt.name}`,
+        description: prompt.description ?? prompt.title ?? `the ${prompt.name} prompt of ${prompt.server}`,
+        ...(prompt.arguments.length === 0
+          ? {}
+          : { input: { hint: prompt.arguments.map((argument) => argument.name).join(' ') } }),
+      })),
+    });
+    await this.#parts.sender.flushed();
+  }
+
+  /** `session/cancel`: the model request and running tool calls are aborted, pending questions dropped. */
+  cancel(): void {
+    if (this.#turn.kind === 'running')
+      this.#turn.controller.abort(new AbortedError('cancelled by the editor'));
+  }
+
+  #send(update: SessionUpdate): void {
+    this.#parts.sender.send(update);
+  }
+
+  /** A notice where the client shows them, else a line of the agent's message. */
+  #notice(severity: 'info' | 'warning', text: string): void {
+    if (this.#parts.notices.supported) {
+      this.#send({ sessionUpdate: 'notice', severity, title: text });
+      return;
+    }
+    this.#send({
+      sessionUpdate: 'agent_thought_chunk',
+      content: { type: 'text', text: `mcphost: ${text}\n` },
+    });
+  }
+
+  #onEvent(event: RunnerEvent, locate: LocateTool): void {
+    switch (event.type) {
+      case 'text-delta':
+        this.#send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text } });
+        return;
+      case 'tool-call':
+        this.#send({ sessionUpdate: 'tool_call', ...toolCallOf(event.call, locate) });
+        return;
+      case 'tool-result':
+        this.#send({ sessionUpdate: 'tool_call_update', ...toolResultUpdateOf(event.record.result) });
+        return;
+      case 'retry':
+        // As the chat says it: the vendor's message, the wait, the attempt.
+        this.#notice(
+          'info',
+          `${event.error.message.replace(/\s+/g, ' ')} — retrying in ${(event.delayMs / 1000).toFixed(1)}s (retry ${event.attempt})`,
+        );
+        return;
+      case 'step-finish': {
+        const usage = this.#parts.runner.contextUsage;
+        if (usage !== undefined) {
+          this.#send({ sessionUpdate: 'usage_update', used: usage.tokens, size: usage.window.tokens });
+        }
+        return;
+      }
+      case 'compaction':
+        this.#notice('info', `the older part of the conversation was summarized (${event.reason})`);
+        return;
+      case 'step-start':
+      case 'tool-mode':
+      case 'done':
+        return;
+      default: {
+        const unexpected: never = event;
+        throw new TypeError(`unknown runner event ${JSON.stringify(unexpected)}`);
+      }
+    }
+  }
+}
+
+function stopReasonOf(reason: RunStopReason): StopReason {
+  switch (reason) {
+    case 'end':
+      return 'end_turn';
+    case 'length':
+      return 'max_tokens';
+    case 'content-filter':
+      return 'refusal';
+    default: {
+      const unexpected: never = reason;
+      throw new TypeError(`unknown stop reason ${String(unexpected)}`);
+    }
+  }
+}
+
+/** A failed turn as a JSON-RPC error naming its cause; the session goes on. */
+function requestErrorOf(error: unknown): RequestError {
+  if (error instanceof RequestError) return error;
+  if (error instanceof ProviderError) {
+    return new RequestError(PROVIDER_FAILURE_CODE, `${error.provider}: ${error.message}`, {
+      provider: error.provider,
+      ...(error.status === undefined ? {} : { status: error.status }),
+      retryable: error.retryable,
+    });
+  }
+  return RequestError.internalError(
+    { error: error instanceof Error ? error.name : 'Error' },
+    messageOf(error),
+  );
+}
