@@ -6,7 +6,7 @@
 import type { ContentBlock, PromptResponse, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
 import { RequestError } from '@agentclientprotocol/sdk';
 import { AbortedError, MaxStepsError, messageOf, ProviderError } from '../core/errors.js';
-import type { RunnerEvent, StopReason as RunStopReason } from '../core/events.js';
+import type { AgentEvent, RunnerEvent, StopReason as RunStopReason } from '../core/events.js';
 import type { McpRunner } from '../setup/create-runner.js';
 import type { UserContent } from '../core/types.js';
 import { DEFAULT_MODE, type SessionModeId } from './modes.js';
@@ -166,6 +166,50 @@ export class AcpSession {
     });
   }
 
+  /**
+   * A subagent's tool calls are shown as calls of their own, titled with the agent's name, so the
+   * editor sees what the agent does; its text comes back as the agent tool's result. The ids are
+   * the parent call's id and the child's, as a child's id is unique only within its own run.
+   */
+  #onAgentEvent(event: AgentEvent, locate: LocateTool): void {
+    const inner = event.event;
+    const idOf = (callId: string): string => `${event.toolCallId}/${callId}`;
+    switch (inner.type) {
+      case 'tool-call': {
+        const call = toolCallOf(inner.call, locate);
+        this.#send({
+          sessionUpdate: 'tool_call',
+          ...call,
+          toolCallId: idOf(inner.call.id),
+          title: `${event.agent}: ${call.title}`,
+        });
+        return;
+      }
+      case 'tool-result':
+        this.#send({
+          sessionUpdate: 'tool_call_update',
+          ...toolResultUpdateOf(inner.record.result),
+          toolCallId: idOf(inner.record.call.id),
+        });
+        return;
+      case 'agent-event':
+        this.#onAgentEvent({ ...inner, toolCallId: idOf(inner.toolCallId) }, locate);
+        return;
+      case 'text-delta':
+      case 'retry':
+      case 'step-start':
+      case 'step-finish':
+      case 'compaction':
+      case 'tool-mode':
+      case 'done':
+        return;
+      default: {
+        const unexpected: never = inner;
+        throw new TypeError(`unknown runner event ${JSON.stringify(unexpected)}`);
+      }
+    }
+  }
+
   #onEvent(event: RunnerEvent, locate: LocateTool): void {
     switch (event.type) {
       case 'text-delta':
@@ -193,6 +237,9 @@ export class AcpSession {
       }
       case 'compaction':
         this.#notice('info', `the older part of the conversation was summarized (${event.reason})`);
+        return;
+      case 'agent-event':
+        this.#onAgentEvent(event, locate);
         return;
       case 'step-start':
       case 'tool-mode':

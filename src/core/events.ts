@@ -101,27 +101,8 @@ export type RunnerEvent =
    * wrappers is the nesting of the runs.
    */
   | AgentEvent
-  /**
-   * An event of a subagent's run (src/agents), started by this run's tool call `toolCallId`. A
-   * child that delegates in turn wraps its own child's events once more, so the nesting of the
-   * wrappers is the nesting of the runs.
-   */
-  | AgentEvent
   /** The run ended with an answer. Always the last event of a successful run. */
   | { readonly type: 'done'; readonly result: RunResult };
-
-/** An event of a subagent's run, as its parent run reports it. */
-export interface AgentEvent {
-  readonly type: 'agent-event';
-  /** The agent's name. */
-  readonly agent: string;
-  /** The parent's tool call that runs the agent (pairs with its `tool-call` and `tool-result`). */
-  readonly toolCallId: string;
-  /** The child's model, `provider:model`. */
-  readonly model: string;
-  /** What the child's run reported. */
-  readonly event: RunnerEvent;
-}
 
 /** An event of a subagent's run, as its parent run reports it. */
 export interface AgentEvent {
