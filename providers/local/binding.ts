@@ -36,3 +36,19 @@ export function importNodeLlamaCpp(): Promise<typeof NodeLlamaCpp> {
   unsetEmptyNodeLlamaCppVariables();
   return import('node-llama-cpp');
 }
+
+/** node-llama-cpp from a folder of its own (the fetched runtime, runtime-source.ts): its entry's URL. */
+export function importNodeLlamaCppFrom(entryUrl: string): Promise<typeof NodeLlamaCpp> {
+  unsetEmptyNodeLlamaCppVariables();
+  return import(entryUrl) as Promise<typeof NodeLlamaCpp>;
+}
+
+/** Whether node-llama-cpp is installed where mcphost can import it (no module is loaded to know). */
+export function isNodeLlamaCppInstalled(): boolean {
+  try {
+    import.meta.resolve('node-llama-cpp');
+    return true;
+  } catch {
+    return false;
+  }
+}
