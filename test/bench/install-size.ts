@@ -12,7 +12,7 @@
  * In .ci/run after the tests (dist/ is built there).
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -98,6 +98,7 @@ try {
   }
   if (!process.argv.includes('--no-model')) {
     const home = join(work, 'home');
+    await mkdir(home);
     const model = await writeTinyGguf(join(work, 'tiny.gguf'));
     const args = ['-m', `local:${model}`, '-p', 'hello', '--max-tokens', '4'];
     const env = { HOME: home, MCPHOST_LOCAL_THREADS: '1' };
