@@ -43,7 +43,18 @@ async function mcphost(
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(join(prefix, 'bin', 'mcphost'), args, {
-      env: { PATH: process.env.PATH ?? '', ...env },
+      // The network settings a user's shell has (a proxy's CA for Node's fetch, as npm has its own).
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(
+            (entry): entry is [string, string] =>
+              /^(NODE_EXTRA_CA_CERTS|HTTPS?_PROXY|https?_proxy|NO_PROXY|no_proxy)$/.test(entry[0]) &&
+              entry[1] !== undefined,
+          ),
+        ),
+        ...env,
+      },
       cwd: env.HOME,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
