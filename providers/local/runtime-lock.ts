@@ -3,7 +3,7 @@
  * node-llama-cpp and the packages it needs, pinned as `npm install node-llama-cpp@3.21.1
  * --package-lock-only` resolved them: the runtime fetched on first use (runtime-fetch.ts), each
  * tarball checked against the integrity here. Rows: [path in node_modules, version, integrity].
- * Regenerate with `node --import tsx test/bench/runtime-lock.ts` when NODE_LLAMA_CPP_VERSION changes.
+ * Regenerate from a fresh `npm install node-llama-cpp@VERSION --package-lock-only` when the version changes.
  */
 
 /** A package of the runtime: where it goes under node_modules, its version and its SRI hash. */
