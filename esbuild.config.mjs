@@ -45,7 +45,7 @@ const localBinding = {
   name: 'local-binding-outside',
   setup(bundler) {
     bundler.onResolve({ filter: /^\.\/binding\.js$/ }, (args) =>
-      /providers\/local\/(runtime|model-files)\.ts$/.test(args.importer)
+      /providers\/local\/(runtime|runtime-source|model-files)\.ts$/.test(args.importer)
         ? { external: true, path: '../providers/local/binding.js' }
         : undefined,
     );

@@ -10,6 +10,7 @@
  * neither a `Response` nor a `Headers` is ever made.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import {
   checkedNdjson,
   isSuccess,
@@ -47,6 +48,15 @@ export function nodeOllamaHttp(idleTimeoutMs = OLLAMA_IDLE_TIMEOUT_MS): OllamaHt
     const url = new URL(request.url);
     const send = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
     return new Promise<OllamaHttpAnswer>((resolve, reject) => {
+      const { signal } = request;
+      if (signal.aborted) {
+        reject(abortError(signal));
+        return;
+      }
+      // The signal is ours to apply, not `http.request`'s: Node's own handling destroys the socket
+      // with an AbortError even when the answer has arrived whole but is not read to its end (the
+      // client stops at Ollama's `done` line and a buggy server or a proxy sent more after it), and
+      // by then the socket may have no listener left: an uncaught 'error' ended the process.
       const outgoing = send(url, {
         method: request.method,
         // A length, not chunks: Node sends a DELETE's body unframed unless told its length.
@@ -56,8 +66,25 @@ export function nodeOllamaHttp(idleTimeoutMs = OLLAMA_IDLE_TIMEOUT_MS): OllamaHt
             ? {}
             : { 'content-length': String(Buffer.byteLength(request.body)) }),
         },
-        signal: request.signal,
       });
+      let answer: IncomingMessage | undefined;
+      const onAbort = (): void => {
+        if (answer === undefined) {
+          // Before the answer: the request fails with the abort (through its 'error', below).
+          outgoing.destroy(abortError(signal));
+          return;
+        }
+        // The socket goes with the answer and is never used again: whatever it raises while it is
+        // torn down is about a connection no one needs any more, not about the answer.
+        // (Typed as always there, but null once the answer let go of it.)
+        const socket = answer.socket as Socket | null;
+        socket?.on('error', () => undefined);
+        // A body read to its last byte is whole: ending it is no error. Otherwise its reader, if
+        // any, learns of the abort through its iterator.
+        answer.destroy(answer.complete ? undefined : abortError(signal));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      outgoing.once('close', () => signal.removeEventListener('abort', onAbort));
       // Every error, not the first only: after the answer began, its stream carries the failure.
       outgoing.on('error', reject);
       outgoing.setTimeout(idleTimeoutMs, () => {
@@ -67,6 +94,7 @@ export function nodeOllamaHttp(idleTimeoutMs = OLLAMA_IDLE_TIMEOUT_MS): OllamaHt
         outgoing.destroy(silence);
       });
       outgoing.once('response', (incoming: IncomingMessage) => {
+        answer = incoming;
         // A failure of the body reaches whoever reads it (its async iterator rejects). This
         // listener is for the body no one reads any more: the client stops at Ollama's last line,
         // and the abort that then closes the connection must not become an uncaught exception.
@@ -81,6 +109,14 @@ export function nodeOllamaHttp(idleTimeoutMs = OLLAMA_IDLE_TIMEOUT_MS): OllamaHt
       outgoing.end(request.body);
     });
   };
+}
+
+/** An abort as `http.request` reports one (name `AbortError`), with the signal's reason as cause. */
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), {
+    name: 'AbortError',
+    code: 'ABORT_ERR',
+  });
 }
 
 /** The same exchange over a `fetch` function (its network errors keep fetch's shape: a cause chain). */

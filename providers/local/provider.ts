@@ -30,6 +30,7 @@ import { toFinishReason, toLlamaFunctions, toLlamaHistory } from './mapping.js';
 import { homedir } from 'node:os';
 import { localModelsFolder } from '../../src/util/user-folders.js';
 import { resolveLocalModelFile } from './resolve-model.js';
+import { ensureRuntime } from './runtime-source.js';
 import { loadLocalModel, localThreads, type LoadedModel } from './runtime.js';
 import { dropOmittedProperties } from './schema.js';
 import { answerGrammar, answerText } from './answer-grammar.js';
@@ -255,6 +256,12 @@ export async function createLocalProvider(
     cwd: files.cwd ?? process.cwd(),
     homeDir,
     cacheFolder: files.cacheFolder ?? localModelsFolder(homeDir, options.env),
+    env: options.env,
+    ...definedProperties({ onProgress: files.onProgress, signal: files.signal }),
+  });
+  // The llama.cpp runtime too, on first use, with the same progress (runtime-source.ts).
+  await ensureRuntime({
+    homeDir,
     env: options.env,
     ...definedProperties({ onProgress: files.onProgress, signal: files.signal }),
   });

@@ -12,12 +12,12 @@
  *   length, if smaller): Qwen3's 40,960 would cost gigabytes of KV cache that a small machine lacks;
  * - too little memory is one clear error naming the file and what is free.
  */
-import { availableParallelism, freemem, totalmem } from 'node:os';
+import { availableParallelism, freemem, homedir, totalmem } from 'node:os';
 import { basename } from 'node:path';
 import type * as NodeLlamaCpp from 'node-llama-cpp';
 import type { Llama, LlamaContext, LlamaModel } from 'node-llama-cpp';
-import { ConfigError, ProviderError } from '../../src/core/errors.js';
-import { importNodeLlamaCpp } from './binding.js';
+import { ConfigError, McpHostError, ProviderError } from '../../src/core/errors.js';
+import { loadRuntime } from './runtime-source.js';
 import { definedProperties } from '../../src/util/defined-properties.js';
 
 /** The largest context created by default: 8,192 tokens is under 1 GB of KV cache for Qwen3-1.7B. */
@@ -60,8 +60,10 @@ export function localThreads(env: Readonly<Record<string, string | undefined>>):
 
 async function importBinding(): Promise<Binding> {
   try {
-    return await importNodeLlamaCpp();
+    // Prepared already by createLocalProvider (with a progress bar) where it ran; else fetched now.
+    return await loadRuntime({ homeDir: homedir(), env: process.env });
   } catch (error) {
+    if (error instanceof McpHostError) throw error;
     throw new ProviderError(
       'local',
       `cannot load node-llama-cpp (${(error as Error).message}); install it with npm install node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`,

@@ -75,6 +75,14 @@ if (cliRuns !== undefined) {
 }
 const deadline = Date.now() + seconds * 1000;
 const problems = new Map<string, number>();
+// A crash of the process is what a user would meet (an uncaught socket error once ended mcphost on a
+// chunk after Ollama's `done` line): counted as a problem of its own, and the fuzz goes on.
+let crashes = 0;
+process.on('uncaughtException', (error) => {
+  crashes += 1;
+  const key = `crash (uncaught ${error.name}): ${error.message}`.slice(0, 200);
+  problems.set(key, (problems.get(key) ?? 0) + 1);
+});
 let done = 0;
 const started = Date.now();
 const samples = fc.sample(generatedAnswer, { numRuns: runs, seed });
@@ -95,7 +103,7 @@ for (const [index, answer] of samples.entries()) {
 }
 const elapsed = ((Date.now() - started) / 1000).toFixed(1);
 console.log(
-  `fuzz: ${done} runs (seed ${seed}) in ${elapsed}s over ${VENDORS.join(', ')}; ${problems.size} kinds of problem`,
+  `fuzz: ${done} runs (seed ${seed}) in ${elapsed}s over ${VENDORS.join(', ')} (Ollama over a loopback socket); ${crashes} crashes; ${problems.size} kinds of problem`,
 );
 for (const [problem, count] of problems) console.log(`  ${count}× ${problem}`);
 process.exitCode = problems.size === 0 ? 0 : 1;

@@ -43,6 +43,8 @@ export type FakeOllamaReply =
       readonly evalCount?: number;
       /** Pause between streamed lines. */
       readonly chunkDelayMs?: number;
+      /** Text lines sent after the final line (as a buggy proxy can), each after `chunkDelayMs` (20). */
+      readonly afterDone?: readonly string[];
     }
   /** An HTTP error: Ollama's `{"error": error}` JSON, or `body` as is (with `contentType`). */
   | {
@@ -343,6 +345,10 @@ async function sendAnswer(
     if (response.destroyed) return;
     if (reply.chunkDelayMs !== undefined) await delay(reply.chunkDelayMs);
     writeLine(response, line);
+  }
+  for (const text of reply.afterDone ?? []) {
+    await delay(reply.chunkDelayMs ?? 20);
+    if (!response.destroyed) writeLine(response, textLine(chat.model, text));
   }
   response.end();
 }

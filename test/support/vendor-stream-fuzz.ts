@@ -11,7 +11,7 @@ import { fromAnthropicStream } from '../../providers/anthropic-stream.js';
 import { toAnthropicRequest } from '../../providers/anthropic-request.js';
 import { fromGeminiStream } from '../../providers/google-stream.js';
 import { toGeminiRequest } from '../../providers/google-request.js';
-import { fromOllamaChunk, parseOllamaChunk, toOllamaRequest } from '../../providers/ollama-mapping.js';
+import { toOllamaRequest } from '../../providers/ollama-mapping.js';
 import { toOpenAIRequest } from '../../providers/openai-request.js';
 import { OpenAIStreamAccumulator } from '../../providers/openai-stream.js';
 import { describeToolCall, describeToolResult } from '../../src/cli/activity.js';
@@ -24,6 +24,7 @@ import { validateChatBody } from '../fakes/ollama-validation.js';
 import { validateChatRequest } from '../fakes/openai-validation.js';
 import type { StreamKind } from './cli-fuzz-summary.js';
 import { FakeToolHost } from './fake-tool-host.js';
+import { ollamaOverWire } from './ollama-wire-fuzz.js';
 import { ScriptedProvider, textReply } from './scripted-provider.js';
 
 export type Vendor = 'anthropic' | 'openai' | 'google' | 'ollama';
@@ -85,6 +86,11 @@ export interface GeneratedAnswer {
   readonly cutAt: number | undefined;
   /** Swap two events (a reordered stream). */
   readonly swap: readonly [number, number] | undefined;
+  /**
+   * One more event after the last (a text chunk after Ollama's `done: true` line, after Anthropic's
+   * `message_stop`…), as a proxy or a buggy server can send: it once crashed mcphost (issue 40).
+   */
+  readonly afterEnd: boolean;
 }
 
 export const generatedAnswer: fc.Arbitrary<GeneratedAnswer> = fc.record({
@@ -92,10 +98,14 @@ export const generatedAnswer: fc.Arbitrary<GeneratedAnswer> = fc.record({
   calls: fc.array(generatedCall, { maxLength: 12 }),
   cutAt: fc.option(fc.nat({ max: 30 }), { nil: undefined }),
   swap: fc.option(fc.tuple(fc.nat({ max: 30 }), fc.nat({ max: 30 })), { nil: undefined }),
+  afterEnd: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(false) },
+    { weight: 1, arbitrary: fc.constant(true) },
+  ),
 });
 
-function spoil<T>(events: T[], answer: GeneratedAnswer): T[] {
-  const result = [...events];
+function spoil<T>(events: T[], answer: GeneratedAnswer, afterEnd: T): T[] {
+  const result = answer.afterEnd ? [...events, afterEnd] : [...events];
   if (answer.swap !== undefined) {
     const [a, b] = answer.swap;
     if (a < result.length && b < result.length) [result[a], result[b]] = [result[b] as T, result[a] as T];
@@ -136,7 +146,11 @@ export function anthropicEvents(answer: GeneratedAnswer): unknown[] {
     usage: { output_tokens: 3 },
   });
   events.push({ type: 'message_stop' });
-  return spoil(events, answer);
+  return spoil(events, answer, {
+    type: 'content_block_delta',
+    index: 0,
+    delta: { type: 'text_delta', text: 'after the end' },
+  });
 }
 
 export function openAIChunks(answer: GeneratedAnswer): unknown[] {
@@ -174,7 +188,7 @@ export function openAIChunks(answer: GeneratedAnswer): unknown[] {
   chunks.push({
     choices: [{ index: 0, delta: {}, finish_reason: answer.calls.length > 0 ? 'tool_calls' : 'stop' }],
   });
-  return spoil(chunks, answer);
+  return spoil(chunks, answer, { choices: [{ index: 0, delta: { content: 'after the end' } }] });
 }
 
 export function geminiChunks(answer: GeneratedAnswer): unknown[] {
@@ -195,7 +209,9 @@ export function geminiChunks(answer: GeneratedAnswer): unknown[] {
     candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'STOP' }],
     usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2 },
   });
-  return spoil(chunks, answer);
+  return spoil(chunks, answer, {
+    candidates: [{ content: { role: 'model', parts: [{ text: 'after the end' }] } }],
+  });
 }
 
 export function ollamaChunks(answer: GeneratedAnswer): unknown[] {
@@ -223,7 +239,11 @@ export function ollamaChunks(answer: GeneratedAnswer): unknown[] {
     prompt_eval_count: 3,
     eval_count: 2,
   });
-  return spoil(chunks, answer);
+  return spoil(chunks, answer, {
+    model: 'm',
+    message: { role: 'assistant', content: 'after the end' },
+    done: false,
+  });
 }
 
 /** The stream a vendor fake serves for the answer: events, chunks, spoiled as the answer says. */
@@ -249,7 +269,7 @@ export function vendorStream(vendor: Vendor, answer: GeneratedAnswer): unknown[]
  * that changes nothing (past the end, two equal events) leaves it whole.
  */
 export function streamKind(vendor: Vendor, answer: GeneratedAnswer): StreamKind {
-  const whole = vendorStream(vendor, { ...answer, cutAt: undefined, swap: undefined });
+  const whole = vendorStream(vendor, { ...answer, cutAt: undefined, swap: undefined, afterEnd: false });
   const served = vendorStream(vendor, answer);
   if (served.length < whole.length) return 'cut';
   return JSON.stringify(served) === JSON.stringify(whole) ? 'whole' : 'reordered';
@@ -272,17 +292,10 @@ export async function parse(vendor: Vendor, answer: GeneratedAnswer): Promise<Pr
       case 'google':
         for await (const event of fromGeminiStream(iterate(geminiChunks(answer)))) events.push(event);
         break;
-      case 'ollama': {
-        let sawToolCalls = false;
-        let id = 0;
-        for (const raw of ollamaChunks(answer)) {
-          const chunk = parseOllamaChunk(raw);
-          const mapped = fromOllamaChunk(chunk, { createId: () => `call_${++id}`, sawToolCalls });
-          sawToolCalls ||= mapped.some((event) => event.type === 'tool-call');
-          events.push(...mapped);
-        }
-        break;
-      }
+      case 'ollama':
+        // Over a real socket through the real provider: the wire is where a chunk after `done`
+        // once crashed the process (ollama-wire-fuzz.ts).
+        return await ollamaOverWire(ollamaChunks(answer));
       default: {
         const unexpected: never = vendor;
         throw new TypeError(String(unexpected));

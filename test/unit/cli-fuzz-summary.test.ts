@@ -128,7 +128,13 @@ describe('the tally and its JSON line', () => {
 });
 
 describe('streamKind', () => {
-  const answer: GeneratedAnswer = { text: ['a', 'b'], calls: [], cutAt: undefined, swap: undefined };
+  const answer: GeneratedAnswer = {
+    text: ['a', 'b'],
+    calls: [],
+    cutAt: undefined,
+    swap: undefined,
+    afterEnd: false,
+  };
 
   it('tells a whole stream from a cut or reordered one', () => {
     expect(streamKind('openai', answer)).toBe('whole');

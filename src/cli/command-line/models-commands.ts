@@ -105,10 +105,14 @@ async function removeOllama(name: string, io: CliIO): Promise<ExitCodeValue> {
 
 async function listLocal(io: CliIO): Promise<ExitCodeValue> {
   const { listLocalModels } = await import('../../../providers/local/model-files.js');
+  const { describeRuntime } = await import('../../../providers/local/runtime-source.js');
   const folder = localModelsFolder(io.homeDir, io.env);
   const { models, partial } = await listLocalModels(folder);
+  // Which llama.cpp runs them, and why (issue 40: the runtime is fetched for the machine's GPU).
+  const runtime = await describeRuntime(io.homeDir, io.env);
   if (models.length === 0 && partial.length === 0) {
     io.stdout.write(`No local models downloaded yet (${folder}). mcphost models pull downloads one.\n`);
+    io.stdout.write(`${runtime}\n`);
     return ExitCode.ok;
   }
   const rows = models.map((model) => [
@@ -126,6 +130,7 @@ async function listLocal(io: CliIO): Promise<ExitCodeValue> {
     io.stdout.write(
       `partial download: ${file.path} (${formatBytes(file.sizeBytes)}; the next pull resumes it)\n`,
     );
+  io.stdout.write(`${runtime}\n`);
   return ExitCode.ok;
 }
 
