@@ -13,7 +13,7 @@
  * parses our YAML (see `parse-text.ts`).
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { ConfigError, messageOf } from '../src/core/errors.js';
 import { loadHooksFiles } from './hooks-file.js';
 import type { ConfigEnvironment, ParsedConfig } from './parse.js';

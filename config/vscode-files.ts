@@ -21,17 +21,14 @@ export function vsCodeUserFile(
   env: ConfigEnvironment,
   platform: NodeJS.Platform = process.platform,
 ): string {
-  switch (platform) {
-    case 'win32':
-      return join(env.APPDATA ?? join(homeDir, 'AppData', 'Roaming'), 'Code', 'User', 'mcp.json');
-    case 'darwin':
-      return join(homeDir, 'Library', 'Application Support', 'Code', 'User', 'mcp.json');
-    default: {
-      const configHome = env.XDG_CONFIG_HOME;
-      const base = configHome === undefined || configHome === '' ? join(homeDir, '.config') : configHome;
-      return join(base, 'Code', 'User', 'mcp.json');
-    }
+  if (platform === 'win32') {
+    return join(env.APPDATA ?? join(homeDir, 'AppData', 'Roaming'), 'Code', 'User', 'mcp.json');
   }
+  if (platform === 'darwin')
+    return join(homeDir, 'Library', 'Application Support', 'Code', 'User', 'mcp.json');
+  const configHome = env.XDG_CONFIG_HOME;
+  const base = configHome === undefined || configHome === '' ? join(homeDir, '.config') : configHome;
+  return join(base, 'Code', 'User', 'mcp.json');
 }
 
 /** Asks a person for an input's value (the chat); `undefined` when no answer was given. */
