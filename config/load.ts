@@ -55,6 +55,11 @@ export interface LoadConfigOptions {
    * default is an error naming the variable.
    */
   readonly askInput?: AskConfigInput;
+  /**
+   * Leave `${input:id}` as written instead of filling it in, for commands that only show or edit
+   * the config (`mcp list`): nothing is asked, and no input needs a value.
+   */
+  readonly leaveInputs?: boolean;
 }
 
 /** A loaded config. */
@@ -165,7 +170,7 @@ async function parseFileWithInputs(
     projectDir: resolve(options.projectDir ?? process.cwd()),
   };
   const parsed = parseConfigText(text, path, syntaxOfPath(path));
-  if (!isVsCodeForm(parsed.value)) return parseFile(path, text, context);
+  if (!isVsCodeForm(parsed.value) || options.leaveInputs === true) return parseFile(path, text, context);
   // Checked with the inputs left as written first: a broken file asks nothing.
   parseFile(path, text, context);
   const inputs = await inputValues(parsed.value, path, options.env, options.askInput);
@@ -298,7 +303,7 @@ async function withProjectConfig(home: LoadedConfig, options: LoadConfigOptions)
     }
   }
   if (!trusted) return withWarning(home, untrustedNotice(path, project));
-  if (usesInputs(text, path)) {
+  if (options.leaveInputs !== true && usesInputs(text, path)) {
     project = withServerRootsResolved(await parseFileWithInputs(path, text, options), dirname(path), homeDir);
   }
   const merged = mergeProjectConfig(home, project, path);
