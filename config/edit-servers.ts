@@ -7,8 +7,8 @@
  * indentation, key order, other tools' keys) stays exactly as the user wrote it. A file that does not
  * parse is never touched: rewriting it would lose whatever the user meant. Writes are atomic.
  */
-import { readFile } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
 import { applyEdits, modify, parse, type FormattingOptions } from 'jsonc-parser';
 import { writeFileAtomic } from '../src/util/atomic-file.js';
 import { ConfigError, messageOf } from '../src/core/errors.js';
@@ -162,6 +162,8 @@ export async function addServerToFile(
     );
   }
   const base = text.trim() === '' ? '{}\n' : text;
+  // A new `.vscode/mcp.json` (or VS Code's user folder) may need its folder made.
+  if (text === '') await mkdir(dirname(path), { recursive: true });
   const edits = modify(base, [key, name], written, { formattingOptions: formattingOf(base) });
   await writeFileAtomic(path, applyEdits(base, edits));
 }
