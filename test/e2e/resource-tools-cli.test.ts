@@ -81,7 +81,7 @@ describe('resource tools', () => {
         'demo://resource/dynamic/blob/{resourceId}',
       ]),
     );
-    const [document, text, blob, unknown] = toolResults(third);
+    const [document, text, blob, unknown] = toolResults(third).slice(-4);
     expect(document).toContain(
       '<resource server="everything" uri="demo://resource/static/document/features.md"',
     );
