@@ -11,6 +11,8 @@ export { parseConfigText, syntaxOfPath } from './parse-text.js';
 export type { ExpansionResult, VariableLookup, VariableReference } from './variables.js';
 export { environmentLookup, expandVariables } from './variables.js';
 export type { ProjectConfigCandidate } from './project.js';
+export type { ConfigInput } from './vscode-form.js';
+export { inputVariableName } from './vscode-form.js';
 export { mergeProjectConfig, PROJECT_FORBIDDEN_SETTINGS } from './project.js';
 export type { TrustStore } from './trust-store.js';
 export { defaultTrustStorePath, fileTrustStore, hashConfigText } from './trust-store.js';

@@ -13,7 +13,7 @@
  * parses our YAML (see `parse-text.ts`).
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { ConfigError, messageOf } from '../src/core/errors.js';
 import { loadHooksFiles } from './hooks-file.js';
 import type { ConfigEnvironment, ParsedConfig } from './parse.js';
@@ -22,6 +22,8 @@ import { parseConfigText, syntaxOfPath } from './parse-text.js';
 import { describeProjectConfig, mergeProjectConfig, type ProjectConfigCandidate } from './project.js';
 import { mergeHooks } from './safety-settings.js';
 import { defaultTrustStorePath, fileTrustStore, hashConfigText, type TrustStore } from './trust-store.js';
+import { fromVsCodeForm, isVsCodeForm, usedInputs } from './vscode-form.js';
+import { inputValues, VSCODE_PROJECT_FILE, vsCodeUserFile, type AskConfigInput } from './vscode-files.js';
 
 /** The files looked for in the home directory, in this order; the first that exists is used. */
 export const CONFIG_FILE_NAMES = ['.mcp.json', '.mcphost.json', '.mcphost.yml', '.mcphost.yaml'] as const;
@@ -47,6 +49,17 @@ export interface LoadConfigOptions {
    * untrusted project config is not used, and a warning says how to trust it.
    */
   readonly trustProject?: (project: ProjectConfigCandidate) => Promise<boolean>;
+  /**
+   * Asks for an input of a file in VS Code's form (`${input:id}`) that `MCPHOST_INPUT_<ID>` does
+   * not give (the chat asks, hiding a password). Absent: such an input without a variable or a
+   * default is an error naming the variable.
+   */
+  readonly askInput?: AskConfigInput;
+  /**
+   * Leave `${input:id}` as written instead of filling it in, for commands that only show or edit
+   * the config (`mcp list`): nothing is asked, and no input needs a value.
+   */
+  readonly leaveInputs?: boolean;
 }
 
 /** A loaded config. */
@@ -94,10 +107,16 @@ async function readText(path: string, optional: boolean): Promise<string | undef
   }
 }
 
-/** The first config file in `homeDir`, with its text; `undefined` when there is none. */
-export async function findConfigFile(homeDir: string): Promise<{ path: string; text: string } | undefined> {
-  for (const name of CONFIG_FILE_NAMES) {
-    const path = join(resolve(homeDir), name);
+/**
+ * The first config file in `homeDir` (then each of `alsoPaths`, VS Code's files, relative to
+ * `homeDir` or absolute), with its text; `undefined` when there is none.
+ */
+export async function findConfigFile(
+  homeDir: string,
+  alsoPaths: readonly string[] = [],
+): Promise<{ path: string; text: string } | undefined> {
+  for (const name of [...CONFIG_FILE_NAMES, ...alsoPaths]) {
+    const path = resolve(homeDir, name);
     // One at a time, in order: the first that exists wins, and a later one is never read.
     const text = await readText(path, true);
     if (text !== undefined) return { path, text };
@@ -105,11 +124,57 @@ export async function findConfigFile(homeDir: string): Promise<{ path: string; t
   return undefined;
 }
 
-/** Reads and checks one config file's text. */
-function parseFile(path: string, text: string, env: ConfigEnvironment): ParsedConfig {
+/** The config files searched in the home folder: ours, then the user's VS Code `mcp.json`. */
+function findHomeConfigFile(homeDir: string, env: ConfigEnvironment) {
+  return findConfigFile(homeDir, [vsCodeUserFile(homeDir, env)]);
+}
+
+/** What a file in VS Code's form needs besides its text: its inputs' values and folders. */
+interface FileContext {
+  readonly env: ConfigEnvironment;
+  readonly homeDir: string;
+  /** `${workspaceFolder}`. */
+  readonly projectDir: string;
+  /** The inputs' values; absent, `${input:id}` stays as written (a file not trusted yet). */
+  readonly inputs?: ReadonlyMap<string, string>;
+}
+
+/** Reads and checks one config file's text (in our form or VS Code's). */
+function parseFile(path: string, text: string, context: FileContext): ParsedConfig {
   const parsed = parseConfigText(text, path, syntaxOfPath(path));
-  const config = parseConfig(parsed.value, path, env);
+  let config: ParsedConfig;
+  if (isVsCodeForm(parsed.value)) {
+    // Checked even when not filled in: a bad `inputs` is reported before anything is asked.
+    usedInputs(parsed.value, path);
+    const raw = fromVsCodeForm(parsed.value, {
+      inputs: context.inputs ?? new Map(),
+      workspaceFolder: context.projectDir,
+      userHome: context.homeDir,
+    });
+    config = parseConfig(raw, path, context.env, { serversKey: 'servers' });
+  } else {
+    config = parseConfig(parsed.value, path, context.env);
+  }
   return parsed.empty ? { ...config, warnings: [`${path}: the file is empty`, ...config.warnings] } : config;
+}
+
+/** Reads and checks a file, asking for its inputs first when it is in VS Code's form. */
+async function parseFileWithInputs(
+  path: string,
+  text: string,
+  options: LoadConfigOptions,
+): Promise<ParsedConfig> {
+  const context: FileContext = {
+    env: options.env,
+    homeDir: options.homeDir,
+    projectDir: resolve(options.projectDir ?? process.cwd()),
+  };
+  const parsed = parseConfigText(text, path, syntaxOfPath(path));
+  if (!isVsCodeForm(parsed.value) || options.leaveInputs === true) return parseFile(path, text, context);
+  // Checked with the inputs left as written first: a broken file asks nothing.
+  parseFile(path, text, context);
+  const inputs = await inputValues(parsed.value, path, options.env, options.askInput);
+  return parseFile(path, text, { ...context, inputs });
 }
 
 /** `~/x` and `x` (relative to `base`) to absolute paths. */
@@ -165,13 +230,13 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   if (options.configPath !== undefined) {
     const path = resolve(options.configPath);
     const text = (await readText(path, false)) ?? '';
-    config = fromFile(parseFile(path, text, options.env), path, options.homeDir);
+    config = fromFile(await parseFileWithInputs(path, text, options), path, options.homeDir);
   } else {
-    const found = await findConfigFile(options.homeDir);
+    const found = await findHomeConfigFile(options.homeDir, options.env);
     config =
       found === undefined
         ? { path: undefined, ...parseConfig(undefined, 'no config file', options.env) }
-        : fromFile(parseFile(found.path, found.text, options.env), found.path, options.homeDir);
+        : fromFile(await parseFileWithInputs(found.path, found.text, options), found.path, options.homeDir);
     config = await withProjectConfig(config, options);
   }
   const hooks = mergeHooks(hooksFromFiles, config.hooks);
@@ -187,20 +252,22 @@ export async function readSessionPersistence(
 ): Promise<boolean | undefined> {
   const found =
     options.configPath === undefined
-      ? await findConfigFile(options.homeDir)
+      ? await findHomeConfigFile(options.homeDir, options.env)
       : {
           path: resolve(options.configPath),
           text: (await readText(resolve(options.configPath), false)) ?? '',
         };
   if (found === undefined) return undefined;
-  return parseFile(found.path, found.text, options.env).sessionPersistence;
+  // Inputs are not asked for here: they are never part of this setting.
+  const context = { env: options.env, homeDir: options.homeDir, projectDir: options.homeDir };
+  return parseFile(found.path, found.text, context).sessionPersistence;
 }
 
 /** The home config combined with the project config, when there is one and it is trusted. */
 async function withProjectConfig(home: LoadedConfig, options: LoadConfigOptions): Promise<LoadedConfig> {
   const { projectDir, homeDir, env } = options;
   if (projectDir === undefined || resolve(projectDir) === resolve(homeDir)) return home;
-  const found = await findConfigFile(projectDir);
+  const found = await findConfigFile(projectDir, [VSCODE_PROJECT_FILE]);
   if (found === undefined) return home;
   const { path, text } = found;
   const sha256 = hashConfigText(text);
@@ -208,7 +275,13 @@ async function withProjectConfig(home: LoadedConfig, options: LoadConfigOptions)
   let trusted = await store.isTrusted(path, sha256);
   let project: ParsedConfig;
   try {
-    project = withServerRootsResolved(parseFile(path, text, env), dirname(path), homeDir);
+    // The inputs are not asked for yet: a stranger's file gets no answer (the trust question shows
+    // them as written).
+    project = withServerRootsResolved(
+      parseFile(path, text, { env, homeDir, projectDir: resolve(projectDir) }),
+      dirname(path),
+      homeDir,
+    );
   } catch (error) {
     // A broken file the user trusted is their error to see; a stranger's broken file is just skipped.
     if (trusted || !(error instanceof ConfigError)) throw error;
@@ -230,6 +303,9 @@ async function withProjectConfig(home: LoadedConfig, options: LoadConfigOptions)
     }
   }
   if (!trusted) return withWarning(home, untrustedNotice(path, project));
+  if (options.leaveInputs !== true && usesInputs(text, path)) {
+    project = withServerRootsResolved(await parseFileWithInputs(path, text, options), dirname(path), homeDir);
+  }
   const merged = mergeProjectConfig(home, project, path);
   return {
     ...merged,
@@ -241,6 +317,12 @@ async function withProjectConfig(home: LoadedConfig, options: LoadConfigOptions)
         ? {}
         : { systemPromptDirectory: home.systemPromptDirectory }),
   };
+}
+
+/** Whether a file is in VS Code's form with inputs its servers use. */
+function usesInputs(text: string, path: string): boolean {
+  const parsed = parseConfigText(text, path, syntaxOfPath(path));
+  return isVsCodeForm(parsed.value) && usedInputs(parsed.value, path).length > 0;
 }
 
 function untrustedNotice(path: string, project: ParsedConfig): string {

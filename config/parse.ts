@@ -133,7 +133,12 @@ function generationSettings(settings: FileSettings): GenerationSettings {
  * Unknown top-level keys are ignored (Claude Desktop's file carries its own). Throws a ConfigError
  * whose message is one line naming the source, the key (server included) and what is wrong.
  */
-export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment): ParsedConfig {
+export function parseConfig(
+  raw: unknown,
+  source: string,
+  env: ConfigEnvironment,
+  options: { readonly serversKey?: string } = {},
+): ParsedConfig {
   const top = raw ?? {};
   if (!isPlainObject(top)) {
     throw configErrorFor(source, [{ path: [], message: `expected object, got ${describeKind(top)}` }]);
@@ -156,6 +161,7 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
       }),
       problems,
       warnings,
+      ...definedProperties({ serversKey: options.serversKey }),
     };
     for (const [name, entry] of Object.entries(mcpServers)) {
       const result = readServerEntry(name, entry, context);
@@ -163,7 +169,10 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
       if (result.kind === 'disabled') disabledServers.push(name);
     }
   } else {
-    problems.push({ path: ['mcpServers'], message: `expected object, got ${describeKind(mcpServers)}` });
+    problems.push({
+      path: [options.serversKey ?? 'mcpServers'],
+      message: `expected object, got ${describeKind(mcpServers)}`,
+    });
   }
   throwIfProblems(source, problems);
   const approval = approvalRuleSet(source, settings.approval, settings.permissions);

@@ -36,6 +36,8 @@ import { definedProperties } from '../src/util/defined-properties.js';
 export interface ServerReadContext extends ProblemReport {
   /** Values for `${VAR}` references. */
   readonly lookup: VariableLookup;
+  /** The key the servers are under in the file, for messages (VS Code's form: `servers`). Default `mcpServers`. */
+  readonly serversKey?: string;
   /** Config-wide timeouts, used where an entry sets none. */
   readonly defaults: {
     readonly initTimeoutMs?: number;
@@ -279,7 +281,7 @@ function isHttpUrl(text: string): boolean {
 
 /** Reads one entry of `mcpServers`. Problems and warnings go to `context`. */
 export function readServerEntry(name: string, raw: unknown, context: ServerReadContext): ServerReadResult {
-  const path: ConfigPath = ['mcpServers', name];
+  const path: ConfigPath = [context.serversKey ?? 'mcpServers', name];
   const invalid = (problem: Problem): ServerReadResult => {
     context.problems.push(problem);
     return { kind: 'invalid' };

@@ -156,6 +156,11 @@ async function run(
       trustProject: askToTrust
         ? (await import('./trust.js')).terminalTrustPrompt(io.stdin, io.stdout)
         : undefined,
+      // A VS Code config's `${input:id}` with no MCPHOST_INPUT_<ID>: asked before the chat, hidden
+      // when a password; in -p, batches and workers only the variable gives it.
+      askInput: askToTrust
+        ? (await import('./prompts/config-input-prompt.js')).terminalInputPrompt(io.stdin, io.stdout)
+        : undefined,
       // The chat asks about tool calls and elicitations, offers the sign-in page of a server that
       // asks for one, shows sampling requests for review and, under the `ask` injection policy, asks
       // about flagged content; -p reports each in one line (flagged content is withheld).

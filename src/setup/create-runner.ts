@@ -61,7 +61,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
           homeDir,
           env,
           projectDir,
-          ...definedProperties({ trustProject: options.trustProject }),
+          ...definedProperties({ trustProject: options.trustProject, askInput: options.askInput }),
         })
       : { ...parseConfig({ mcpServers: options.mcpServers }, 'mcpServers option', env), path: undefined };
   const configured =

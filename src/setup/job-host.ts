@@ -269,7 +269,11 @@ async function configuredServers(
     return parseConfig({ mcpServers: options.mcpServers }, 'mcpServers option', env).servers;
   }
   const loaded = await loadConfig({
-    ...definedProperties({ configPath: options.configPath, trustProject: options.trustProject }),
+    ...definedProperties({
+      configPath: options.configPath,
+      trustProject: options.trustProject,
+      askInput: options.askInput,
+    }),
     homeDir: options.homeDir ?? homedir(),
     env,
     projectDir: resolve(options.projectDir ?? process.cwd()),

@@ -21,6 +21,7 @@ import type { McpRunner } from './mcp-runner.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 import { contentScreenFor, marksToolOutput, serverIdentity, toolOutputFolderFor } from './safety-settings.js';
 import { skillsFor } from './skills.js';
+import { withResourceTools } from './resource-tools.js';
 import { definedProperties } from '../util/defined-properties.js';
 import type { AgentDefinition } from '../agents/definition.js';
 import { AgentRunBook } from '../agents/run-book.js';
@@ -87,8 +88,10 @@ export function assembleAroundPool(
   const maxSteps = options.maxSteps ?? context.direct?.maxSteps ?? config.maxSteps;
   const onApproval = options.questions?.approveToolCall;
   const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: notices.warning });
+  // The pool, and the host's `skill` and resource tools, all under the same guard.
+  const tools = withResourceTools(skills, pool, context.offeringsChanges);
   const safety = assembleSafety({
-    host: skills.host, // the pool, and the host's `skill` tool under the same guard
+    host: tools.host,
     // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
     safety: {
       ...settings,
@@ -98,7 +101,7 @@ export function assembleAroundPool(
       approvalFallback:
         settings.approvalFallback ?? (onApproval === undefined ? 'allow' : 'ask-unless-read-only'),
     },
-    locate: (name) => skills.locate(name),
+    locate: (name) => tools.locate(name),
     identify: (server) => serverIdentity(pool, config.servers[server], server),
     ...definedProperties({
       audit,

@@ -2,7 +2,7 @@
  * The options of createRunner, in a file of their own: the setup's parts (server features, model
  * creation) take them without importing the module that assembles the runner.
  */
-import type { ProjectConfigCandidate } from '../../config/index.js';
+import type { ConfigInput, ProjectConfigCandidate } from '../../config/index.js';
 import type { AgentRun } from '../agents/child-run.js';
 import type { ModelFileOptions } from '../../providers/index.js';
 import type { ServerLogLevel } from '../mcp/server-logs.js';
@@ -155,6 +155,12 @@ export interface CreateRunnerOptions {
    * that content). Default: none, and an untrusted project config is not used (with a warning).
    */
   readonly trustProject?: (project: ProjectConfigCandidate) => Promise<boolean>;
+  /**
+   * Asked for an input of a config file in VS Code's form (`${input:id}`) that the environment
+   * variable `MCPHOST_INPUT_<ID>` does not give; resolve its value, or undefined for none. Default:
+   * none, and such an input with no default is a ConfigError naming the variable.
+   */
+  readonly askInput?: (input: ConfigInput, file: string) => Promise<string | undefined>;
   /**
    * Cancels the start: servers already begun are ended and createRunner rejects with AbortedError.
    * It does not reach the runs; give each `run()` its own signal.

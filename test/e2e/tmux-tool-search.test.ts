@@ -44,7 +44,12 @@ describe.skipIf(!hasTmux)('the tool search and roots in the chat', () => {
     await chat.waitFor('Hello.');
     // The turn's mode is the banner's: not said again.
     expect(chat.capture().split(LINE)).toHaveLength(3);
-    expect(fixture.model.chatRequests[0]?.tools?.map((tool) => tool.function.name)).toEqual(['tool_search']);
+    // The host's own tools are always sent: server-everything has resources, so the resource tools.
+    expect(fixture.model.chatRequests[0]?.tools?.map((tool) => tool.function.name)).toEqual([
+      'tool_search',
+      'list_mcp_resources',
+      'read_mcp_resource',
+    ]);
 
     enter(chat, '/servers');
     await chat.waitFor(`roots: ${notes} (named in its arguments)`);

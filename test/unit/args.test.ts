@@ -122,6 +122,7 @@ describe('command-line flags', () => {
         name: 'files',
         entry: { command: 'npx', args: ['-y', 'srv', '--flag'], env: { A: '1' } },
         scope: 'user',
+        vscode: false,
       },
     });
     expect(
@@ -139,8 +140,11 @@ describe('command-line flags', () => {
     );
     expect(parseArguments(['mcp', 'remove', 'm', '--config', 'c.json'], '1')).toEqual({
       kind: 'mcp',
-      command: { action: 'remove', name: 'm', scope: 'user' },
+      command: { action: 'remove', name: 'm', scope: 'user', vscode: false },
       configPath: 'c.json',
+    });
+    expect(parseArguments(['mcp', 'add', 'n', '--vscode', '-s', 'project', '--', 'node'], '1')).toMatchObject({
+      command: { action: 'add', scope: 'project', vscode: true },
     });
     expect(failure('mcp', 'add', 'x')).toBe('mcp add: needs a command: mcphost mcp add x -- COMMAND [ARGS…]');
     expect(failure('mcp', 'add', 'x', '-t', 'http')).toBe('--url: needed with --transport http');

@@ -262,6 +262,8 @@ function readConfig(
     ...where,
     homeDir: io.homeDir,
     env: { [JOB_DIR_VARIABLE]: tmpdir(), ...io.env },
+    // Only the model and the servers' names are read here: no input needs a value yet.
+    leaveInputs: true,
   });
 }
 

@@ -42,22 +42,24 @@ export interface McpCommandContext {
 
 export async function runMcpCommand(command: McpCommand, context: McpCommandContext): Promise<ExitCodeValue> {
   const { io } = context;
-  const target = (scope: 'user' | 'project') =>
+  const target = (scope: 'user' | 'project', vscode: boolean) =>
     serverFilePath({
       ...definedProperties({ configPath: context.configPath }),
       scope,
       homeDir: io.homeDir,
       projectDir: io.cwd,
+      env: io.env,
+      vscode,
     });
   switch (command.action) {
     case 'add': {
-      const path = await target(command.scope);
-      await addServerToFile(path, command.name, command.entry, io.env);
+      const path = await target(command.scope, command.vscode);
+      await addServerToFile(path, command.name, command.entry, io.env, io.homeDir);
       io.stdout.write(`added server "${command.name}" to ${path}\n`);
       return ExitCode.ok;
     }
     case 'remove': {
-      const path = await target(command.scope);
+      const path = await target(command.scope, command.vscode);
       await removeServerFromFile(path, command.name);
       io.stdout.write(`removed server "${command.name}" from ${path}\n`);
       return ExitCode.ok;
@@ -98,6 +100,8 @@ function load(context: McpCommandContext): Promise<LoadedConfig> {
     homeDir: io.homeDir,
     env: io.env,
     projectDir: io.cwd,
+    // Listing and editing need no secret: a VS Code file's inputs stay as written.
+    leaveInputs: true,
   });
 }
 

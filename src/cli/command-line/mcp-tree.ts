@@ -15,8 +15,15 @@ export type McpCommand =
       /** The server entry to write, as the config file holds it. */
       readonly entry: Readonly<Record<string, unknown>>;
       readonly scope: 'user' | 'project';
+      /** `--vscode`: into VS Code's file of the scope, in its form. */
+      readonly vscode: boolean;
     }
-  | { readonly action: 'remove'; readonly name: string; readonly scope: 'user' | 'project' }
+  | {
+      readonly action: 'remove';
+      readonly name: string;
+      readonly scope: 'user' | 'project';
+      readonly vscode: boolean;
+    }
   /** `namesOnly` (hidden `--names`, for shell completion): the names, one a line, nothing started. */
   | { readonly action: 'list'; readonly namesOnly: boolean }
   | { readonly action: 'get'; readonly name: string }
@@ -33,7 +40,12 @@ export function mcpCommands(parser: Argv, choose: (command: McpCommand) => void)
     describe: 'user: the config in your home folder; project: .mcp.json here',
   } as const;
   const scopeOf = (values: Values): 'user' | 'project' => (values.scope === 'project' ? 'project' : 'user');
-  const withScope = (command: Argv): Argv => command.option('scope', scope);
+  const withScope = (command: Argv): Argv =>
+    command.option('scope', scope).option('vscode', {
+      type: 'boolean',
+      describe: "VS Code's file instead: .vscode/mcp.json (project) or VS Code's user mcp.json",
+    });
+  const vscodeOf = (values: Values): boolean => values.vscode === true;
   let tree: Argv = parser.option('config', {
     type: 'string',
     describe: 'edit or read this config file instead',
@@ -57,7 +69,8 @@ export function mcpCommands(parser: Argv, choose: (command: McpCommand) => void)
           array: true,
           describe: '"Name: value" for a remote server',
         }),
-    (values) => choose({ action: 'add', ...serverEntryOf(values), scope: scopeOf(values) }),
+    (values) =>
+      choose({ action: 'add', ...serverEntryOf(values), scope: scopeOf(values), vscode: vscodeOf(values) }),
   );
   tree = command(tree, 'add-json <name> <json>', 'add a server from its JSON entry', withScope, (values) =>
     choose({
@@ -65,6 +78,7 @@ export function mcpCommands(parser: Argv, choose: (command: McpCommand) => void)
       name: String(values.name),
       entry: jsonEntry(String(values.json)),
       scope: scopeOf(values),
+      vscode: vscodeOf(values),
     }),
   );
   tree = command(
@@ -78,7 +92,7 @@ export function mcpCommands(parser: Argv, choose: (command: McpCommand) => void)
     choose({ action: 'get', name: String(values.name) }),
   );
   tree = command(tree, 'remove <name>', 'remove a server', withScope, (values) =>
-    choose({ action: 'remove', name: String(values.name), scope: scopeOf(values) }),
+    choose({ action: 'remove', name: String(values.name), scope: scopeOf(values), vscode: vscodeOf(values) }),
   );
   tree = command(
     tree,
