@@ -71,6 +71,8 @@ export interface AuditEntry {
   readonly tool: string;
   /** The name the model used, `server__tool`. */
   readonly exposedName: string;
+  /** Set when an MCP App's page made the call (not the model): the app's id (src/apps). */
+  readonly fromApp?: string;
   /** The id of the call, as the model gave it (pairs the call with its result in a conversation). */
   readonly callId: string;
   /** The arguments (redacted when written). */

@@ -2,6 +2,7 @@
  * The options of createRunner, in a file of their own: the setup's parts (server features, model
  * creation) take them without importing the module that assembles the runner.
  */
+import type { AppsOptions } from '../apps/options.js';
 import type { ProjectConfigCandidate } from '../../config/index.js';
 import type { ModelFileOptions } from '../../providers/index.js';
 import type { ServerLogLevel } from '../mcp/server-logs.js';
@@ -153,4 +154,10 @@ export interface CreateRunnerOptions {
    * It does not reach the runs; give each `run()` its own signal.
    */
   readonly signal?: AbortSignal;
+  /**
+   * MCP Apps (`io.modelcontextprotocol/ui`): given, servers are told the host shows apps, a call to
+   * a tool with an interface opens its app, and `runner.apps` hosts them (docs/mcp-features.md).
+   * Give it only where a page can be shown. Default: off.
+   */
+  readonly apps?: AppsOptions;
 }

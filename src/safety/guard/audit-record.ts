@@ -64,6 +64,7 @@ export function auditRecord(facts: CallFacts, ending: CallEnding): AuditEntry {
     server: location?.server ?? null,
     tool: location?.tool ?? call.name,
     exposedName: call.name,
+    ...definedProperties({ fromApp: call.fromApp }),
     callId: call.id,
     arguments: call.input,
   };
