@@ -16,6 +16,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRunner, serveAppPage, type AppEvent, type ApprovalRequest } from '../../src/index.js';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
+import { startCli, temporaryHome } from '../support/cli.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'servers');
@@ -237,5 +238,75 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
     expect(summarize(refused)).toBe(
       'refused: app of dash__show_plain not shown: ui://dashboard/plain.html is text/html, not text/html;profile=mcp-app',
     );
+  });
+
+  it("-p --apps: prints the page in one line, answers the app's message as a new turn, ends when the page closes", async () => {
+    ollama = await startFakeOllama([
+      toolCallReply(['dash__host_shows_apps', {}], ['dash__show_dashboard', { board: 'ops' }]),
+      textReply('Here is the dashboard.'),
+      textReply('Start with the oldest ticket.'),
+    ]);
+    const home = await temporaryHome();
+    try {
+      await home.writeConfig({ mcpServers: servers });
+      const cli = startCli(
+        [
+          '-m',
+          'ollama:mistral-small',
+          '--provider-url',
+          ollama.url,
+          '-p',
+          'show me the ops board',
+          '--apps',
+          '--apps-timeout',
+          '40',
+        ],
+        home.path,
+        { timeoutMs: 50_000 },
+      );
+      await expect
+        .poll(() => /^apps: (http:\/\/127\.0\.0\.1:\d+\/\S+\/)$/m.exec(cli.stderr()), { timeout: 20_000 })
+        .not.toBeNull();
+      const url = /^apps: (http:\/\/127\.0\.0\.1:\d+\/\S+\/)$/m.exec(cli.stderr())?.[1] ?? '';
+      browser = await launch();
+      const tab = await browser.newPage();
+      await tab.goto(url);
+      await cli.waitForStdout((stdout) => stdout.includes('Start with the oldest ticket.'));
+      await tab.close();
+      const run = await cli.done;
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('Here is the dashboard.');
+      // The handshake told the servers this host shows apps.
+      const results = JSON.stringify(ollama.chatRequests[1]?.messages ?? []);
+      expect(results).toContain('ui extension: {\\"mimeTypes\\":[\\"text/html;profile=mcp-app\\"]}');
+      expect(run.stderr).toContain('apps: app-1-');
+      expect(run.stderr).toMatch(/apps: app-1-\w+: tools\/call "echo" refused/);
+      expect(run.stderr).toMatch(/apps: app-1-\w+: the frame's CSP blocked http:\/\/127\.0\.0\.1:9/);
+      expect(run.stderr).toMatch(/apps: app-1-\w+ says: The dashboard now shows 5 open tickets/);
+      expect(ollama.chatRequests.at(-1)?.messages.at(-1)?.content).toContain(
+        'The user is looking at the ops board.',
+      );
+    } finally {
+      await home.remove();
+    }
+  }, 60_000);
+
+  it('without --apps the handshake does not advertise the extension', async () => {
+    ollama = await startFakeOllama([toolCallReply(['dash__host_shows_apps', {}]), textReply('done')]);
+    const home = await temporaryHome();
+    try {
+      await home.writeConfig({ mcpServers: servers });
+      const cli = startCli(
+        ['-m', 'ollama:mistral-small', '--provider-url', ollama.url, '-p', 'check'],
+        home.path,
+      );
+      cli.child.stdin.end();
+      const run = await cli.done;
+      expect(run.code).toBe(0);
+      expect(JSON.stringify(ollama.chatRequests[1]?.messages ?? [])).toContain('ui extension: null');
+      expect(run.stderr).not.toContain('apps:');
+    } finally {
+      await home.remove();
+    }
   });
 });
