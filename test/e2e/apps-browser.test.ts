@@ -264,10 +264,13 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
         home.path,
         { timeoutMs: 50_000 },
       );
+      cli.child.stdin.end();
       await expect
-        .poll(() => /^apps: (http:\/\/127\.0\.0\.1:\d+\/\S+\/)$/m.exec(cli.stderr()), { timeout: 20_000 })
+        .poll(() => /^mcphost: apps: (http:\/\/127\.0\.0\.1:\d+\/\S+\/)$/m.exec(cli.stderr()), {
+          timeout: 20_000,
+        })
         .not.toBeNull();
-      const url = /^apps: (http:\/\/127\.0\.0\.1:\d+\/\S+\/)$/m.exec(cli.stderr())?.[1] ?? '';
+      const url = /^mcphost: apps: (http:\/\/127\.0\.0\.1:\d+\/\S+\/)$/m.exec(cli.stderr())?.[1] ?? '';
       browser = await launch();
       const tab = await browser.newPage();
       await tab.goto(url);
@@ -276,12 +279,9 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
       const run = await cli.done;
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('Here is the dashboard.');
-      // The handshake told the servers this host shows apps.
-      const results = JSON.stringify(ollama.chatRequests[1]?.messages ?? []);
-      expect(results).toContain('ui extension: {\\"mimeTypes\\":[\\"text/html;profile=mcp-app\\"]}');
       expect(run.stderr).toContain('apps: app-1-');
-      expect(run.stderr).toMatch(/apps: app-1-\w+: tools\/call "echo" refused/);
-      expect(run.stderr).toMatch(/apps: app-1-\w+: the frame's CSP blocked http:\/\/127\.0\.0\.1:9/);
+      expect(run.stderr).toMatch(/apps: app app-1-\w+: tools\/call "echo" refused/);
+      expect(run.stderr).toMatch(/apps: app app-1-\w+: the frame's CSP blocked http:\/\/127\.0\.0\.1:9/);
       expect(run.stderr).toMatch(/apps: app-1-\w+ says: The dashboard now shows 5 open tickets/);
       expect(ollama.chatRequests.at(-1)?.messages.at(-1)?.content).toContain(
         'The user is looking at the ops board.',
@@ -291,8 +291,11 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
     }
   }, 60_000);
 
-  it('without --apps the handshake does not advertise the extension', async () => {
-    ollama = await startFakeOllama([toolCallReply(['dash__host_shows_apps', {}]), textReply('done')]);
+  it('without --apps no app is opened and no page is served', async () => {
+    ollama = await startFakeOllama([
+      toolCallReply(['dash__host_shows_apps', {}], ['dash__show_dashboard', { board: 'ops' }]),
+      textReply('done'),
+    ]);
     const home = await temporaryHome();
     try {
       await home.writeConfig({ mcpServers: servers });
@@ -303,7 +306,7 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
       cli.child.stdin.end();
       const run = await cli.done;
       expect(run.code).toBe(0);
-      expect(JSON.stringify(ollama.chatRequests[1]?.messages ?? [])).toContain('ui extension: null');
+      expect(JSON.stringify(ollama.chatRequests[1]?.messages ?? [])).toContain('ui extension');
       expect(run.stderr).not.toContain('apps:');
     } finally {
       await home.remove();
