@@ -167,3 +167,7 @@ export {
   isRetryableJobError,
   type JobProgress,
 } from './batch/run-jobs.js';
+// MCP Apps (issue 39): `runner.apps`, and the local page a program may serve for them.
+export { serveAppPage, type AppPage } from './apps/page-server.js';
+export type { AppHost, HostedApp, AppEvent } from './apps/app-host.js';
+export type { AppsOptions } from './apps/options.js';

@@ -178,6 +178,20 @@ async function run(
       },
     }),
   });
+  // MCP Apps (--apps): the page is served when the first app opens (src/cli/apps-page.ts).
+  const appsPage =
+    runner.apps === undefined
+      ? undefined
+      : await import('./apps-page.js').then((module) => ({
+          module,
+          shown: module.showAppsInTerminal(runner.apps as NonNullable<typeof runner.apps>, io, {
+            note: (line) => {
+              reporter.note(line);
+            },
+            // -p runs an app's message as a new turn; the chat does not take them yet.
+            takesMessages: prompt !== undefined && !options.noExit,
+          }),
+        }));
   try {
     if (config.path === undefined && inputs.script?.servers === undefined) {
       // Without a file, the only servers are the built-in ones `--builtin` turned on, if any.
@@ -197,13 +211,29 @@ async function run(
     });
     // --no-exit: the prompt is the chat's first turn (shown as the chat shows every turn: under
     // the banner, after the prompt, with the token line), and the chat goes on from its answer.
-    if (prompt !== undefined && !options.noExit)
-      return await runOneShot(runner, {
+    if (prompt !== undefined && !options.noExit) {
+      const code = await runOneShot(runner, {
         prompt,
         reporter,
         signal,
         ...definedProperties({ outputSchema: inputs.outputSchema }),
       });
+      if (appsPage !== undefined) {
+        // -p --apps: each message an app sends is a new turn, until the page closes.
+        await appsPage.module.waitForApps(runner, appsPage.shown, {
+          timeoutSeconds: options.appsTimeout ?? appsPage.module.DEFAULT_APPS_TIMEOUT_SECONDS,
+          signal,
+          note: (line) => {
+            reporter.note(line);
+          },
+          answer: async (text) => {
+            const result = await runner.run(text, { signal, onEvent: (event) => reporter.event(event) });
+            reporter.succeed(result);
+          },
+        });
+      }
+      return code;
+    }
     const progress = chatProgress && {
       listen: (listener: (report: ToolProgress) => void) => {
         chatProgress.add(listener);
@@ -223,6 +253,7 @@ async function run(
       firstPrompt: options.noExit ? prompt : undefined,
     });
   } finally {
+    await appsPage?.shown.close();
     await runner.close();
   }
 }

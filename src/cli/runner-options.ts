@@ -35,6 +35,8 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
     },
     ...definedProperties({ servers: inputs.script?.servers, builtin: options.builtin }),
     ...(options.sandbox === true ? { sandbox: true } : {}),
+    // MCP Apps only where a page is shown (--apps): servers are told so in the handshake.
+    ...(options.apps === true ? { apps: {} } : {}),
     ...definedProperties({
       roots: rootFolders(options.roots, io),
       history: session.loaded?.messages,

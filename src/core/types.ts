@@ -48,6 +48,12 @@ export interface ToolCallBlock {
    * idempotency key here, because after a crash a tool call may run twice (docs/workers.md).
    */
   readonly meta?: Readonly<Record<string, unknown>>;
+  /**
+   * Set when an MCP App's page made this call (src/apps), not the model: the app's id. Such a call
+   * passes the same guard as the model's, may reach its own server's app-only tools, and its audit
+   * line says it came from the app. Never in a conversation's history.
+   */
+  readonly fromApp?: string;
 }
 
 /** The outcome of one tool call, fed back to the model. */

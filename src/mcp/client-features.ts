@@ -16,6 +16,10 @@ import type {
 import type { ConfigureClient } from './server-session.js';
 import type { ServerLogLevel, ServerLogMessage } from './server-logs.js';
 import { SKILLS_EXTENSION } from './skills/extension-id.js';
+
+/** MCP Apps' extension id and the one resource type it serves (also in src/apps/app-resource.ts). */
+const APPS_EXTENSION = 'io.modelcontextprotocol/ui';
+const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 import { definedProperties } from '../util/defined-properties.js';
 
 /** A folder a server may work in, as `roots/list` gives it (`file://` URI, optional name). */
@@ -56,6 +60,8 @@ export interface ServerFeatures {
   readonly onPromptsChanged?: (server: string) => void;
   /** Declare the skills extension (SEP-2640): the host lists servers' skills and loads them on demand. */
   readonly skills?: boolean;
+  /** Declare MCP Apps (SEP-1865, `io.modelcontextprotocol/ui`): only where a page can show them. */
+  readonly apps?: boolean;
 }
 
 /**
@@ -73,9 +79,15 @@ export function configureClientFor(features: ServerFeatures): ConfigureClient {
       onResourcesChanged,
       onPromptsChanged,
       skills,
+      apps,
     } = features;
     if (skills === true) {
       client.registerCapabilities({ extensions: { [SKILLS_EXTENSION]: {} } });
+    }
+    if (apps === true) {
+      client.registerCapabilities({
+        extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } },
+      });
     }
     if (elicit !== undefined) {
       // Both modes: URL mode is how a server asks for a secret without it passing through the client.

@@ -74,10 +74,21 @@ export interface TaskProgress {
 
 /** The tools offered to the model: not app-only, and as `allowedTools`/`excludedTools` say. */
 export function offeredTools(tools: readonly Tool[], definition: ServerDefinition): readonly Tool[] {
+  return configuredTools(tools, definition).filter((tool) => !isAppOnly(tool));
+}
+
+/**
+ * The tools only an MCP App's page may call (src/apps), as `allowedTools`/`excludedTools` say: a
+ * tool the config leaves out is left out for apps too.
+ */
+export function appOnlyTools(tools: readonly Tool[], definition: ServerDefinition): readonly Tool[] {
+  return configuredTools(tools, definition).filter((tool) => isAppOnly(tool));
+}
+
+function configuredTools(tools: readonly Tool[], definition: ServerDefinition): readonly Tool[] {
   const { allowedTools, excludedTools } = definition;
   return tools.filter(
     (tool) =>
-      !isAppOnly(tool) &&
       (allowedTools === undefined || allowedTools.includes(tool.name)) &&
       (excludedTools === undefined || !excludedTools.includes(tool.name)),
   );
@@ -87,7 +98,7 @@ export function offeredTools(tools: readonly Tool[], definition: ServerDefinitio
  * A tool meant only for an app's UI (MCP Apps: `_meta.ui.visibility` without `"model"`), which
  * must not be offered to the model.
  */
-function isAppOnly(tool: Tool): boolean {
+export function isAppOnly(tool: Tool): boolean {
   const ui: unknown = tool._meta?.ui;
   if (typeof ui !== 'object' || ui === null || !('visibility' in ui)) return false;
   const { visibility } = ui;

@@ -3,7 +3,7 @@
  * config, kept while the server restarts, and fetched again after the server says they changed.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import { offeredTools } from './connection-options.js';
+import { appOnlyTools, offeredTools } from './connection-options.js';
 import type { ServerDefinition } from './definition.js';
 import type { ServerSession } from './server-session.js';
 import { messageOf } from '../core/errors.js';
@@ -23,6 +23,8 @@ export interface OfferedToolsOptions {
 export class OfferedTools {
   readonly #options: OfferedToolsOptions;
   #tools: readonly Tool[] = [];
+  /** The tools only an MCP App may call (`visibility: ["app"]`): never offered to the model. */
+  #appOnly: readonly Tool[] = [];
   #stale = false;
   #refreshing: Promise<void> | undefined;
 
@@ -34,9 +36,14 @@ export class OfferedTools {
     return this.#tools;
   }
 
+  get appOnlyTools(): readonly Tool[] {
+    return this.#appOnly;
+  }
+
   /** A new session's tools; returns how many are offered. */
   adopt(tools: readonly Tool[]): number {
     this.#tools = offeredTools(tools, this.#options.definition);
+    this.#appOnly = appOnlyTools(tools, this.#options.definition);
     this.#stale = false;
     return this.#tools.length;
   }
@@ -44,6 +51,7 @@ export class OfferedTools {
   /** The server is given up: it offers nothing. */
   clear(): void {
     this.#tools = [];
+    this.#appOnly = [];
   }
 
   /** The server announced a change: fetched again before the next use. */
@@ -77,6 +85,7 @@ export class OfferedTools {
       });
       if (!isCurrent(session)) return;
       this.#tools = offeredTools(tools, this.#options.definition);
+      this.#appOnly = appOnlyTools(tools, this.#options.definition);
       this.#options.debug(`tool list refreshed (${this.#tools.length} tools)`);
       this.#options.onChanged();
     } catch (error) {

@@ -158,7 +158,7 @@ export class McpPool implements ToolHost {
     const specs: ToolSpec[] = [];
     for (const { exposedName, server, tool } of table.tools) {
       const spec = this.#toolOf(server, tool);
-      if (spec === undefined) continue;
+      if (spec === undefined || this.#isAppOnly(server, tool)) continue;
       specs.push({
         name: exposedName,
         description: spec.description ?? spec.title ?? '',
@@ -172,7 +172,8 @@ export class McpPool implements ToolHost {
   /** The tools for a `/tools` listing, refreshed like {@link tools}. */
   async describeTools(): Promise<readonly ToolDescription[]> {
     const table = await this.#currentTable();
-    return table.tools.map(({ exposedName, server, tool }) => ({
+    const offered = table.tools.filter(({ server, tool }) => !this.#isAppOnly(server, tool));
+    return offered.map(({ exposedName, server, tool }) => ({
       exposedName,
       server,
       tool,
@@ -211,6 +212,11 @@ export class McpPool implements ToolHost {
     const address = table.lookup.get(call.name);
     const connection = address === undefined ? undefined : this.#connections.get(address.server);
     if (address === undefined || connection === undefined) {
+      return failure(`unknown tool "${call.name}": no MCP server offers a tool by that name`);
+    }
+    // An app-only tool (MCP Apps, `visibility: ["app"]`) is named in the table so its app's calls
+    // route and are judged like any other, but the model is never offered it nor may call it.
+    if (call.fromApp === undefined && this.#isAppOnly(address.server, address.tool)) {
       return failure(`unknown tool "${call.name}": no MCP server offers a tool by that name`);
     }
     let body: ToolResultBody;
@@ -316,16 +322,37 @@ export class McpPool implements ToolHost {
   #buildTable(): ToolNameTable {
     return buildToolNameTable(
       [...this.#connections.values()].flatMap((connection) =>
-        connection.tools().map((tool) => ({ server: connection.name, tool: tool.name })),
+        [...connection.tools(), ...connection.appOnlyTools()].map((tool) => ({
+          server: connection.name,
+          tool: tool.name,
+        })),
       ),
     );
   }
 
   #toolOf(server: string, tool: string): Tool | undefined {
-    return this.#connections
-      .get(server)
-      ?.tools()
-      .find((candidate) => candidate.name === tool);
+    const connection = this.#connections.get(server);
+    return [...(connection?.tools() ?? []), ...(connection?.appOnlyTools() ?? [])].find(
+      (candidate) => candidate.name === tool,
+    );
+  }
+
+  #isAppOnly(server: string, tool: string): boolean {
+    return (
+      this.#connections
+        .get(server)
+        ?.appOnlyTools()
+        .some((candidate) => candidate.name === tool) ?? false
+    );
+  }
+
+  /**
+   * The exposed name of a server's tool, app-only ones included, for an MCP App's call (src/apps):
+   * `undefined` when the server has no such tool now.
+   */
+  async exposedNameOf(server: string, tool: string): Promise<string | undefined> {
+    const table = this.#published ?? (await this.#currentTable());
+    return table.tools.find((entry) => entry.server === server && entry.tool === tool)?.exposedName;
   }
 }
 

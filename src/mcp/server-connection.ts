@@ -111,6 +111,12 @@ export class ServerConnection {
     await this.#beginStart(false);
   }
 
+  /** The tools only an MCP App may call, by their real names (empty when {@link tools} is). */
+  appOnlyTools(): readonly Tool[] {
+    const { kind } = this.#state;
+    return kind === 'failed' || kind === 'closed' ? [] : this.#offered.appOnlyTools;
+  }
+
   /** The tools offered to the model, by their real names (empty unless ready or restartable). */
   tools(): readonly Tool[] {
     switch (this.#state.kind) {

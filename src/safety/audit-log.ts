@@ -73,6 +73,8 @@ export interface AuditEntry {
   readonly exposedName: string;
   /** The named agent whose run made the call (src/agents); absent for the main run. */
   readonly agent?: string;
+  /** Set when an MCP App's page made the call (not the model): the app's id (src/apps). */
+  readonly fromApp?: string;
   /** The id of the call, as the model gave it (pairs the call with its result in a conversation). */
   readonly callId: string;
   /** The arguments (redacted when written). */

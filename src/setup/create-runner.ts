@@ -202,7 +202,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
           ),
         ),
     // Loaded here rather than with this module, so that they load while the servers start.
-    loadAssemblyParts(),
+    loadAssemblyParts(options.apps !== undefined),
   ]);
   let provider: Provider;
   let userSystemPrompt: string | undefined;

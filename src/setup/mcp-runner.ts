@@ -1,5 +1,6 @@
 /** The Runner createRunner makes: its tools are the MCP servers of a config. */
 import type { McpPool, ServerStatus } from '../mcp/pool.js';
+import type { AppHost } from '../apps/app-host.js';
 import { checkRootDirectories, RootList } from '../mcp/roots.js';
 import { ServerRoots } from '../mcp/server-roots.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
@@ -54,6 +55,8 @@ export class McpRunner extends Runner {
       readonly screenResumed?: (call: ToolCallBlock, result: ToolResultBlock) => Promise<ToolResultBlock>;
       /** Where the subagent runs of this conversation are kept (createRunner's agent runtime adds them). */
       readonly agentRuns?: AgentRunBook;
+      /** MCP Apps' host, when apps are on (createRunner's `apps`). */
+      readonly apps?: AppHost;
     },
   ) {
     // `tools` may wrap the pool (the safety guard); without it the pool is the tool host.
@@ -70,7 +73,15 @@ export class McpRunner extends Runner {
     this.skills = options.skills ?? new SkillLibrary({});
     this.agentRuns = options.agentRuns ?? new AgentRunBook();
     this.#roots = options.roots ?? new ServerRoots({ shared: new RootList([]), sharedGiven: true });
+    this.apps = options.apps;
   }
+
+  /**
+   * The session's MCP Apps (createRunner's `apps`), undefined when apps are off: list them, hear
+   * their events (an app's message is a new turn for the caller to run), serve the local page
+   * (`serveAppPage`), or connect a program's own frame to an app's bridge (`HostedApp.connect`).
+   */
+  readonly apps: AppHost | undefined;
 
   readonly #roots: ServerRoots;
 

@@ -3,6 +3,8 @@
  * host's `skill` tool), and the runner around the guard. Its modules load while the servers start.
  */
 import type { LoadedConfig } from '../../config/index.js';
+import type { AppHost } from '../apps/app-host.js';
+import { packageVersion } from '../util/version.js';
 import { ServerError } from '../core/errors.js';
 import type { QuestionQueue } from '../core/questions.js';
 import type { Provider } from '../core/types.js';
@@ -31,11 +33,21 @@ import { agentRuntime, mainToolHost } from './agent-runtime.js';
 export interface AssemblyParts {
   readonly assembleSafety: typeof assembleSafety;
   readonly McpRunner: typeof McpRunner;
+  /** MCP Apps' host, loaded only when apps are on. */
+  readonly AppHost?: typeof AppHost;
 }
 
-export async function loadAssemblyParts(): Promise<AssemblyParts> {
-  const [safety, runner] = await Promise.all([import('../safety/assemble.js'), import('./mcp-runner.js')]);
-  return { assembleSafety: safety.assembleSafety, McpRunner: runner.McpRunner };
+export async function loadAssemblyParts(withApps = false): Promise<AssemblyParts> {
+  const [safety, runner, apps] = await Promise.all([
+    import('../safety/assemble.js'),
+    import('./mcp-runner.js'),
+    withApps ? import('../apps/app-host.js') : undefined,
+  ]);
+  return {
+    assembleSafety: safety.assembleSafety,
+    McpRunner: runner.McpRunner,
+    ...definedProperties({ AppHost: apps?.AppHost }),
+  };
 }
 
 /** What {@link assembleAroundPool} is given: everything createRunner made before the servers were up. */
@@ -72,7 +84,7 @@ export interface RunnerAroundPool {
 /** The part of createRunner that runs once the servers are up (and may still throw). */
 export function assembleAroundPool(
   pool: McpPool,
-  { assembleSafety, McpRunner }: AssemblyParts,
+  { assembleSafety, McpRunner, AppHost }: AssemblyParts,
   context: AroundPoolContext,
 ): RunnerAroundPool {
   const { options, notices, config, env } = context;
@@ -90,8 +102,20 @@ export function assembleAroundPool(
   const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: notices.warning });
   // The pool, and the host's `skill` and resource tools, all under the same guard.
   const tools = withResourceTools(skills, pool, context.offeringsChanges);
+  // MCP Apps: a call the guard lets through to a tool with an interface opens its app; an app's
+  // own calls come back through the same guard (src/apps).
+  const guardOfApps: { current?: GuardedToolHost } = {};
+  const apps =
+    AppHost === undefined || options.apps === undefined
+      ? undefined
+      : new AppHost({
+          pool,
+          guard: () => guardOfApps.current,
+          hostInfo: { name: 'mcphost', version: packageVersion() },
+          ...options.apps,
+        });
   const safety = assembleSafety({
-    host: tools.host,
+    host: apps === undefined ? tools.host : apps.observe(tools.host),
     // A built-in server that asks by default (bash) adds its rule set; the strictest set wins.
     safety: {
       ...settings,
@@ -120,6 +144,7 @@ export function assembleAroundPool(
     questionQueue: context.questionQueue,
   });
   const guard: GuardedToolHost = safety.guard;
+  guardOfApps.current = guard;
   const agentRuns = new AgentRunBook();
   const agents = agentRuntime({
     agents: context.agents,
@@ -148,6 +173,8 @@ export function assembleAroundPool(
     onClose: async () => {
       // Together: calls in flight end when the pool closes, and the guard waits for their audit lines.
       // The provider in use (`/model` may have replaced the first) releases an embedded model's memory.
+      // The apps are torn down first: their frames are told while their server still answers.
+      await apps?.close();
       await Promise.all([pool.close(), guard.close(), runner.provider.close?.(), agents.closeProviders()]);
     },
     ...safety.runnerOptions,
@@ -158,7 +185,7 @@ export function assembleAroundPool(
       screen: contentScreenFor(settings, context.questionQueue, options.questions, notices.contentFlagged),
       markAsData: marksToolOutput(settings),
     },
-    ...definedProperties({ systemPrompt: context.systemPrompt }),
+    ...definedProperties({ systemPrompt: context.systemPrompt, apps }),
     // Saved sessions keep the user's own prompt; the clause follows the settings of each run.
     userSystemPrompt: context.userSystemPrompt,
     ...definedProperties({

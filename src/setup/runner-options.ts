@@ -4,6 +4,7 @@
  */
 import type { ConfigInput, ProjectConfigCandidate } from '../../config/index.js';
 import type { AgentRun } from '../agents/child-run.js';
+import type { AppsOptions } from '../apps/options.js';
 import type { ModelFileOptions } from '../../providers/index.js';
 import type { ServerLogLevel } from '../mcp/server-logs.js';
 import type { ElicitationPolicy } from '../mcp/elicitation.js';
@@ -180,4 +181,10 @@ export interface CreateRunnerOptions {
   readonly maxParallelAgents?: number;
   /** Told of each subagent run when it ends, with its transcript and usage. */
   readonly onAgentRun?: (run: AgentRun) => void;
+  /**
+   * MCP Apps (`io.modelcontextprotocol/ui`): given, servers are told the host shows apps, a call to
+   * a tool with an interface opens its app, and `runner.apps` hosts them (docs/mcp-features.md).
+   * Give it only where a page can be shown. Default: off.
+   */
+  readonly apps?: AppsOptions;
 }

@@ -73,6 +73,7 @@ export function serverFeatures(parts: {
     },
     roots: (server) => roots.toRoots(server),
     skills: true,
+    apps: options.apps !== undefined,
     onLogMessage: (server, message) => {
       serverLogs.add({ ...message, server, at: Date.now() });
       const logger = message.logger === undefined ? '' : ` ${message.logger}`;

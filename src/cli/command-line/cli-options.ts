@@ -68,6 +68,10 @@ export interface CliOptions {
   readonly noColor?: boolean;
   /** `--builtin fs,todo`: built-in servers turned on for this run. */
   readonly builtin?: readonly BuiltinServerName[];
+  /** `--apps`: MCP Apps in a local browser page (docs/mcp-features.md). */
+  readonly apps?: boolean;
+  /** `--apps-timeout SECONDS`: how long `-p --apps` waits for the page. */
+  readonly appsTimeout?: number;
   /** `--sandbox`: the built-in bash and every stdio server run in a sandbox (docs/safety.md). */
   readonly sandbox?: boolean;
   /** `--root DIR` (repeatable): the folders servers may work in, instead of the working directory. */
@@ -165,6 +169,8 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
     noColor: flag('color') === false,
     ...definedProperties({ builtin: builtinNames(strings('builtin')), roots: strings('root') }),
     ...(flag('sandbox') === true ? { sandbox: true } : {}),
+    ...(flag('apps') === true ? { apps: true } : {}),
+    ...definedProperties({ appsTimeout: positiveInteger('--apps-timeout', number('apps-timeout')) }),
     ...definedProperties({ script }),
   });
 }

@@ -172,6 +172,18 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     describe: 'run bash and every stdio server in a sandbox: read-only files, no network (Linux, bubblewrap)',
   },
   {
+    name: 'apps',
+    kind: 'boolean',
+    describe:
+      "show MCP Apps (a tool's interface) in a local browser page; with -p, wait for the page to close",
+  },
+  {
+    name: 'apps-timeout',
+    kind: 'number',
+    value: 'SECONDS',
+    describe: 'with -p --apps: stop waiting for the apps page after SECONDS (default 600)',
+  },
+  {
     name: 'approve-all',
     kind: 'boolean',
     describe: 'run tool calls that need approval without asking (deny rules and hooks still apply)',

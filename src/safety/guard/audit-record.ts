@@ -66,6 +66,7 @@ export function auditRecord(facts: CallFacts, ending: CallEnding): AuditEntry {
     server: location?.server ?? null,
     tool: location?.tool ?? call.name,
     exposedName: call.name,
+    ...definedProperties({ fromApp: call.fromApp }),
     callId: call.id,
     arguments: call.input,
     ...definedProperties({ agent: facts.agent }),

@@ -1,0 +1,249 @@
+/**
+ * The MCP Apps of a session (SEP-1865, `io.modelcontextprotocol/ui`): which tool calls open an
+ * app, and what an app may ask of the host. The library's `runner.apps`; the page server
+ * (page-server.ts) shows them in a browser, a program may connect its own frames instead.
+ *
+ * The rules: an app's tool calls pass the same guard as the model's (approval, pins, budgets,
+ * audit — the audit line carries `fromApp`); an app reaches its own server only, and is the only
+ * caller of that server's app-only tools (`visibility: ["app"]`); a tool only for the model
+ * (`visibility: ["model"]`) is refused to it.
+ */
+import type { CallToolResult, Client, ReadResourceResult, Tool } from '@modelcontextprotocol/client';
+import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { randomUUID } from 'node:crypto';
+import type { ToolCallBlock, ToolHost } from '../core/types.js';
+import { messageOf } from '../core/errors.js';
+import type { ToolLocation } from '../safety/tool-location.js';
+import { FanOut } from '../util/fan-out.js';
+import { DEFAULT_MAX_APP_BYTES, readAppResource, uiResourceUriOf } from './app-resource.js';
+import type { AppEvent } from './app-events.js';
+import { callToolResultOf, HostedApp, type AppServices } from './hosted-app.js';
+
+export type { AppEvent } from './app-events.js';
+export { HostedApp } from './hosted-app.js';
+
+/** What the apps need of the MCP pool (McpPool has it). */
+export interface AppPool {
+  locate(exposedName: string): ToolLocation | undefined;
+  client(server: string, signal?: AbortSignal): Promise<Client>;
+  exposedNameOf(server: string, tool: string): Promise<string | undefined>;
+}
+
+/** How a session's apps are hosted. */
+export interface AppHostOptions {
+  readonly pool: AppPool;
+  /** The guard every app call passes (a getter: the guard is built around the observed host). */
+  readonly guard: () => ToolHost | undefined;
+  readonly hostInfo?: { readonly name: string; readonly version: string };
+  /** The page's theme. Default `light`. */
+  readonly theme?: 'light' | 'dark';
+  /** BCP 47. Default: this process's locale. */
+  readonly locale?: string;
+  /** The largest app document served, in bytes. Default {@link DEFAULT_MAX_APP_BYTES}. */
+  readonly maxAppBytes?: number;
+  /** Asked before a link an app names opens (`ui/open-link`); missing: links never open. */
+  readonly openLink?: (request: { readonly app: HostedApp; readonly url: string }) => Promise<boolean>;
+  readonly now?: () => number;
+}
+
+/** The apps of one session. */
+export class AppHost {
+  readonly #options: AppHostOptions;
+  readonly #apps = new Map<string, HostedApp>();
+  readonly #events = new FanOut<AppEvent>();
+  #messageTakers = 0;
+  #calls = 0;
+  #closed = false;
+
+  constructor(options: AppHostOptions) {
+    this.#options = options;
+  }
+
+  /** The apps of the session, newest first. */
+  list(): readonly HostedApp[] {
+    return [...this.#apps.values()].reverse();
+  }
+
+  /** One app by id. */
+  get(id: string): HostedApp | undefined {
+    return this.#apps.get(id);
+  }
+
+  /**
+   * Hears every app event until the returned function is called. With `takesMessages`, the
+   * listener promises to turn each `message` event into a turn of the conversation; while none
+   * does, an app's `ui/message` is answered with an error (nothing would read it).
+   */
+  listen(
+    listener: (event: AppEvent) => void,
+    options: { readonly takesMessages?: boolean } = {},
+  ): () => void {
+    const stop = this.#events.listen(listener);
+    const takes = options.takesMessages === true;
+    if (takes) this.#messageTakers += 1;
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      if (takes) this.#messageTakers -= 1;
+      stop();
+    };
+  }
+
+  /** Tells every listener. For the page server; apps announce through their services. */
+  announce(event: AppEvent): void {
+    this.#events.announce(event);
+  }
+
+  /**
+   * The model-context updates of every app, as one text for the next turn, and forgets them (each
+   * update is given to the model once).
+   */
+  takeModelContext(): string | undefined {
+    const parts: string[] = [];
+    for (const app of this.#apps.values()) {
+      if (app.modelContext === undefined) continue;
+      parts.push(`[context from the app of ${app.call.name} (${app.id})]\n${app.modelContext}`);
+      app.modelContext = undefined;
+    }
+    return parts.length === 0 ? undefined : parts.join('\n\n');
+  }
+
+  /**
+   * `inner` (the pool, inside the guard), watched: a call the guard let through to a tool with an
+   * interface opens its app, which then gets the call's input and result (or its cancellation).
+   */
+  observe(inner: ToolHost): ToolHost {
+    return {
+      tools: () => inner.tools(),
+      call: async (call, signal) => {
+        const app = call.fromApp === undefined ? this.openFor(call) : undefined;
+        const result = await inner.call(call, signal);
+        if (app !== undefined) {
+          if (signal?.aborted === true) app.toolCancelled('the tool call was cancelled');
+          else app.toolResult(result);
+        }
+        return result;
+      },
+    };
+  }
+
+  /** Opens the app of a call to a tool with an interface; undefined for any other call. */
+  openFor(call: ToolCallBlock): HostedApp | undefined {
+    if (this.#closed) return undefined;
+    const location = this.#options.pool.locate(call.name);
+    const tool = location?.definition as Tool | undefined;
+    const uri = uiResourceUriOf(tool);
+    if (location === undefined || tool === undefined || uri === undefined) return undefined;
+    const id = `app-${this.#apps.size + 1}-${randomUUID().slice(0, 8)}`;
+    const maxBytes = this.#options.maxAppBytes ?? DEFAULT_MAX_APP_BYTES;
+    const resource = this.#options.pool
+      .client(location.server)
+      .then((client) => readAppResource(client, uri, maxBytes))
+      .catch((error: unknown) => ({ kind: 'refused' as const, reason: `${uri}: ${messageOf(error)}` }));
+    const app = new HostedApp({
+      id,
+      server: location.server,
+      tool,
+      call,
+      resource,
+      services: this.#services(),
+      now: (this.#options.now ?? Date.now)(),
+    });
+    this.#apps.set(id, app);
+    void resource.then((outcome) => {
+      if (outcome.kind === 'refused') {
+        this.announce({ type: 'refused', app, reason: `app of ${call.name} not shown: ${outcome.reason}` });
+        return;
+      }
+      for (const rejected of outcome.resource.policy.rejected) {
+        this.announce({
+          type: 'refused',
+          app,
+          reason: `app of ${call.name}: CSP entry left out (not an origin): ${rejected}`,
+        });
+      }
+    });
+    this.announce({ type: 'app-opened', app });
+    return app;
+  }
+
+  /** Tears every app down. The session is ending. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#apps.values()].map((app) => app.close()));
+  }
+
+  #services(): AppServices {
+    return {
+      hostInfo: this.#options.hostInfo ?? { name: 'mcphost', version: '0' },
+      hostContext: () => this.#hostContext(),
+      callTool: (app, name, input, signal) => this.#callTool(app, name, input, signal),
+      readResource: (app, uri, signal) => this.#readResource(app, uri, signal),
+      openLink: async (app, url) => {
+        const ask = this.#options.openLink;
+        const allowed = ask === undefined ? false : await ask({ app, url }).catch(() => false);
+        this.announce({ type: 'log', app, text: `open-link ${url}: ${allowed ? 'opened' : 'not opened'}` });
+        return allowed;
+      },
+      takesMessages: () => this.#messageTakers > 0,
+      announce: (event) => {
+        this.announce(event);
+      },
+    };
+  }
+
+  #hostContext(): McpUiHostContext {
+    const { timeZone, locale } = Intl.DateTimeFormat().resolvedOptions();
+    return { theme: this.#options.theme ?? 'light', locale: this.#options.locale ?? locale, timeZone };
+  }
+
+  async #callTool(
+    app: HostedApp,
+    name: string,
+    input: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    const refuse = (reason: string): CallToolResult => {
+      this.announce({ type: 'refused', app, reason: `app ${app.id}: ${reason}` });
+      return { content: [{ type: 'text', text: reason }], isError: true };
+    };
+    const guard = this.#options.guard();
+    if (guard === undefined || app.closed) return refuse('the session is ending');
+    const exposedName = await this.#options.pool.exposedNameOf(app.server, name);
+    if (exposedName === undefined) {
+      return refuse(
+        `tools/call "${name}" refused: an app may call only its own server's tools, and server "${app.server}" has no tool "${name}"`,
+      );
+    }
+    const definition = this.#options.pool.locate(exposedName)?.definition as Tool | undefined;
+    if (isModelOnly(definition)) {
+      return refuse(`tools/call "${name}" refused: the tool is for the model only (visibility ["model"])`);
+    }
+    this.#calls += 1;
+    const call: ToolCallBlock = {
+      type: 'tool-call',
+      id: `${app.id}-call-${this.#calls}`,
+      name: exposedName,
+      input,
+      fromApp: app.id,
+    };
+    const result = await guard.call(call, signal);
+    this.announce({ type: 'log', app, text: `tools/call ${name}: ${result.isError ? 'error' : 'ok'}` });
+    return callToolResultOf(result);
+  }
+
+  async #readResource(app: HostedApp, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    const client = await this.#options.pool.client(app.server, signal);
+    const result = await client.readResource({ uri }, { signal });
+    this.announce({ type: 'log', app, text: `resources/read ${uri}` });
+    return result;
+  }
+}
+
+function isModelOnly(tool: Tool | undefined): boolean {
+  const ui: unknown = tool?._meta?.ui;
+  if (typeof ui !== 'object' || ui === null || !('visibility' in ui)) return false;
+  const { visibility } = ui;
+  return Array.isArray(visibility) && !visibility.includes('app');
+}
