@@ -19,7 +19,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
-import { JobToolHost, ToolSpecInterner } from '../batch/job-tool-host.js';
+import { JobToolHost } from '../batch/job-tool-host.js';
 import { ConfigError } from '../core/errors.js';
 import { QuestionQueue } from '../core/questions.js';
 import type { RunnerOptions } from '../core/runner.js';
@@ -139,7 +139,6 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
   const providers = new Map<string, Promise<Provider>>([
     [shared.modelString, Promise.resolve(shared.runner.provider)],
   ]);
-  const specs = new ToolSpecInterner();
   const { library: skills } = skillsFor({
     pool: shared.runner.pool,
     config,
@@ -181,7 +180,6 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
       const host = new JobToolHost({
         pools: isolated === undefined ? [shared.runner.pool] : [shared.runner.pool, isolated.runner.pool],
         ...definedProperties({ servers: request.servers }),
-        specs,
       });
       const unknown = host.unknownServers();
       if (unknown.length > 0) {
