@@ -91,7 +91,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   if (notices.offeringsChange !== undefined) offeringsChanges.listen(notices.offeringsChange);
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
-  const safety = withToolPins(mergeSafetyOptions(configSafety(config), options.safety ?? {}), homeDir, env);
+  const safety = withToolPins(mergeSafetyOptions(configSafety(config), options.safety ?? {}), options, env);
   // Each server's roots: its own folders kept, the working folder to the rest (server-roots.ts).
   const roots = await planServerRoots({
     servers: config.servers,

@@ -26,7 +26,7 @@ import type { RunnerOptions } from '../core/runner.js';
 import type { Provider } from '../core/types.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import { assembleSafety } from '../safety/assemble.js';
-import type { AuditSink } from '../safety/audit-log.js';
+import type { AuditSink, ServerIdentity } from '../safety/audit-log.js';
 import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
 import { ToolPinCheck } from '../safety/tool-pin-check.js';
@@ -110,7 +110,7 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
   const notices = hostNotices(options.onEvent);
   const safety = withToolPins(
     mergeSafetyOptions(configSafety({ ...config, servers }), options.safety ?? {}),
-    homeDir,
+    options,
     env,
   );
   let audit: AuditSink | undefined;
@@ -120,7 +120,11 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
       ...definedProperties({ maxBytes: safety.auditLogMaxBytes }),
     });
   }
-  const identify = (server: string) => serverIdentity(shared.runner.pool, servers[server], server);
+  // The servers were read with this run's folder for MCPHOST_JOB_DIR: a per-job server that has it
+  // in its arguments is named with the variable, so that it is the same server (and keeps its
+  // pins) from one run to the next.
+  const identify = (server: string) =>
+    withoutRunDir(serverIdentity(shared.runner.pool, servers[server], server), runDir);
   const pins =
     safety.toolPins === undefined || safety.toolPins === false
       ? undefined
@@ -251,6 +255,13 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
       await rm(runDir, { recursive: true, force: true });
     },
   };
+}
+
+function withoutRunDir(identity: ServerIdentity | undefined, runDir: string): ServerIdentity | undefined {
+  const named = (text: string | undefined) => text?.replaceAll(runDir, '${' + JOB_DIR_VARIABLE + '}');
+  return identity === undefined
+    ? undefined
+    : { ...identity, ...definedProperties({ command: named(identity.command), url: named(identity.url) }) };
 }
 
 function isPerJob(definition: ServerDefinition | undefined): boolean {
