@@ -26,7 +26,8 @@ import type { RunnerOptions } from '../core/runner.js';
 import type { Provider } from '../core/types.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import { assembleSafety } from '../safety/assemble.js';
-import type { AuditSink, ServerIdentity } from '../safety/audit-log.js';
+import type { ServerIdentity } from '../safety/audit-log.js';
+import type { McpPool } from '../mcp/pool.js';
 import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
 import { ToolPinCheck } from '../safety/tool-pin-check.js';
@@ -113,13 +114,10 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
     options,
     env,
   );
-  let audit: AuditSink | undefined;
-  if (safety.auditLog !== undefined) {
-    const { openAuditLog } = await import('../safety/audit-log.js');
-    audit = await openAuditLog(resolve(safety.auditLog), notices.warning, {
-      ...definedProperties({ maxBytes: safety.auditLogMaxBytes }),
-    });
-  }
+  // The shared runner's sink, for every job too: one sink per log in the process, so that lines
+  // are written in order and the rotation's count of bytes is the file's (two sinks of one file
+  // each count only their own lines, and rotate apart).
+  const { audit } = shared;
   // The servers were read with this run's folder for MCPHOST_JOB_DIR: a per-job server that has it
   // in its arguments is named with the variable, so that it is the same server (and keeps its
   // pins) from one run to the next.
@@ -155,9 +153,9 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
 
   const openJob = async (request: JobToolsRequest): Promise<JobTools> => {
     let jobDir: string | undefined;
-    let isolated: Assembly | undefined;
+    let isolated: McpPool | undefined;
     const release = async (): Promise<void> => {
-      await isolated?.runner.close();
+      await isolated?.close();
       if (jobDir !== undefined) await rm(jobDir, { recursive: true, force: true });
     };
     try {
@@ -167,22 +165,16 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
         jobDir = await mkdtemp(join(runDir, 'job-'));
         const jobEnv = { ...env, [JOB_DIR_VARIABLE]: jobDir };
         const jobServers = await configuredServers(options, jobEnv);
-        isolated = await assembleRunner({
-          ...options,
-          model: shared.modelString,
-          env: jobEnv,
-          interactive: false,
-          servers: Object.fromEntries(
-            Object.entries(jobServers).filter(([, definition]) => isPerJob(definition)),
-          ),
-          builtin: [],
-          // A job whose own servers all failed to start fails, rather than running without them.
-          requireServers: true,
-          ...definedProperties({ signal: request.signal }),
-        });
+        // Only the servers, started as the shared ones were (roots, sandbox, sign-in), with their
+        // questions and sampling through the shared runner; a job whose own servers all failed to
+        // start fails, rather than running without them.
+        isolated = await shared.startServers(
+          Object.fromEntries(Object.entries(jobServers).filter(([, definition]) => isPerJob(definition))),
+          { env: jobEnv, ...definedProperties({ signal: request.signal }) },
+        );
       }
       const host = new JobToolHost({
-        pools: isolated === undefined ? [shared.runner.pool] : [shared.runner.pool, isolated.runner.pool],
+        pools: isolated === undefined ? [shared.runner.pool] : [shared.runner.pool, isolated],
         ...definedProperties({ servers: request.servers }),
       });
       const unknown = host.unknownServers();
