@@ -3,8 +3,21 @@
  * job's own pool, seen as one host; narrowed to the job's `servers` when it names some. The guard
  * wraps this host, so every call still passes the job's approval rules and budgets.
  */
+import type { RunnerOptions } from '../core/runner.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
 import type { ToolLocation } from '../safety/tool-location.js';
+
+/**
+ * One job's guarded tools, for batches (src/setup/batch.ts) and workers (job-workflow.ts) alike;
+ * closed when the job ends (its per-job servers stop then).
+ */
+export interface JobTools {
+  /** The job's guard, over its servers' tools and the host's `skill` tool. */
+  readonly host: ToolHost;
+  /** The guard's hooks around a run (turn count, `UserPromptSubmit` and `Stop` hooks). */
+  readonly runnerOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
+  close(): Promise<void>;
+}
 
 /** What the host needs of a pool (McpPool has it). */
 export interface ToolPool extends ToolHost {

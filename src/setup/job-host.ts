@@ -19,16 +19,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
-import { JobToolHost } from '../batch/job-tool-host.js';
+import { JobToolHost, type JobTools } from '../batch/job-tool-host.js';
 import { ConfigError } from '../core/errors.js';
 import { QuestionQueue } from '../core/questions.js';
-import type { RunnerOptions } from '../core/runner.js';
 import type { Provider } from '../core/types.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import { assembleSafety } from '../safety/assemble.js';
 import type { ServerIdentity } from '../safety/audit-log.js';
 import type { McpPool } from '../mcp/pool.js';
-import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
 import { ToolPinCheck } from '../safety/tool-pin-check.js';
 import { definedProperties } from '../util/defined-properties.js';
@@ -58,14 +56,6 @@ export interface JobToolsRequest {
   /** Where the job's `servers` come from, for the error that names an unknown one. */
   readonly where: string;
   readonly signal?: AbortSignal;
-}
-
-/** One job's guarded tools; closed when the job ends (its per-job servers stop then). */
-export interface JobTools {
-  readonly guard: GuardedToolHost;
-  /** The guard's hooks around a run (turn count, `UserPromptSubmit` and `Stop` hooks). */
-  readonly hookOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
-  close(): Promise<void>;
 }
 
 export interface JobHost {
@@ -203,8 +193,8 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
         ...definedProperties({ onFlagged: notices.contentFlagged, onWarning: notices.warning }),
       });
       const jobTools: JobTools = {
-        guard,
-        hookOptions,
+        host: guard,
+        runnerOptions: hookOptions,
         close: async () => {
           open.delete(jobTools);
           await guard.close();
