@@ -72,7 +72,6 @@ export interface ToolPinCheckOptions {
   /** Gets one line per change. */
   readonly audit?: AuditSink;
   readonly sessionId?: string;
-  /** Who each server is: its pins are kept by it (tool-pin-store.ts), and audit lines name it. */
   readonly identify?: (server: string) => ServerIdentity | undefined;
   /** Told of each change (the chat and `-p` show it with its lines; createRunner's `tool-change` event). */
   readonly onChange?: (notice: ToolChangeNotice) => void;
@@ -394,9 +393,7 @@ interface Subject {
   readonly exposedName: string;
   readonly server: string;
   readonly tool: string;
-  /** Who the server is ({@link pinIdentityOf}): its pins are kept by it. */
-  readonly identity: string;
-  /** The tool in this session (`server\0tool`): names are unique within one. */
+  readonly identity: string; // its pins are kept by it ({@link pinIdentityOf})
   readonly key: string;
   readonly checked: Checked;
   readonly pinNow: boolean;
