@@ -3,8 +3,21 @@
  * job's own pool, seen as one host; narrowed to the job's `servers` when it names some. The guard
  * wraps this host, so every call still passes the job's approval rules and budgets.
  */
+import type { RunnerOptions } from '../core/runner.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
 import type { ToolLocation } from '../safety/tool-location.js';
+
+/**
+ * One job's guarded tools, for batches (src/setup/batch.ts) and workers (job-workflow.ts) alike;
+ * closed when the job ends (its per-job servers stop then).
+ */
+export interface JobTools {
+  /** The job's guard, over its servers' tools and the host's `skill` tool. */
+  readonly host: ToolHost;
+  /** The guard's hooks around a run (turn count, `UserPromptSubmit` and `Stop` hooks). */
+  readonly runnerOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
+  close(): Promise<void>;
+}
 
 /** What the host needs of a pool (McpPool has it). */
 export interface ToolPool extends ToolHost {
@@ -12,41 +25,19 @@ export interface ToolPool extends ToolHost {
   serverNames(): readonly string[];
 }
 
-/**
- * One object per unchanged tool definition across the jobs of a batch. The pools build new
- * `ToolSpec` objects at every listing, and what is worked out once per definition (its token
- * estimate, src/context/tokens.ts) is kept by object: without this, every model call of every job
- * serialized every schema again (the largest host cost per job that was the batch's own).
- */
-export class ToolSpecInterner {
-  readonly #byName = new Map<string, ToolSpec>();
-
-  intern(spec: ToolSpec): ToolSpec {
-    const known = this.#byName.get(spec.name);
-    // The pool hands over the server's schema object itself, so an unchanged tool has the same one.
-    if (known?.description === spec.description && known.inputSchema === spec.inputSchema) return known;
-    this.#byName.set(spec.name, spec);
-    return spec;
-  }
-}
-
 export interface JobToolHostOptions {
   /** The shared pool first; the job's own pool after it. Server names do not repeat across pools. */
   readonly pools: readonly ToolPool[];
   /** Only these servers' tools (a job's `servers`). Default: every server of the pools. */
   readonly servers?: readonly string[];
-  /** Shared by the jobs of a batch (see {@link ToolSpecInterner}). Default: one of this host's own. */
-  readonly specs?: ToolSpecInterner;
 }
 
 export class JobToolHost implements ToolHost {
   readonly #pools: readonly ToolPool[];
   readonly #servers: ReadonlySet<string> | undefined;
-  readonly #specs: ToolSpecInterner;
 
   constructor(options: JobToolHostOptions) {
     this.#pools = options.pools;
-    this.#specs = options.specs ?? new ToolSpecInterner();
     this.#servers = options.servers === undefined ? undefined : new Set(options.servers);
   }
 
@@ -66,7 +57,7 @@ export class JobToolHost implements ToolHost {
         // Two pools could shorten two long names alike; the first pool's (the shared one) wins.
         if (seen.has(spec.name) || !this.#allows(this.#pools[index]?.locate(spec.name))) continue;
         seen.add(spec.name);
-        specs.push(this.#specs.intern(spec));
+        specs.push(spec);
       }
     });
     return specs;

@@ -5,7 +5,7 @@
  */
 import yargs, { type Argv, type CommandModule } from 'yargs';
 import { ConfigError } from '../core/errors.js';
-import { optional } from '../util/optional.js';
+import { definedProperties } from '../util/defined-properties.js';
 import { CHAT_FLAGS, toCliOptions, type CliOptions, type ParsedValues } from './command-line/flags.js';
 import { nearest } from './command-line/suggest.js';
 import { AUTH_SUBCOMMANDS, authCommands, type AuthCommand } from './command-line/auth-tree.js';
@@ -254,9 +254,17 @@ export function parseArguments(argv: readonly string[], version: string, columns
         options: toCliOptions(values, { path: chosen.path, arguments: split.scriptArguments }),
       };
     case 'mcp':
-      return { kind: 'mcp', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
+      return {
+        kind: 'mcp',
+        command: chosen.command,
+        ...definedProperties({ configPath: stringValue(values.config) }),
+      };
     case 'auth':
-      return { kind: 'auth', command: chosen.command, ...optional('configPath', stringValue(values.config)) };
+      return {
+        kind: 'auth',
+        command: chosen.command,
+        ...definedProperties({ configPath: stringValue(values.config) }),
+      };
     case 'models':
       return { kind: 'models', command: chosen.command };
     case 'agents-list':

@@ -6,7 +6,7 @@
  * The journal is path-based: whoever decides where conversations live hands it a path.
  */
 import { constants } from 'node:fs';
-import { access, appendFile, truncate } from 'node:fs/promises';
+import { access, appendFile, readFile, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { removeStaleTemporaryFiles } from '../util/atomic-file.js';
@@ -14,12 +14,14 @@ import type { JournalEntry } from './saved-conversation-schema.js';
 import {
   assertConversationWritable,
   closeOpenToolCalls,
+  journalHeader,
   journalLine,
   loadSavedConversation,
   loadSavedConversationIfExists,
   saveFailure,
   serializeSavedConversation,
   writeConversationFile,
+  SAVED_CONVERSATION_FORMAT_VERSION,
   type JournaledTask,
   type LoadedConversation,
 } from './saved-conversation.js';
@@ -105,6 +107,9 @@ export class ConversationJournal {
       try {
         if (loaded.notes.length > 0) await truncate(path, loaded.wholeBytes);
         if (loaded.needsNewline) await appendFile(path, '\n');
+        // What is appended now may be what an older version's reader does not know (a `task`
+        // entry): the header says this version first, so such a reader says it is too old.
+        if (loaded.version < SAVED_CONVERSATION_FORMAT_VERSION) await rewriteHeader(path, loaded);
       } catch (error) {
         throw new ConfigError(path, `cannot save the session: ${saveFailure(error, path)}`, { cause: error });
       }
@@ -185,6 +190,14 @@ export class ConversationJournal {
     }
     return entries;
   }
+}
+
+/** Replaces a journal's first line with this version's header (the file is replaced atomically). */
+async function rewriteHeader(path: string, loaded: LoadedConversation): Promise<void> {
+  const text = await readFile(path, 'utf8');
+  const firstLineEnd = text.indexOf('\n');
+  const entries = firstLineEnd === -1 ? '' : text.slice(firstLineEnd + 1);
+  await writeConversationFile(path, journalHeader(loaded) + entries);
 }
 
 /** How many leading messages two histories share (by identity: the Runner never edits a message). */

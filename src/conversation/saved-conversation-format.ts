@@ -6,7 +6,7 @@
  * message as at the first.
  *
  * ```jsonl
- * {"type":"header","version":2,"model":"ollama:qwen2.5:3b","systemPrompt":"Be brief.","createdAt":"2025-01-31T12:00:00.000Z"}
+ * {"type":"header","version":3,"model":"ollama:qwen2.5:3b","systemPrompt":"Be brief.","createdAt":"2025-01-31T12:00:00.000Z"}
  * {"type":"message","at":"2025-01-31T12:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"Hi"}]}}
  * {"type":"message","at":"2025-01-31T12:00:02.000Z","message":{"role":"assistant","content":[…]}}
  * {"type":"compaction","at":"…","summary":"…","replacedMessages":40,"messages":[…]}
@@ -22,8 +22,12 @@ import type { Message } from '../core/types.js';
 import type { JournalEntry } from './saved-conversation-schema.js';
 import { definedProperties } from '../util/defined-properties.js';
 
-/** The format this mcphost writes (a journal), and the newest it reads. Version 1 still loads. */
-export const SAVED_CONVERSATION_FORMAT_VERSION = 2;
+/**
+ * The format this mcphost writes (a journal), and the newest it reads. Version 1 (one JSON
+ * document) and 2 (a journal) still load; 3 added `task` entries, so that an mcphost that reads
+ * only up to 2 says it is too old rather than finding an entry it does not know.
+ */
+export const SAVED_CONVERSATION_FORMAT_VERSION = 3;
 
 /** A saved conversation. */
 export interface SavedConversation {
@@ -43,6 +47,8 @@ export interface SavedConversation {
 export interface LoadedConversation extends SavedConversation {
   /** The format of the file: 1 (one JSON document) or 2 (a journal). */
   readonly format: 1 | 2;
+  /** The version its header (or document) gives: a journal going on in it is brought to this one's. */
+  readonly version: number;
   /** Things the user should be told (a torn last line that was dropped). */
   readonly notes: readonly string[];
   /**

@@ -66,7 +66,15 @@ function parseVersionOne(text: string, path: string): LoadedConversation {
       `not a valid session file: ${describeFirstIssue(described.error ?? body.error)}`,
     );
   }
-  return { ...body.data, format: 1, notes: [], wholeBytes: 0, needsNewline: false, compactions: 0 };
+  return {
+    ...body.data,
+    format: 1,
+    version: 1,
+    notes: [],
+    wholeBytes: 0,
+    needsNewline: false,
+    compactions: 0,
+  };
 }
 
 function parseJournal(text: string, path: string): LoadedConversation {
@@ -134,6 +142,7 @@ function parseJournal(text: string, path: string): LoadedConversation {
     updatedAt,
     messages,
     format: 2,
+    version: header.data.version,
     notes,
     wholeBytes: Math.min(wholeBytes, Buffer.byteLength(text, 'utf8')),
     needsNewline,

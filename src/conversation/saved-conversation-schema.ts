@@ -64,7 +64,7 @@ function buildSchemas() {
     messages: z.array(messageSchema),
   });
 
-  /** The first line of a journal (format version 2): what the conversation is. */
+  /** The first line of a journal (format version 2 or later): what the conversation is. */
   const journalHeaderSchema = z.object({
     type: z.literal('header'),
     version: z.number().int().min(2),

@@ -63,6 +63,13 @@ export class McpPool implements ToolHost {
   /** The table the model last saw: calls are routed through it even if a list changed since. */
   #published: ToolNameTable | undefined;
   #closing: Promise<void> | undefined;
+  /**
+   * The spec last listed for each exposed name, with the server's definition it was made from: an
+   * unchanged tool is listed as the same object, so what is worked out once per spec (its token
+   * estimate, src/context/tokens.ts) holds across listings. A server that lists its tools again
+   * gives new definitions, so its tools get new specs; the map keeps only the last listing's.
+   */
+  #specs = new Map<string, { readonly source: Tool; readonly spec: ToolSpec }>();
   readonly #reconnections = new ServerReconnections();
   /** The tool calls running as tasks now (the tasks extension), for `/tasks`. */
   readonly runningTasks = new RunningTasks();
@@ -155,18 +162,24 @@ export class McpPool implements ToolHost {
    */
   async tools(): Promise<readonly ToolSpec[]> {
     const table = await this.#currentTable();
-    const specs: ToolSpec[] = [];
+    const listed = new Map<string, { readonly source: Tool; readonly spec: ToolSpec }>();
     for (const { exposedName, server, tool } of table.tools) {
-      const spec = this.#toolOf(server, tool);
-      if (spec === undefined || this.#isAppOnly(server, tool)) continue;
-      specs.push({
-        name: exposedName,
-        description: spec.description ?? spec.title ?? '',
-        inputSchema: spec.inputSchema,
-      });
+      const source = this.#toolOf(server, tool);
+      if (source === undefined || this.#isAppOnly(server, tool)) continue;
+      const known = this.#specs.get(exposedName);
+      const spec =
+        known?.source === source
+          ? known.spec
+          : {
+              name: exposedName,
+              description: source.description ?? source.title ?? '',
+              inputSchema: source.inputSchema,
+            };
+      listed.set(exposedName, { source, spec });
     }
+    this.#specs = listed;
     this.#published = table;
-    return specs;
+    return [...listed.values()].map(({ spec }) => spec);
   }
 
   /** The tools for a `/tools` listing, refreshed like {@link tools}. */

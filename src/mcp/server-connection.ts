@@ -27,7 +27,7 @@ import type { ServerStatus } from './status.js';
 import type { ServerProcess } from './server-process.js';
 import type { StdioProcessTransport } from './stdio-transport.js';
 import { connectionStatus, withStderrLines } from './connection-report.js';
-import { optional } from '../util/optional.js';
+import { definedProperties } from '../util/defined-properties.js';
 import { messageOf } from '../core/errors.js';
 import type { SignInRequiredError } from './auth/errors.js';
 import { signInAtStart } from './auth/start-sign-in.js';
@@ -159,9 +159,7 @@ export class ServerConnection {
     const call = {
       tool,
       input,
-      ...optional('signal', signal),
-      ...optional('toolCallId', toolCallId),
-      ...optional('meta', meta),
+      ...definedProperties({ signal, toolCallId, meta }),
     };
     return callToolOnSession(session, call, this.#toolCallContext);
   }
@@ -175,7 +173,7 @@ export class ServerConnection {
   ): Promise<ToolResultBody> {
     const session = await this.#usableSession(signal);
     if (typeof session === 'string') return errorBody(session, 'server');
-    const task = { tool, taskId, toolCallId, ...optional('signal', signal) };
+    const task = { tool, taskId, toolCallId, ...definedProperties({ signal }) };
     return resumeTaskOnSession(session, task, this.#toolCallContext);
   }
 
@@ -275,7 +273,7 @@ export class ServerConnection {
     try {
       session = await openServerSession(
         sessionOptionsFor(this.#options, {
-          ...optional('spawnedProcess', spawnedProcess),
+          ...definedProperties({ spawnedProcess }),
           onDebug: (message) => this.#debug(message),
           onStderrLine: (line) => this.#debug(`stderr: ${line}`),
           onToolsChanged: () => this.#offered.markStale(),

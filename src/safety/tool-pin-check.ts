@@ -23,9 +23,10 @@ import { askUser, type QuestionQueue, type UserQuestions } from '../core/questio
 import { messageOf } from '../core/errors.js';
 import type { AuditSink, DecidedBy, ServerIdentity } from './audit-log.js';
 import { describeDefinitionChange } from './tool-pin-diff.js';
-import type { ToolPin, ToolPinStore } from './tool-pin-store.js';
+import { pinKey, type ToolPin, type ToolPinStore } from './tool-pin-store.js';
 import {
   definitionHash,
+  pinIdentityOf,
   pinnedDefinitionOf,
   toolChangePolicyFor,
   type ListedTool,
@@ -163,6 +164,7 @@ export class ToolPinCheck {
       exposedName,
       server: location.server,
       tool: location.tool,
+      identity: pinIdentityOf(this.#options.identify?.(location.server), location.server),
       key: `${location.server}\0${location.tool}`,
       checked: this.#hashOf(location.definition),
       pinNow: pinsOnSight(location),
@@ -205,9 +207,9 @@ export class ToolPinCheck {
   async #check(subjects: readonly Subject[], signal: AbortSignal): Promise<void> {
     if (subjects.length === 0) return;
     const { store } = this.#options;
-    const pins = new Map<string, ToolPin>();
+    let pins: ReadonlyMap<string, ToolPin> = new Map();
     try {
-      for (const entry of await store.list()) pins.set(`${entry.server}\0${entry.tool}`, entry.pin);
+      pins = await store.pinsOf(subjects);
     } catch (error) {
       this.#cannotUseStore(error);
     }
@@ -216,7 +218,7 @@ export class ToolPinCheck {
     for (const subject of subjects) {
       this.#withheld.delete(subject.key);
       const known = this.#checked.get(subject.key);
-      const pin = pins.get(subject.key);
+      const pin = pins.get(pinKey(subject));
       const before = known ?? pin;
       if (before !== undefined && before.hash !== subject.checked.hash) {
         changed.push({ subject, before });
@@ -228,9 +230,7 @@ export class ToolPinCheck {
     }
     // Another process may have pinned another definition meanwhile: its pin is then compared with.
     for (const entry of await this.#pinIfAbsent(toPin)) {
-      const subject = toPin.find(
-        (candidate) => candidate.server === entry.server && candidate.tool === entry.tool,
-      );
+      const subject = toPin.find((candidate) => pinKey(candidate) === pinKey(entry));
       if (subject === undefined) continue;
       if (entry.pin.hash === subject.checked.hash) {
         this.#checked.set(subject.key, { ...subject.checked, pinned: true });
@@ -244,7 +244,8 @@ export class ToolPinCheck {
   async #pinIfAbsent(subjects: readonly Subject[]) {
     if (subjects.length === 0) return [];
     const pinnedAt = new Date((this.#options.now ?? Date.now)()).toISOString();
-    const entries = subjects.map(({ server, tool, checked }) => ({
+    const entries = subjects.map(({ identity, server, tool, checked }) => ({
+      identity,
       server,
       tool,
       pin: { hash: checked.hash, pinnedAt, definition: checked.definition },
@@ -336,6 +337,7 @@ export class ToolPinCheck {
     let pinned = true;
     try {
       await this.#options.store.replace({
+        identity: subject.identity,
         server: subject.server,
         tool: subject.tool,
         pin: { hash: subject.checked.hash, pinnedAt, definition: subject.checked.definition },
@@ -391,6 +393,7 @@ interface Subject {
   readonly exposedName: string;
   readonly server: string;
   readonly tool: string;
+  readonly identity: string; // its pins are kept by it ({@link pinIdentityOf})
   readonly key: string;
   readonly checked: Checked;
   readonly pinNow: boolean;

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../util/canonical-json.js';
 import { definedProperties } from '../util/defined-properties.js';
+import type { ServerIdentity } from './audit-log.js';
 
 /**
  * What a server says changed tools are met with. `warn`: an audit line and a warning, and the new
@@ -91,4 +92,17 @@ export function shortHash(hash: string): string {
 
 function asRecord(value: object): Readonly<Record<string, unknown>> {
   return value as Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Who a server is, for its pins: the command line of a stdio server, the URL of a remote one, the
+ * implementation of a built-in one; its configured name only when nothing else is known. Two
+ * projects' servers of one name are then two servers, and one server configured under two names
+ * in two projects is one.
+ */
+export function pinIdentityOf(identity: ServerIdentity | undefined, server: string): string {
+  if (identity?.command !== undefined) return identity.command;
+  if (identity?.url !== undefined) return identity.url;
+  if (identity?.name !== undefined) return `server ${identity.name}`;
+  return `named ${server}`;
 }

@@ -16,7 +16,8 @@ import {
 import type { RunnerEvent } from '../core/events.js';
 import { Runner } from '../core/runner.js';
 import { definedProperties } from '../util/defined-properties.js';
-import { startJobHost, type JobHostOptions, type JobTools } from './job-host.js';
+import type { JobTools } from '../batch/job-tool-host.js';
+import { startJobHost, type JobHostOptions } from './job-host.js';
 import { marksToolOutput, withUntrustedContentClause } from './safety-settings.js';
 
 export { JOB_DIR_VARIABLE } from './job-host.js';
@@ -96,8 +97,8 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
       const systemPrompt = withUntrustedContentClause(job.job.system ?? shared.runner.systemPrompt, safety);
       const runner = new Runner({
         provider: await host.provider(model, `a job's "model"`),
-        tools: tools.guard,
-        ...tools.hookOptions,
+        tools: tools.host,
+        ...tools.runnerOptions,
         settings: { ...config.generation, ...runnerOptions.settings },
         markToolOutput: marksToolOutput(safety),
         ...definedProperties({ systemPrompt, maxSteps: runnerOptions.maxSteps ?? config.maxSteps }),

@@ -7,10 +7,12 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
 import { parseModelString } from '../../providers/index.js';
-import { McpPool } from '../mcp/pool.js';
+import { McpPool, type McpPoolOptions } from '../mcp/pool.js';
+import type { ServerDefinition } from '../mcp/definition.js';
+import { ServerError } from '../core/errors.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
 import { checkRootDirectories } from '../mcp/roots.js';
-import { planServerRoots } from '../mcp/server-roots.js';
+import { planServerRoots, type ServerRoots } from '../mcp/server-roots.js';
 import { QuestionQueue } from '../core/questions.js';
 import type { AuditSink } from '../safety/audit-log.js';
 import { mergeSafetyOptions } from '../safety/options.js';
@@ -47,6 +49,21 @@ export interface Assembly {
   readonly runner: McpRunner;
   readonly config: LoadedConfig;
   readonly modelString: string;
+  /** The runner's audit log, if the settings keep one (one sink per log: see src/setup/job-host.ts). */
+  readonly audit: AuditSink | undefined;
+  /**
+   * Starts more servers as this runner's were started (roots, sandbox, sign-in, and their
+   * questions, logs and sampling through this runner), in a pool of their own that the caller
+   * closes: a batch job's per-job servers. Throws a ServerError when none of them started.
+   */
+  startServers(servers: Readonly<Record<string, ServerDefinition>>, start: ServersStart): Promise<McpPool>;
+}
+
+/** How {@link Assembly.startServers} starts a pool. */
+export interface ServersStart {
+  /** Their environment (`${VAR}` already expanded in the definitions). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly signal?: AbortSignal;
 }
 
 /** Reads the config, creates the provider (failing fast on a missing key), starts the servers. */
@@ -108,26 +125,27 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   if (notices.offeringsChange !== undefined) offeringsChanges.listen(notices.offeringsChange);
   // Cheap checks of the input come before any server starts: a bad model string fails at once.
   parseModelString(modelString, modelSource);
-  const safety = withToolPins(mergeSafetyOptions(configSafety(config), options.safety ?? {}), homeDir, env);
+  const safety = withToolPins(mergeSafetyOptions(configSafety(config), options.safety ?? {}), options, env);
+  const sharedRoots =
+    options.roots !== undefined
+      ? await checkRootDirectories(options.roots, projectDir, 'roots')
+      : config.roots !== undefined
+        ? await checkRootDirectories(config.roots, projectDir, `${config.path ?? 'config'}: roots`)
+        : undefined;
   // Each server's roots: its own folders kept, the working folder to the rest (server-roots.ts).
-  const roots = await planServerRoots({
-    servers: config.servers,
-    shared:
-      options.roots !== undefined
-        ? await checkRootDirectories(options.roots, projectDir, 'roots')
-        : config.roots !== undefined
-          ? await checkRootDirectories(config.roots, projectDir, `${config.path ?? 'config'}: roots`)
-          : undefined,
-    projectDir,
-    homeDir,
-    configLabel: config.path ?? 'mcpServers',
-  });
+  const rootsOf = (servers: Readonly<Record<string, ServerDefinition>>) =>
+    planServerRoots({
+      servers,
+      shared: sharedRoots,
+      projectDir,
+      homeDir,
+      configLabel: config.path ?? 'mcpServers',
+    });
   // Asked for and impossible is an error before anything starts, never a run without it.
-  await requireSandboxSupport(config.servers, {
-    env,
-    fromFlag: options.sandbox === true,
-    configPath: config.path,
-  });
+  const checkSandboxes = (servers: Readonly<Record<string, ServerDefinition>>) =>
+    requireSandboxSupport(servers, { env, fromFlag: options.sandbox === true, configPath: config.path });
+  const roots = await rootsOf(config.servers);
+  await checkSandboxes(config.servers);
   // Sampling runs on the runner's provider, under the guard's rules and budgets: none exists yet
   // while the servers start, so the handler reads them from here once the runner is built.
   // Hooks, audit lines and sampling requests of this runner carry it.
@@ -140,7 +158,11 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   // audit log) runs while they do: a server behind `npx` may take seconds to answer, and nothing
   // here needs it. A set-up failure (a missing API key, an unreadable prompt file) cancels the start.
   const setUpFailed = new AbortController();
-  const poolStart = McpPool.start({
+  const poolOptions = (
+    servers: Readonly<Record<string, ServerDefinition>>,
+    serverRoots: ServerRoots,
+    start: ServersStart,
+  ): McpPoolOptions => ({
     configureClient: configureClientFor(
       serverFeatures({
         options,
@@ -149,7 +171,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
         serverLogs,
         elicitationPolicy: (options.elicitation ?? config.elicitation)?.policy,
         safety,
-        roots,
+        roots: serverRoots,
         samplingHost: () => aroundPool?.sampling,
         changes: offeringsChanges,
       }),
@@ -158,18 +180,15 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       offeringsChanges.announce({ type: 'list-changed', server, list });
     },
     ...definedProperties({ serverLogLevel: options.serverLogLevel, onProgress: notices.toolProgress }),
-    servers: config.servers,
-    env,
+    servers,
+    env: start.env,
     clientInfo: { name: 'mcphost', version: packageVersion() },
     ...definedProperties({
       initTimeoutMs: config.initTimeoutMs,
       toolTimeoutMs: config.toolTimeoutMs,
       log: notices.serverLog,
     }),
-    signal:
-      options.signal === undefined
-        ? setUpFailed.signal
-        : AbortSignal.any([options.signal, setUpFailed.signal]),
+    ...definedProperties({ signal: start.signal }),
     ...(options.signInStore === false
       ? {}
       : {
@@ -179,6 +198,15 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
           },
         }),
   });
+  const poolStart = McpPool.start(
+    poolOptions(config.servers, roots, {
+      env,
+      signal:
+        options.signal === undefined
+          ? setUpFailed.signal
+          : AbortSignal.any([options.signal, setUpFailed.signal]),
+    }),
+  );
   // Settled later (awaited below); until then a cancelled start must not count as unhandled.
   poolStart.catch(() => undefined);
   const auditLogPath = safety.auditLog;
@@ -242,7 +270,21 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       agents,
       ...definedProperties({ direct }),
     });
-    return { runner: aroundPool.runner, config, modelString };
+    const startServers = async (
+      given: Readonly<Record<string, ServerDefinition>>,
+      start: ServersStart,
+    ): Promise<McpPool> => {
+      const servers = options.sandbox === true ? withSandboxes(given) : given;
+      await checkSandboxes(servers);
+      const started = await McpPool.start(poolOptions(servers, await rootsOf(servers), start));
+      const statuses = started.status();
+      if (statuses.length > 0 && statuses.every((status) => status.state !== 'ready')) {
+        await started.close();
+        throw new ServerError('*', `none of the ${statuses.length} configured servers started`);
+      }
+      return started;
+    };
+    return { runner: aroundPool.runner, config, modelString, audit, startServers };
   } catch (error) {
     // Whatever failed after the servers started, they must not outlive it.
     await pool.close();

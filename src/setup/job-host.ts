@@ -19,15 +19,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
-import { JobToolHost, ToolSpecInterner } from '../batch/job-tool-host.js';
+import { JobToolHost, type JobTools } from '../batch/job-tool-host.js';
 import { ConfigError } from '../core/errors.js';
 import { QuestionQueue } from '../core/questions.js';
-import type { RunnerOptions } from '../core/runner.js';
 import type { Provider } from '../core/types.js';
 import type { ServerDefinition } from '../mcp/definition.js';
 import { assembleSafety } from '../safety/assemble.js';
-import type { AuditSink } from '../safety/audit-log.js';
-import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
+import type { ServerIdentity } from '../safety/audit-log.js';
+import type { McpPool } from '../mcp/pool.js';
 import { mergeSafetyOptions, type SafetyOptions } from '../safety/options.js';
 import { ToolPinCheck } from '../safety/tool-pin-check.js';
 import { definedProperties } from '../util/defined-properties.js';
@@ -57,14 +56,6 @@ export interface JobToolsRequest {
   /** Where the job's `servers` come from, for the error that names an unknown one. */
   readonly where: string;
   readonly signal?: AbortSignal;
-}
-
-/** One job's guarded tools; closed when the job ends (its per-job servers stop then). */
-export interface JobTools {
-  readonly guard: GuardedToolHost;
-  /** The guard's hooks around a run (turn count, `UserPromptSubmit` and `Stop` hooks). */
-  readonly hookOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
-  close(): Promise<void>;
 }
 
 export interface JobHost {
@@ -110,17 +101,18 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
   const notices = hostNotices(options.onEvent);
   const safety = withToolPins(
     mergeSafetyOptions(configSafety({ ...config, servers }), options.safety ?? {}),
-    homeDir,
+    options,
     env,
   );
-  let audit: AuditSink | undefined;
-  if (safety.auditLog !== undefined) {
-    const { openAuditLog } = await import('../safety/audit-log.js');
-    audit = await openAuditLog(resolve(safety.auditLog), notices.warning, {
-      ...definedProperties({ maxBytes: safety.auditLogMaxBytes }),
-    });
-  }
-  const identify = (server: string) => serverIdentity(shared.runner.pool, servers[server], server);
+  // The shared runner's sink, for every job too: one sink per log in the process, so that lines
+  // are written in order and the rotation's count of bytes is the file's (two sinks of one file
+  // each count only their own lines, and rotate apart).
+  const { audit } = shared;
+  // The servers were read with this run's folder for MCPHOST_JOB_DIR: a per-job server that has it
+  // in its arguments is named with the variable, so that it is the same server (and keeps its
+  // pins) from one run to the next.
+  const identify = (server: string) =>
+    withoutRunDir(serverIdentity(shared.runner.pool, servers[server], server), runDir);
   const pins =
     safety.toolPins === undefined || safety.toolPins === false
       ? undefined
@@ -139,7 +131,6 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
   const providers = new Map<string, Promise<Provider>>([
     [shared.modelString, Promise.resolve(shared.runner.provider)],
   ]);
-  const specs = new ToolSpecInterner();
   const { library: skills } = skillsFor({
     pool: shared.runner.pool,
     config,
@@ -152,9 +143,9 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
 
   const openJob = async (request: JobToolsRequest): Promise<JobTools> => {
     let jobDir: string | undefined;
-    let isolated: Assembly | undefined;
+    let isolated: McpPool | undefined;
     const release = async (): Promise<void> => {
-      await isolated?.runner.close();
+      await isolated?.close();
       if (jobDir !== undefined) await rm(jobDir, { recursive: true, force: true });
     };
     try {
@@ -164,24 +155,17 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
         jobDir = await mkdtemp(join(runDir, 'job-'));
         const jobEnv = { ...env, [JOB_DIR_VARIABLE]: jobDir };
         const jobServers = await configuredServers(options, jobEnv);
-        isolated = await assembleRunner({
-          ...options,
-          model: shared.modelString,
-          env: jobEnv,
-          interactive: false,
-          servers: Object.fromEntries(
-            Object.entries(jobServers).filter(([, definition]) => isPerJob(definition)),
-          ),
-          builtin: [],
-          // A job whose own servers all failed to start fails, rather than running without them.
-          requireServers: true,
-          ...definedProperties({ signal: request.signal }),
-        });
+        // Only the servers, started as the shared ones were (roots, sandbox, sign-in), with their
+        // questions and sampling through the shared runner; a job whose own servers all failed to
+        // start fails, rather than running without them.
+        isolated = await shared.startServers(
+          Object.fromEntries(Object.entries(jobServers).filter(([, definition]) => isPerJob(definition))),
+          { env: jobEnv, ...definedProperties({ signal: request.signal }) },
+        );
       }
       const host = new JobToolHost({
-        pools: isolated === undefined ? [shared.runner.pool] : [shared.runner.pool, isolated.runner.pool],
+        pools: isolated === undefined ? [shared.runner.pool] : [shared.runner.pool, isolated],
         ...definedProperties({ servers: request.servers }),
-        specs,
       });
       const unknown = host.unknownServers();
       if (unknown.length > 0) {
@@ -209,8 +193,8 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
         ...definedProperties({ onFlagged: notices.contentFlagged, onWarning: notices.warning }),
       });
       const jobTools: JobTools = {
-        guard,
-        hookOptions,
+        host: guard,
+        runnerOptions: hookOptions,
         close: async () => {
           open.delete(jobTools);
           await guard.close();
@@ -253,6 +237,13 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
       await rm(runDir, { recursive: true, force: true });
     },
   };
+}
+
+function withoutRunDir(identity: ServerIdentity | undefined, runDir: string): ServerIdentity | undefined {
+  const named = (text: string | undefined) => text?.replaceAll(runDir, '${' + JOB_DIR_VARIABLE + '}');
+  return identity === undefined
+    ? undefined
+    : { ...identity, ...definedProperties({ command: named(identity.command), url: named(identity.url) }) };
 }
 
 function isPerJob(definition: ServerDefinition | undefined): boolean {

@@ -22,6 +22,7 @@ import { mcphostFolder } from '../util/user-folders.js';
 import { runsLocalProcesses, sandboxOf } from './sandbox-servers.js';
 import { defaultToolPinsPath, ToolPinStore } from '../safety/tool-pin-store.js';
 import type { ToolChangePolicy, ToolChangeSettings } from '../safety/tool-pins.js';
+import type { CreateRunnerOptions } from './runner-options.js';
 import { definedProperties } from '../util/defined-properties.js';
 
 /** Tool output (and attached resources) reach the model marked as data from outside. */
@@ -71,15 +72,21 @@ function toolChangeSettings(
 
 /**
  * The pin store a run uses: the caller's (or none, given `false`), else the state folder's
- * `tool-pins.json`, as the sign-ins and kept permissions are kept.
+ * `tool-pins.json`, as the sign-ins and kept permissions are kept — when the run is the user's:
+ * the CLI (which always says where home is), or a library caller that gives `homeDir` or runs the
+ * servers of the user's config. A program that brings its own servers (`mcpServers`, `servers`)
+ * and no `homeDir` has them pinned for the runner's life only, and leaves the user's file alone.
  */
 export function withToolPins(
   safety: SafetyOptions,
-  homeDir: string,
+  options: Pick<CreateRunnerOptions, 'homeDir' | 'mcpServers' | 'servers'>,
   env: Readonly<Record<string, string | undefined>>,
 ): SafetyOptions {
   if (safety.toolPins !== undefined) return safety;
-  return { ...safety, toolPins: new ToolPinStore(defaultToolPinsPath(homeDir, env)) };
+  const usersOwn =
+    options.homeDir !== undefined || (options.mcpServers === undefined && options.servers === undefined);
+  const file = usersOwn ? defaultToolPinsPath(options.homeDir ?? homedir(), env) : undefined;
+  return { ...safety, toolPins: new ToolPinStore(file) };
 }
 
 /** The system prompt with the untrusted-content clause, unless it is turned off (or already there). */

@@ -4,7 +4,8 @@
  * guard of each job's own with the `-p` rules, one pin check) and a provider per model, made on
  * first use from the worker's own environment and config (keys never travel in a job).
  */
-import type { JobRuntime, JobTools } from '../jobs/workers/job-workflow.js';
+import type { JobRuntime } from '../jobs/workers/job-workflow.js';
+import type { JobTools } from '../batch/job-tool-host.js';
 import { definedProperties } from '../util/defined-properties.js';
 import { startJobHost } from './job-host.js';
 import type { CreateRunnerOptions } from './runner-options.js';
@@ -29,15 +30,8 @@ export async function assembleWorkerRuntime(options: WorkerRuntimeOptions): Prom
   const { runner } = shared;
   const runtime: JobRuntime = {
     provider: (model) => host.provider(model, 'the job\'s "model"'),
-    tools: async (job): Promise<JobTools> => {
-      const tools = await host.openJob({ ...job, where: '"servers"' });
-      return {
-        // Always the guard: with no server it still carries the host's `skill` tool.
-        host: tools.guard,
-        runnerOptions: tools.hookOptions,
-        close: () => tools.close(),
-      };
-    },
+    // Always the guard: with no server it still carries the host's `skill` tool.
+    tools: (job): Promise<JobTools> => host.openJob({ ...job, where: '"servers"' }),
     systemPrompt: (own) => withUntrustedContentClause(own ?? runner.systemPrompt, safety),
     markToolOutput: marksToolOutput(safety),
     ...definedProperties({

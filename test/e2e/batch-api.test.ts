@@ -7,12 +7,15 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBatch, type BatchResult } from '../../src/index.js';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { isAlive, npmServer } from '../support/cli.js';
 import { liveChildren } from '../support/processes.js';
 import { memoryScript } from '../support/memory-script.js';
+
+const SAMPLER = fileURLToPath(new URL('../fixtures/servers/sampler.mjs', import.meta.url));
 
 let ollama: FakeOllama | undefined;
 let folder: string | undefined;
@@ -50,6 +53,64 @@ async function collect(results: AsyncIterable<BatchResult>): Promise<BatchResult
 }
 
 describe('runBatch', () => {
+  it('starts per-job servers without a runner of their own, and writes one audit log through one sink', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
+    ollama = await startFakeOllama([], {
+      fallback: (request) => {
+        const text = JSON.stringify(request.messages);
+        if (text.includes('sampler fixture')) return textReply('sampled');
+        return request.messages.some((message) => message.role === 'tool')
+          ? textReply('done')
+          : toolCallReply(['sampler__sample', { prompt: 'say something' }]);
+      },
+    });
+    const log = join(folder, 'audit.jsonl');
+    const maxBytes = 1500;
+    await writeFile(
+      join(folder, '.mcp.json'),
+      JSON.stringify({
+        auditLog: log,
+        auditLogMaxBytes: maxBytes,
+        mcpServers: {
+          // An unknown key: the config's warning is said once, not once more for every job.
+          sampler: { command: process.execPath, args: [SAMPLER], isolation: 'per-job', colour: 'blue' },
+        },
+      }),
+    );
+    const warnings: string[] = [];
+    const jobs = ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ({ id, prompt: `job ${id}` }));
+    const results = await collect(
+      runBatch(jobs, {
+        concurrency: 3,
+        runner: {
+          model: 'ollama:mistral-small',
+          providerUrl: ollama.url,
+          env: {},
+          homeDir: folder,
+          onEvent: (event) => {
+            if (event.type === 'warning') warnings.push(event.message);
+          },
+        },
+      }),
+    );
+    expect(results.map((result) => result.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(warnings.filter((warning) => warning.includes('colour'))).toHaveLength(1);
+    // Each job wrote a line for its tool call and one for its server's sampling request: one sink
+    // counts them all, so no file of the rotation holds more than maxBytes (but a single line).
+    const files = [log, ...[1, 2, 3, 4, 5].map((index) => `${log}.${index}`)];
+    const texts = (await Promise.all(files.map((file) => readFile(file, 'utf8').catch(() => '')))).filter(
+      (text) => text !== '',
+    );
+    const lines = texts.flatMap((text) => text.split('\n').filter((line) => line !== ''));
+    expect(lines.filter((line) => line.includes('"kind":"sampling"'))).toHaveLength(6);
+    expect(lines).toHaveLength(12);
+    expect(texts.length).toBeGreaterThan(1);
+    for (const text of texts) {
+      const count = text.split('\n').filter((line) => line !== '').length;
+      if (count > 1) expect(Buffer.byteLength(text)).toBeLessThanOrEqual(maxBytes);
+    }
+  });
+
   it('starts a shared server once, and a per-job server once per job with nothing carried over', async () => {
     folder = await mkdtemp(join(tmpdir(), 'mcphost-batch-api-'));
     ollama = await startFakeOllama([], { fallback: memoryScript });

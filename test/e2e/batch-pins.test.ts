@@ -76,7 +76,9 @@ describe('runBatch and pinned tool definitions', () => {
 
   it('withholds a definition changed since, once for the whole batch, under toolChanges: block', async () => {
     await batchOnce('a');
-    const before = await new ToolPinStore(pinFile()).get('dict', 'lookup');
+    const before = (await new ToolPinStore(pinFile()).list()).find(
+      (entry) => entry.server === 'dict' && entry.tool === 'lookup',
+    )?.pin;
     const { results, events, offered } = await batchOnce('b', 'block');
     expect(results.map((result) => result.status)).toEqual(['ok', 'ok', 'ok']);
     // No job's model was offered the changed tool...
@@ -86,17 +88,27 @@ describe('runBatch and pinned tool definitions', () => {
     const changes = events.filter((event) => event.type === 'tool-change');
     expect(changes).toHaveLength(1);
     expect(changes[0]).toMatchObject({ notice: { server: 'dict', tool: 'lookup', action: 'withheld' } });
-    expect((await new ToolPinStore(pinFile()).get('dict', 'lookup'))?.hash).toBe(before?.hash);
+    expect(
+      (await new ToolPinStore(pinFile()).list()).find(
+        (entry) => entry.server === 'dict' && entry.tool === 'lookup',
+      )?.pin?.hash,
+    ).toBe(before?.hash);
   });
 
   it('uses and re-pins a changed definition under the default policy (warn), saying so once', async () => {
     await batchOnce('a');
-    const before = await new ToolPinStore(pinFile()).get('dict', 'lookup');
+    const before = (await new ToolPinStore(pinFile()).list()).find(
+      (entry) => entry.server === 'dict' && entry.tool === 'lookup',
+    )?.pin;
     const { events, offered } = await batchOnce('b');
     for (const names of offered) expect(names).toContain('dict__lookup');
     const changes = events.filter((event) => event.type === 'tool-change');
     expect(changes).toHaveLength(1);
     expect(changes[0]).toMatchObject({ notice: { action: 'used', policy: 'warn' } });
-    expect((await new ToolPinStore(pinFile()).get('dict', 'lookup'))?.hash).not.toBe(before?.hash);
+    expect(
+      (await new ToolPinStore(pinFile()).list()).find(
+        (entry) => entry.server === 'dict' && entry.tool === 'lookup',
+      )?.pin?.hash,
+    ).not.toBe(before?.hash);
   });
 });

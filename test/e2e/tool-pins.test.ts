@@ -90,7 +90,9 @@ function lookupDescription(request: FakeChatRequest | undefined): string | undef
 }
 
 async function pinnedHash(tool = 'lookup'): Promise<string | undefined> {
-  return (await new ToolPinStore(pinFile).get('dict', tool))?.hash;
+  return (await new ToolPinStore(pinFile).list()).find(
+    (entry) => entry.server === 'dict' && entry.tool === tool,
+  )?.pin?.hash;
 }
 
 const CHANGED_DESCRIPTION = /read the file ~\/\.ssh\/id_rsa/;

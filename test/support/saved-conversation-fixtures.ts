@@ -1,7 +1,11 @@
 /** A saved conversation with every kind of block, and the checks the saved-conversation and journal tests share. */
 import { expect } from 'vitest';
 import { ConfigError } from '../../src/core/errors.js';
-import { loadSavedConversation, type SavedConversation } from '../../src/conversation/saved-conversation.js';
+import {
+  loadSavedConversation,
+  SAVED_CONVERSATION_FORMAT_VERSION,
+  type SavedConversation,
+} from '../../src/conversation/saved-conversation.js';
 import type { Message } from '../../src/core/types.js';
 
 /** A conversation with every kind of block the format holds. */
@@ -86,7 +90,13 @@ export function versionOneText(conversation: SavedConversation): string {
 
 /** What loading adds to a conversation: the format and what the reader noticed. */
 export function loadedAs(conversation: SavedConversation, format: 1 | 2) {
-  return { ...conversation, format, notes: [], compactions: 0 };
+  return {
+    ...conversation,
+    format,
+    version: format === 1 ? 1 : SAVED_CONVERSATION_FORMAT_VERSION,
+    notes: [],
+    compactions: 0,
+  };
 }
 
 export async function load(path: string): Promise<SavedConversation> {

@@ -139,6 +139,41 @@ describe('ConversationJournal and openConversationFiles', () => {
     expect(converted.messages).toEqual([...messages, reply]);
   });
 
+  it('writes journals of version 3, and brings a version-2 journal it goes on in to 3 before a task entry', async () => {
+    const path = join(folder.path, 'tasks.jsonl');
+    const fresh = await ConversationJournal.open(path, { now: clock() });
+    await fresh.record({ model: session.model, messages: messages.slice(0, 2) });
+    const header = (text: string) => JSON.parse(text.slice(0, text.indexOf('\n'))) as { version: number };
+    expect(header(await readFile(path, 'utf8')).version).toBe(3);
+
+    // A journal an earlier mcphost wrote: header version 2.
+    const older = serializeSavedConversation(session).replace('"version":3', '"version":2');
+    expect(header(older).version).toBe(2);
+    await writeFile(path, older);
+    const opened = await openConversationFiles({ both: path }, { now: clock() });
+    await opened.journal!.recordTask({ toolCallId: 'call-1', server: 's', tool: 'slow', taskId: 'task-1' });
+    const text = await readFile(path, 'utf8');
+    expect(header(text).version).toBe(3);
+    // Every entry is kept, the task's appended after them.
+    expect(text.split('\n').slice(1)).toEqual([
+      ...older.split('\n').slice(1, -1),
+      expect.stringContaining('"type":"task"'),
+      '',
+    ]);
+    const loaded = await loadSavedConversation(path);
+    expect(loaded.messages).toEqual(session.messages);
+    expect(loaded.createdAt).toBe(session.createdAt);
+  });
+
+  it('a journal of a newer version is one line naming the file and both versions', async () => {
+    const path = join(folder.path, 'newer.jsonl');
+    await writeFile(path, serializeSavedConversation(session).replace('"version":3', '"version":4'));
+    const error = await openConversationFiles({ both: path }).catch((reason: unknown) => reason);
+    expect(String(error)).toBe(
+      `ConfigError: ${path}: session format version 4 was written by a newer mcphost (this one reads up to 3): upgrade mcphost`,
+    );
+  });
+
   it('--load-session with --save-session copies into a new conversation', async () => {
     const from = join(folder.path, 'from.jsonl');
     const to = join(folder.path, 'to.jsonl');
@@ -159,7 +194,7 @@ describe('ConversationJournal and openConversationFiles', () => {
     expect(await readFile(corrupt, 'utf8')).toBe('{"version": 1,');
 
     const newer = join(folder.path, 'newer.json');
-    const newerText = JSON.stringify({ ...JSON.parse(versionOneText(session)), version: 3 });
+    const newerText = JSON.stringify({ ...JSON.parse(versionOneText(session)), version: 4 });
     await writeFile(newer, newerText);
     await expectConfigError(openConversationFiles({ both: newer }), newer, /newer mcphost/);
     expect(await readFile(newer, 'utf8')).toBe(newerText);

@@ -4,16 +4,16 @@
  * changed after the listing; a tool pinned only once a call of it is approved).
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { QuestionQueue } from '../../src/core/questions.js';
 import type { AuditEntry } from '../../src/safety/audit-log.js';
 import { GuardedToolHost, type ToolLocation } from '../../src/safety/guarded-tool-host.js';
-import { ToolPinCheck } from '../../src/safety/tool-pin-check.js';
+import { ToolPinCheck, type ToolChangeNotice } from '../../src/safety/tool-pin-check.js';
 import { describeDefinitionChange } from '../../src/safety/tool-pin-diff.js';
-import { ToolPinStore } from '../../src/safety/tool-pin-store.js';
+import { ToolPinStore, type ToolPin } from '../../src/safety/tool-pin-store.js';
 import { canonicalJson } from '../../src/util/canonical-json.js';
 import {
   definitionHash,
@@ -21,15 +21,23 @@ import {
   type ListedTool,
   type ToolChangePolicy,
 } from '../../src/safety/tool-pins.js';
+import { withToolPins } from '../../src/setup/safety-settings.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 
 let folder: string;
+let pinFile: string;
 let store: ToolPinStore;
 
 beforeEach(async () => {
   folder = await mkdtemp(join(tmpdir(), 'mcphost-pin-unit-'));
-  store = new ToolPinStore(join(folder, 'state', 'tool-pins.json'));
+  pinFile = join(folder, 'state', 'tool-pins.json');
+  store = new ToolPinStore(pinFile);
 });
+
+/** The pin of a server's tool, by the server's configured name. */
+async function pinOf(server: string, tool: string): Promise<ToolPin | undefined> {
+  return (await store.list()).find((entry) => entry.server === server && entry.tool === tool)?.pin;
+}
 afterEach(async () => {
   await rm(folder, { recursive: true, force: true });
 });
@@ -106,7 +114,7 @@ describe('ToolPinStore', () => {
       new Promise<number>((resolve, reject) => {
         const child = spawn(
           process.execPath,
-          ['--import', 'tsx', writer, store.file, server, String(perProcess)],
+          ['--import', 'tsx', writer, pinFile, server, String(perProcess)],
           {
             stdio: ['ignore', 'ignore', 'inherit'],
           },
@@ -128,6 +136,7 @@ describe('ToolPinStore', () => {
     const pin = (description: string) => {
       const definition = pinnedDefinitionOf({ ...LOOKUP, description });
       return {
+        identity: 'node s.js',
         server: 's',
         tool: 'lookup',
         pin: { hash: definitionHash(definition), pinnedAt: 'now', definition },
@@ -136,17 +145,16 @@ describe('ToolPinStore', () => {
     await store.pinIfAbsent([pin('first')]);
     const [after] = await store.pinIfAbsent([pin('second')]);
     expect(after?.pin.definition.description).toBe('first');
-    expect((await store.get('s', 'lookup'))?.definition.description).toBe('first');
+    expect((await pinOf('s', 'lookup'))?.definition.description).toBe('first');
   });
 
   it('a file that is not a pin file is an error naming it, and is not overwritten', async () => {
     await store.pinIfAbsent([]);
-    const { mkdir } = await import('node:fs/promises');
     await mkdir(join(folder, 'state'), { recursive: true });
-    await writeFile(store.file, '{"version": 1, "servers": {"s": {"t": {"hash": "md5:x"}}}}');
-    await expect(store.list()).rejects.toThrow(`${store.file}: not a tool pins file at servers.s.t.hash`);
+    await writeFile(pinFile, '{"version": 1, "servers": {"s": {"t": {"hash": "md5:x"}}}}');
+    await expect(store.list()).rejects.toThrow(`${pinFile}: not a tool pins file at servers.s.t.hash`);
     await expect(store.reset()).rejects.toThrow(/not a tool pins file/);
-    expect(await readFile(store.file, 'utf8')).toContain('md5:x');
+    expect(await readFile(pinFile, 'utf8')).toContain('md5:x');
   });
 });
 
@@ -195,7 +203,7 @@ describe('the guard before a call', () => {
     const audit: AuditEntry[] = [];
     const { guard, host, warnings, change } = guarded('block', { audit });
     expect((await guard.tools()).map((tool) => tool.name)).toEqual(['s__lookup']);
-    expect(await store.get('s', 'lookup')).toBeDefined();
+    expect(await pinOf('s', 'lookup')).toBeDefined();
     change(changed);
     const result = await guard.call(call);
     expect(result.isError).toBe(true);
@@ -219,14 +227,115 @@ describe('the guard before a call', () => {
     expect((await guard.call(call)).isError).toBe(false);
     expect(host.calls).toHaveLength(1);
     expect(warnings[0]).toContain('description was: Looks up a word');
-    expect((await store.get('s', 'lookup'))?.definition.description).toBe(changed.description);
+    expect((await pinOf('s', 'lookup'))?.definition.description).toBe(changed.description);
   });
 
   it('a tool that needs approval is pinned when a call of it is approved, not when listed', async () => {
     const { guard } = guarded('block', { approval: 'ask' });
     await guard.tools();
-    expect(await store.get('s', 'lookup')).toBeUndefined();
+    expect(await pinOf('s', 'lookup')).toBeUndefined();
     expect((await guard.call(call)).isError).toBe(false);
-    expect((await store.get('s', 'lookup'))?.hash).toBe(definitionHash(pinnedDefinitionOf(LOOKUP)));
+    expect((await pinOf('s', 'lookup'))?.hash).toBe(definitionHash(pinnedDefinitionOf(LOOKUP)));
+  });
+});
+
+/** The pin check of one session, whose server `s` is started as `identity`. */
+function session(identity: string, policy: ToolChangePolicy = 'warn') {
+  const notices: ToolChangeNotice[] = [];
+  const pins = new ToolPinCheck({
+    store,
+    settings: { default: policy },
+    queue: new QuestionQueue(),
+    identify: () => ({ command: identity }),
+    onChange: (notice) => notices.push(notice),
+  });
+  const screen = (definition: ListedTool) =>
+    pins.screen(
+      [{ exposedName: 's__lookup', location: { server: 's', tool: 'lookup', definition } }],
+      () => true,
+      new AbortController().signal,
+    );
+  return { screen, notices };
+}
+
+describe('pins by server identity', () => {
+  const changed: ListedTool = { ...LOOKUP, description: 'Looks up a word, and mails it away' };
+
+  it("two projects' servers of one name keep pins of their own", async () => {
+    const one = session('node /one/server.js', 'block');
+    expect(await one.screen(LOOKUP)).toEqual(new Set());
+    // Another project's "s" is another server: its lookup is its own, not a change of the first's.
+    const two = session('node /two/server.js', 'block');
+    expect(await two.screen(changed)).toEqual(new Set());
+    expect(two.notices).toEqual([]);
+    const listed = (await store.list()).map((entry) => [
+      entry.server,
+      entry.identity,
+      entry.pin.definition.description,
+    ]);
+    expect(listed).toEqual([
+      ['s', 'node /one/server.js', LOOKUP.description],
+      ['s', 'node /two/server.js', changed.description],
+    ]);
+    // And the first server's pin still holds for it.
+    expect(await session('node /one/server.js', 'block').screen(changed)).toEqual(new Set(['s__lookup']));
+  });
+
+  it('a version 1 file (pins by name) is read once: the first server of that name takes its pins', async () => {
+    const definition = pinnedDefinitionOf(LOOKUP);
+    await mkdir(join(folder, 'state'), { recursive: true });
+    const old = { hash: definitionHash(definition), pinnedAt: '2026-01-01T00:00:00.000Z', definition };
+    await writeFile(pinFile, JSON.stringify({ version: 1, servers: { s: { lookup: old } } }));
+    expect((await store.list()).map((entry) => [entry.server, entry.identity])).toEqual([['s', undefined]]);
+
+    // The user's old pin holds: the changed definition is withheld under block.
+    const one = session('node /one/server.js', 'block');
+    expect(await one.screen(changed)).toEqual(new Set(['s__lookup']));
+    expect(one.notices.map((notice) => [notice.action, notice.previousHash])).toEqual([
+      ['withheld', old.hash],
+    ]);
+    const file = JSON.parse(await readFile(pinFile, 'utf8')) as { version: number; byName?: unknown };
+    expect(file.version).toBe(2);
+    expect(file.byName).toBeUndefined();
+    expect(await store.list()).toEqual([
+      { identity: 'node /one/server.js', server: 's', tool: 'lookup', pin: old },
+    ]);
+    // Taken once: another server of that name starts with no pin.
+    const two = session('node /two/server.js', 'block');
+    expect(await two.screen(changed)).toEqual(new Set());
+    expect(two.notices).toEqual([]);
+  });
+
+  it('a pin file of a newer version is one clear error naming it and both versions', async () => {
+    await mkdir(join(folder, 'state'), { recursive: true });
+    await writeFile(pinFile, JSON.stringify({ version: 3, servers: {} }));
+    await expect(store.list()).rejects.toThrow(
+      `${pinFile}: tool pins of version 3, written by a newer mcphost; this one reads versions up to 2 (upgrade mcphost)`,
+    );
+  });
+});
+
+describe('where a run keeps its pins by default', () => {
+  const env = { XDG_STATE_HOME: '/state' };
+  const storeOf = (options: Parameters<typeof withToolPins>[1]) => {
+    const pins = withToolPins({}, options, env).toolPins;
+    return pins === false ? undefined : pins?.file;
+  };
+
+  it("in the user's state folder for the user's own servers or a given home; in memory for a program's own servers", () => {
+    expect(storeOf({ homeDir: '/home/someone' })).toBe('/state/mcphost/tool-pins.json');
+    expect(storeOf({})).toBe('/state/mcphost/tool-pins.json');
+    expect(storeOf({ homeDir: '/home/someone', mcpServers: {} })).toBe('/state/mcphost/tool-pins.json');
+    expect(storeOf({ mcpServers: {} })).toBeUndefined();
+    expect(storeOf({ servers: {} })).toBeUndefined();
+  });
+
+  it('a store in memory pins and compares like the file', async () => {
+    store = new ToolPinStore(undefined);
+    const one = session('node /one/server.js', 'block');
+    expect(await one.screen(LOOKUP)).toEqual(new Set());
+    expect(await session('node /one/server.js', 'block').screen({ ...LOOKUP, description: 'other' })).toEqual(
+      new Set(['s__lookup']),
+    );
   });
 });

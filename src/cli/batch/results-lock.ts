@@ -28,10 +28,12 @@ export interface ResultsLockOptions {
 
 export class ResultsLock {
   readonly #ownerPath: string;
+  readonly #owner: LockOwner;
   readonly #release: () => Promise<void>;
 
-  private constructor(ownerPath: string, release: () => Promise<void>) {
+  private constructor(ownerPath: string, owner: LockOwner, release: () => Promise<void>) {
     this.#ownerPath = ownerPath;
+    this.#owner = owner;
     this.#release = release;
   }
 
@@ -106,11 +108,16 @@ export class ResultsLock {
     }
     const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
     await writeFileAtomic(ownerPath, `${JSON.stringify(owner)}\n`).catch(() => undefined);
-    return new ResultsLock(ownerPath, release);
+    return new ResultsLock(ownerPath, owner, release);
   }
 
   async release(): Promise<void> {
-    await rm(this.#ownerPath, { force: true });
+    // Only our own: a run that found this lock stale (our process stalled past the lock's update
+    // interval) may have taken it over and written itself in since.
+    const owner = await readOwner(this.#ownerPath);
+    if (owner?.pid === this.#owner.pid && owner.since === this.#owner.since) {
+      await rm(this.#ownerPath, { force: true });
+    }
     await this.#release().catch(() => undefined);
   }
 }

@@ -15,7 +15,7 @@ import { DEFAULT_DEAD_AFTER_MS, startWorker, type WorkerNotice } from '../../job
 import { defaultModel } from '../../setup/create-runner.js';
 import { JOB_DIR_VARIABLE } from '../../setup/job-host.js';
 import { assembleWorkerRuntime } from '../../setup/worker-runtime.js';
-import { optional } from '../../util/optional.js';
+import { definedProperties } from '../../util/defined-properties.js';
 import { packageVersion } from '../../util/version.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { notice, type CliIO } from '../io.js';
@@ -37,7 +37,7 @@ async function databaseUrl(given: string | undefined, io: CliIO, configPath?: st
   if (given !== undefined) return checkedUrl(given, '--db');
   if (fromEnv !== undefined && fromEnv.trim() !== '') return checkedUrl(fromEnv, DATABASE_URL_VARIABLE);
   // The config checks its own value (a bad one names the file and the key).
-  const url = (await readConfig(io, { ...optional('configPath', configPath) })).jobs?.database;
+  const url = (await readConfig(io, definedProperties({ configPath }))).jobs?.database;
   if (url === undefined) {
     throw new ConfigError(
       '--db',

@@ -4,7 +4,7 @@
  */
 import type { Argv } from 'yargs';
 import { ConfigError } from '../../core/errors.js';
-import { optional } from '../../util/optional.js';
+import { definedProperties } from '../../util/defined-properties.js';
 import { command, noOptions, stringValue, type Values } from './yargs-command.js';
 
 /** `mcphost mcp …`: a change to the servers of a config file, or a look at them. */
@@ -107,8 +107,7 @@ export function mcpCommands(parser: Argv, choose: (command: McpCommand) => void)
         (values) =>
           choose({
             action: 'pins-reset',
-            ...optional('server', stringValue(values.server)),
-            ...optional('tool', stringValue(values.tool)),
+            ...definedProperties({ server: stringValue(values.server), tool: stringValue(values.tool) }),
           }),
       ),
     () => choose({ action: 'pins' }),

@@ -5,7 +5,7 @@
  */
 import { ConfigError } from '../../core/errors.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
-import { defaultToolPinsPath, ToolPinStore, type ToolPinEntry } from '../../safety/tool-pin-store.js';
+import { defaultToolPinsPath, ToolPinStore, type ListedToolPin } from '../../safety/tool-pin-store.js';
 import { shortHash } from '../../safety/tool-pins.js';
 import type { McpCommand } from '../args.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
@@ -16,14 +16,15 @@ export async function runPinsCommand(
   command: Extract<McpCommand, { action: 'pins' | 'pins-reset' }>,
   io: CliIO,
 ): Promise<ExitCodeValue> {
-  const store = new ToolPinStore(defaultToolPinsPath(io.homeDir, io.env));
+  const file = defaultToolPinsPath(io.homeDir, io.env);
+  const store = new ToolPinStore(file);
   switch (command.action) {
     case 'pins':
-      io.stdout.write(listing(store.file, await store.list()));
+      io.stdout.write(listing(file, await store.list()));
       return ExitCode.ok;
     case 'pins-reset': {
       const { server, tool } = command;
-      if (server !== undefined) checkExists(await store.list(), server, tool, store.file);
+      if (server !== undefined) checkExists(await store.list(), server, tool, file);
       const removed = await store.reset(definedProperties({ server, tool }));
       const what =
         tool !== undefined
@@ -40,16 +41,21 @@ export async function runPinsCommand(
   }
 }
 
-/** The pins as a table: server, tool, short hash, when pinned. */
-function listing(file: string, pins: readonly ToolPinEntry[]): string {
+/**
+ * The pins as a table: server, tool, short hash, when pinned, and which server it is (pins are
+ * kept by its command line or URL: two projects' servers of one name have pins of their own).
+ */
+function listing(file: string, pins: readonly ListedToolPin[]): string {
   if (pins.length === 0) return `no pinned tools (${file})\n`;
-  const rows = pins.map(({ server, tool, pin }) => [
+  const rows = pins.map(({ identity, server, tool, pin }) => [
     clean(server),
     clean(tool),
     shortHash(pin.hash),
     pin.pinnedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC'),
+    // A pin an older mcphost kept by name goes to the first server of that name checked.
+    clean(identity ?? '(by name, from an older mcphost)'),
   ]);
-  const header = ['SERVER', 'TOOL', 'HASH', 'PINNED'];
+  const header = ['SERVER', 'TOOL', 'HASH', 'PINNED', 'STARTED AS'];
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );
@@ -63,7 +69,7 @@ function listing(file: string, pins: readonly ToolPinEntry[]): string {
 
 /** A server or tool that has no pin is an error that names it and what is pinned instead. */
 function checkExists(
-  pins: readonly ToolPinEntry[],
+  pins: readonly ListedToolPin[],
   server: string,
   tool: string | undefined,
   file: string,
@@ -74,7 +80,7 @@ function checkExists(
     throw new ConfigError('mcp pins reset', clean(`no pins for server "${server}" (${known}; ${file})`));
   }
   if (tool === undefined) return;
-  const tools = pins.filter((entry) => entry.server === server).map((entry) => entry.tool);
+  const tools = [...new Set(pins.filter((entry) => entry.server === server).map((entry) => entry.tool))];
   if (!tools.includes(tool)) {
     throw new ConfigError(
       'mcp pins reset',

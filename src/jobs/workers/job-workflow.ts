@@ -7,12 +7,13 @@
  * imported, before `DBOS.launch`; the worker sets the runtime (models and tools) before launching.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { Runner, type RunnerOptions } from '../../core/runner.js';
-import type { GenerationSettings, Provider, ToolHost } from '../../core/types.js';
+import { Runner } from '../../core/runner.js';
+import type { GenerationSettings, Provider } from '../../core/types.js';
 import type { ContextOptions } from '../../context/context-budget.js';
 import { messageOf, ProviderError } from '../../core/errors.js';
 import type { RunResult } from '../../core/events.js';
-import { optional } from '../../util/optional.js';
+import { definedProperties } from '../../util/defined-properties.js';
+import type { JobTools } from '../../batch/job-tool-host.js';
 import type { JobInput, JobOutput } from './job-input.js';
 import { JOB_WORKFLOW_NAME } from './names.js';
 import { RecordedProvider } from './recorded-model-call.js';
@@ -41,15 +42,6 @@ export interface JobRuntime {
   readonly context?: ContextOptions;
   /** The config's sampling settings. */
   readonly settings?: GenerationSettings;
-}
-
-/** One job's tools, to be closed when the job ends (its per-job servers stop then). */
-export interface JobTools {
-  /** `undefined`: the worker has no servers. */
-  readonly host: ToolHost | undefined;
-  /** The guard's hooks around a run (turn count, `UserPromptSubmit` and `Stop` hooks). */
-  readonly runnerOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
-  close(): Promise<void>;
 }
 
 let runtime: JobRuntime | undefined;
@@ -110,23 +102,25 @@ async function runWithTools(
   provider: Provider,
   runtime: JobRuntime,
 ): Promise<RunResult> {
-  const tools = jobTools.host === undefined ? undefined : new RecordedToolHost(jobTools.host, input.key);
+  const tools = new RecordedToolHost(jobTools.host, input.key);
   const systemPrompt = runtime.systemPrompt(input.job.system);
   const runner = new Runner({
     provider,
     ...jobTools.runnerOptions,
-    ...optional('tools', tools),
-    ...optional('systemPrompt', systemPrompt),
-    ...optional('maxSteps', runtime.maxSteps),
-    ...optional('context', runtime.context),
-    ...optional('settings', runtime.settings),
+    tools,
+    ...definedProperties({
+      systemPrompt,
+      maxSteps: runtime.maxSteps,
+      context: runtime.context,
+      settings: runtime.settings,
+    }),
     markToolOutput: runtime.markToolOutput,
     // A durable sleep: a replay skips the waits between retries that already happened.
     sleep: (ms) => DBOS.sleepms(ms),
   });
   try {
     // The schema's follow-up answers are model calls like any other: each one a recorded step.
-    return await runner.run(input.job.prompt, optional('outputSchema', input.job.outputSchema));
+    return await runner.run(input.job.prompt, definedProperties({ outputSchema: input.job.outputSchema }));
   } catch (error) {
     const kind = error instanceof Error ? error.name : 'Error';
     const retryable = error instanceof ProviderError && error.retryable;
