@@ -268,7 +268,7 @@ export function parseArguments(argv: readonly string[], version: string, columns
     case 'models':
       return { kind: 'models', command: chosen.command };
     case 'agents-list':
-      return { kind: 'agents-list', ...optional('configPath', stringValue(values.config)) };
+      return { kind: 'agents-list', ...definedProperties({ configPath: stringValue(values.config) }) };
     case 'batch':
       return {
         kind: 'batch',
