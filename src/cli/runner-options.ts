@@ -42,6 +42,7 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
       configPath: pathIn(io, options.configPath),
       systemPrompt: inputs.systemPrompt,
       maxSteps: options.maxSteps,
+      toolCalling: options.toolCalling,
       providerUrl: options.providerUrl,
       providerApiKey: options.providerApiKey,
     }),

@@ -1,5 +1,6 @@
 /** What a run reports while it happens, for the CLI, `runner.stream()` and `onEvent` callbacks. */
 import type { ToolMode } from '../context/tool-catalog.js';
+import type { ToolCalling } from './tool-calling/calling-mode.js';
 import type { ProviderError } from './errors.js';
 import type { FinishReason, Message, ToolCallBlock, ToolResultBlock, Usage } from './types.js';
 
@@ -94,6 +95,11 @@ export type RunnerEvent =
    * loaded so far (past the vendor's cap or a share of the window). Sent at a run's first step and
    * whenever the mode changes.
    */
-  | { readonly type: 'tool-mode'; readonly mode: ToolMode }
+  | {
+      readonly type: 'tool-mode';
+      readonly mode: ToolMode;
+      /** How the model calls tools, when not natively: by prompt (and why), or not at all (`toolCalling`). */
+      readonly calling?: Exclude<ToolCalling, { kind: 'native' }>;
+    }
   /** The run ended with an answer. Always the last event of a successful run. */
   | { readonly type: 'done'; readonly result: RunResult };

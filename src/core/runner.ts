@@ -30,6 +30,11 @@ import {
   type OutputSchema,
 } from './structured-output.js';
 import { runToolCalls } from './tool-execution.js';
+import { ToolCallingChoice, type ToolCalling } from './tool-calling/calling-mode.js';
+import { promptedToolCalling } from './tool-calling/prompted-provider.js';
+import { withTextCalls } from './tool-calling/text-calls.js';
+import { TextCallHold } from './tool-calling/text-call-hold.js';
+import { argumentProblems } from './tool-calling/tool-arguments.js';
 import type { ChatRequest, Message, Provider, ToolHost, ToolSpec, UserContent } from './types.js';
 import { EventQueue } from '../util/event-queue.js';
 import { definedProperties } from '../util/defined-properties.js';
@@ -60,6 +65,7 @@ export class Runner {
   #closed: Promise<void> | undefined;
   readonly #context: ContextBudget;
   readonly #toolCatalog: ToolCatalog;
+  readonly #toolCalling: ToolCallingChoice;
 
   constructor(options: RunnerOptions) {
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
@@ -70,6 +76,7 @@ export class Runner {
     this.#provider = options.provider;
     this.#messages = [...(options.history ?? [])];
     this.#context = new ContextBudget(options.context);
+    this.#toolCalling = new ToolCallingChoice(options.toolCalling);
     this.#toolCatalog = new ToolCatalog({
       ...definedProperties({ setting: options.context?.toolSearch, searchAt: options.context?.toolSearchAt }),
       history: this.#messages,
@@ -202,18 +209,40 @@ export class Runner {
     const toolCalls: ToolCallRecord[] = [];
     let usage = ZERO_USAGE;
     let lastMode: ToolMode | undefined;
+    let lastCalling: ToolCalling | undefined;
+    let badCallSteps = 0; // steps in a row whose every call was refused
     try {
       for (let step = 1; step <= maxSteps; step++) {
         throwIfCancelled(signal);
         const tools = await this.#stepTools();
         emit({ type: 'step-start', step });
-        if (tools !== undefined && !sameMode(lastMode, tools.mode)) {
-          emit({ type: 'tool-mode', mode: tools.mode });
+        let calling = tools === undefined ? undefined : await this.#toolCalling.decide(this.#provider);
+        const reportMode = (): void => {
+          if (tools === undefined || calling === undefined) return;
+          if (sameMode(lastMode, tools.mode) && lastCalling === calling) return;
+          emit({ type: 'tool-mode', mode: tools.mode, ...(calling.kind === 'native' ? {} : { calling }) });
           lastMode = tools.mode;
-        }
-        // After a refused answer the model was done with tools: ask for the answer alone.
-        const offered = followUp === undefined ? (tools?.offered ?? []) : [];
-        const reply = await this.#callModelWithinWindow(offered, emit, signal, output);
+          lastCalling = calling;
+        };
+        reportMode();
+        // After a refused answer the model was done with tools: ask for the answer alone. The same
+        // after steps whose every call was refused: the model gets no tools and must answer.
+        const offered =
+          followUp === undefined && calling?.kind !== 'none' && badCallSteps < MAX_BAD_CALL_STEPS
+            ? (tools?.offered ?? [])
+            : [];
+        // A reply may be calls written as text: held back until it is known not to be one.
+        const hold = offered.length > 0 ? new TextCallHold(emit) : undefined;
+        const replied = await this.#callModelWithinWindow(offered, hold?.emit ?? emit, signal, output, {
+          calling,
+          switched: (next) => {
+            calling = next;
+            reportMode();
+          },
+        });
+        const reply = withTextCalls(replied, new Set(offered.map((tool) => tool.name)));
+        if (reply === replied) hold?.release();
+        else hold?.drop();
         // A compaction replaced the history: the run's own messages start at its prompt, if kept.
         if (this.#messages[historyBefore] !== promptMessage)
           historyBefore = this.#messages.indexOf(promptMessage);
@@ -251,9 +280,16 @@ export class Runner {
           emit({ type: 'done', result });
           return result;
         }
+        const refused = new Map([
+          ...checked.refused,
+          ...(await argumentProblems(checked.toolCalls, offered, checked.refused)),
+        ]);
+        const callable = tools?.callable ?? new Set<string>();
+        const allRefused = checked.toolCalls.every((call) => refused.has(call.id) || !callable.has(call.name));
+        badCallSteps = allRefused ? badCallSteps + 1 : 0;
         const records = await runToolCalls(checked.toolCalls, {
           host: tools?.host,
-          refused: checked.refused,
+          refused,
           offered: tools?.callable ?? new Set(),
           signal,
           emit,
@@ -298,7 +334,12 @@ export class Runner {
     tools: readonly ToolSpec[],
     emit: (event: RunnerEvent) => void,
     signal: AbortSignal | undefined,
-    output?: OutputSchema,
+    output: OutputSchema | undefined,
+    calling: {
+      readonly calling: ToolCalling | undefined;
+      /** Told when the vendor refused the tools and the call goes on by prompt. */
+      readonly switched: (next: ToolCalling) => void;
+    },
   ): Promise<Awaited<ReturnType<typeof callModel>>> {
     const settings = this.#options.settings ?? {};
     const system = [this.#options.systemPrompt, output?.instruction].filter((part) => part !== undefined);
@@ -314,16 +355,28 @@ export class Runner {
       await this.#compact('threshold', emit, signal);
     }
     let sent = request();
+    let provider = calling.calling?.kind === 'prompt' ? promptedToolCalling(this.#provider) : this.#provider;
     let reply;
     try {
-      reply = await callModel(this.#provider, this.#marked(sent), emit, this.#retryOptions());
+      try {
+        reply = await callModel(provider, this.#marked(sent), emit, this.#retryOptions());
+      } catch (error) {
+        // A vendor that refuses tools for this model: on by prompt, once, for the rest of the run.
+        const next = tools.length > 0 && calling.calling?.kind === 'native'
+          ? this.#toolCalling.afterRefusal(this.#provider, error)
+          : undefined;
+        if (next === undefined) throw error;
+        calling.switched(next);
+        provider = promptedToolCalling(this.#provider);
+        reply = await callModel(provider, this.#marked(sent), emit, this.#retryOptions());
+      }
     } catch (error) {
       if (!(error instanceof ProviderError && error.contextLength && this.#context.autoCompact)) throw error;
       // The window figure was too generous: what was refused is the new upper bound.
       await this.#context.windowBelow(this.#provider, this.#context.meter.lastMeasure);
       if ((await this.#compact('context-length', emit, signal)) === undefined) throw error;
       sent = request();
-      reply = await callModel(this.#provider, this.#marked(sent), emit, this.#retryOptions());
+      reply = await callModel(provider, this.#marked(sent), emit, this.#retryOptions());
     }
     if (reply.usage !== undefined) {
       this.#context.observe(sent.messages, reply.usage.inputTokens, reply.usage.outputTokens);
@@ -380,6 +433,9 @@ export class Runner {
     await this.#options.onHistoryChange?.(this.history);
   }
 }
+
+/** Steps in a row whose every call was refused (unknown tool, bad arguments) before a step without tools. */
+export const MAX_BAD_CALL_STEPS = 3;
 
 function throwIfCancelled(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new AbortedError();

@@ -137,6 +137,7 @@ export function assembleAroundPool(
     userSystemPrompt: context.userSystemPrompt,
     ...definedProperties({
       maxSteps,
+      toolCalling: options.toolCalling ?? config.toolCalling,
       outputSchema: options.outputSchema,
       history: options.history,
       onHistoryChange: options.onHistoryChange,

@@ -22,7 +22,7 @@ import {
 } from './tool-lines.js';
 import { formatCount, UsageTotals } from './usage.js';
 import type { ContextUsage } from '../../context/context-budget.js';
-import { compactionNotice, toolModeNotice, toolSearchNotice } from '../output/text.js';
+import { compactionNotice, toolCallingNotice, toolModeNotice, toolSearchNotice } from '../output/text.js';
 import type { ToolMode } from '../../context/tool-catalog.js';
 import { contextLine } from './listings.js';
 import { definedProperties } from '../../util/defined-properties.js';
@@ -34,6 +34,8 @@ export interface TextSink {
 /** A line shown once and again only when it changes (the tool-search line), shared by the turns. */
 export interface ShownLine {
   text: string | undefined;
+  /** The tool-calling line last shown (prompted or none), said again only when it changes. */
+  calling?: string | undefined;
 }
 
 export interface TurnViewOptions {
@@ -142,6 +144,7 @@ export class TurnView {
         return;
       case 'tool-mode':
         this.#showToolMode(event.mode);
+        this.#showToolCalling(event.calling);
         return;
       case 'done':
         return;
@@ -243,6 +246,14 @@ export class TurnView {
     } else if (line !== undefined && changed) {
       this.#print(`${this.#style.yellow(line)}\n`, 'stderr');
     }
+  }
+
+  #showToolCalling(calling: Extract<RunnerEvent, { type: 'tool-mode' }>['calling']): void {
+    const shown = this.#options.toolSearchShown ?? { text: undefined };
+    const line = calling === undefined ? undefined : toolCallingNotice(calling);
+    if (line === undefined || line === shown.calling) return;
+    shown.calling = line;
+    this.#print(`${this.#style.yellow(line)}\n`, 'stderr');
   }
 
   #close(end: 'render' | 'raw'): void {
