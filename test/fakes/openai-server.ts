@@ -68,7 +68,12 @@ export type FakeOpenAIReply =
    * Streams `text`, then closes the connection cleanly, with no finish_reason and no `[DONE]`: a
    * proxy or server that gave up mid-answer. The HTTP response itself ends normally.
    */
-  | { readonly type: 'cut'; readonly text: string };
+  | { readonly type: 'cut'; readonly text: string }
+  /**
+   * Structured output: `value` streamed as JSON text. The request must carry a `json_schema`
+   * `response_format` whose schema `value` is valid against (ajv), else a 500 names the problems.
+   */
+  | { readonly type: 'json'; readonly value: unknown };
 
 /** A request as the fake received it. */
 export interface RecordedOpenAIRequest {
@@ -93,6 +98,11 @@ export interface FakeOpenAIOptions {
   readonly contextLimitTokens?: number;
   /** The longest tool description taken: OpenAI's 1024 by default; null for a server with no limit. */
   readonly maxDescriptionLength?: number | null;
+  /**
+   * A server that takes no tools for this model: any request with `tools` gets a 400 with this
+   * message (vLLM without a tool parser, llama.cpp's server without `--jinja`, Ollama's /v1).
+   */
+  readonly rejectTools?: string;
 }
 
 export interface FakeOpenAI {
@@ -161,6 +171,17 @@ export async function startFakeOpenAI(
       sendError(response, problem);
       return;
     }
+    const tools = (body as { tools?: unknown }).tools;
+    if (options.rejectTools !== undefined && Array.isArray(tools) && tools.length > 0) {
+      sendError(response, {
+        status: 400,
+        message: options.rejectTools,
+        type: 'BadRequestError',
+        param: null,
+        code: null,
+      });
+      return;
+    }
     const tokens = countFakeTokens(body);
     if (options.contextLimitTokens !== undefined && tokens > options.contextLimitTokens) {
       sendError(response, {
@@ -172,9 +193,32 @@ export async function startFakeOpenAI(
       });
       return;
     }
-    reply(response, request.body, nextReply(request));
+    const scripted = nextReply(request);
+    if (scripted.type === 'json') {
+      const problem = await responseFormatProblem(request.body, scripted.value);
+      reply(
+        response,
+        request.body,
+        problem === undefined
+          ? { type: 'text', text: JSON.stringify(scripted.value) }
+          : { type: 'error', status: 500, message: `fake OpenAI: ${problem}` },
+      );
+      return;
+    }
+    reply(response, request.body, scripted);
   });
   return { url: `${server.url}/v1`, requests, close: () => server.close() };
+}
+
+/** Why `value` is not what a model held to the request's `response_format` could write, or undefined. */
+async function responseFormatProblem(body: Record<string, unknown>, value: unknown): Promise<string | undefined> {
+  const format = body.response_format as { type?: unknown; json_schema?: { schema?: unknown } } | undefined;
+  const schema = format?.type === 'json_schema' ? format.json_schema?.schema : undefined;
+  if (typeof schema !== 'object' || schema === null) return 'the request has no json_schema response_format';
+  const { Ajv } = await import('ajv');
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+  if (validate(value)) return undefined;
+  return `the scripted answer does not match the response_format: ${new Ajv().errorsText(validate.errors)}`;
 }
 
 function checkAuthorization(
@@ -315,6 +359,8 @@ function reply(response: ServerResponse, body: Record<string, unknown>, scripted
       for (const piece of fragments(scripted.text)) send(chunk({ content: piece }));
       response.end();
       return;
+    case 'json':
+      throw new Error('fake OpenAI: a json reply is checked and turned to text before reply()');
     default: {
       const unexpected: never = scripted;
       throw new Error(`unknown reply ${JSON.stringify(unexpected)}`);

@@ -19,10 +19,24 @@ export function promptedToolCalling(provider: Provider): Provider {
   };
 }
 
-/** The request the wrapped provider gets: no `tools`, the instruction and the step's schema instead. */
+/**
+ * The request the wrapped provider gets: no `tools`, the instruction and the step's schema instead.
+ * A step without tools (the model must answer now) is held to `{"answer": "..."}`: a model that has
+ * answered in JSON all along writes JSON again, and free text would show it raw. A step with a
+ * response format of its own (an output schema's follow-up) keeps it.
+ */
 export function promptedRequest(request: ChatRequest): ChatRequest {
   const messages = promptedMessages(request.messages);
-  if (request.tools.length === 0) return { ...request, messages };
+  if (request.tools.length === 0) {
+    if (request.responseFormat !== undefined && request.responseFormat.type !== 'text') {
+      return { ...request, messages };
+    }
+    return {
+      ...request,
+      messages,
+      responseFormat: { type: 'json-schema', name: PROMPTED_FORMAT_NAME, schema: ANSWER_ONLY_SCHEMA },
+    };
+  }
   const system = [request.system, toolInstruction(request.tools)].filter(
     (part): part is string => part !== undefined && part !== '',
   );
@@ -35,9 +49,17 @@ export function promptedRequest(request: ChatRequest): ChatRequest {
   };
 }
 
+/** A step's answer when no tools are offered. */
+const ANSWER_ONLY_SCHEMA = {
+  type: 'object',
+  properties: { answer: { type: 'string' } },
+  required: ['answer'],
+  additionalProperties: false,
+} as const;
+
 async function* promptedChat(provider: Provider, request: ChatRequest): AsyncGenerator<ProviderEvent> {
   const sent = promptedRequest(request);
-  if (request.tools.length === 0) {
+  if (sent.responseFormat?.type === 'json-schema' && sent.responseFormat.schema !== ANSWER_ONLY_SCHEMA && request.tools.length === 0) {
     yield* provider.chat(sent);
     return;
   }
