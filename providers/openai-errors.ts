@@ -96,7 +96,8 @@ export function isOpenAIContextLengthError(
  * supported" wordings. Read from the message: none of them sends a code for it.
  */
 export function isOpenAINoToolsError(status: number | undefined, message: string): boolean {
-  if (status !== undefined && status !== 400 && status !== 422 && status !== 500 && status !== 501) return false;
+  if (status !== undefined && status !== 400 && status !== 422 && status !== 500 && status !== 501)
+    return false;
   return /does not support (?:tools|tool use|tool calling|function calling)|(?:tools?|tool use|tool calling|function calling) (?:is|are) not supported|support tool use|--enable-auto-tool-choice|tools param requires --jinja/i.test(
     message,
   );

@@ -31,10 +31,9 @@ import {
 } from './structured-output.js';
 import { runToolCalls } from './tool-execution.js';
 import { ToolCallingChoice, type ToolCalling } from './tool-calling/calling-mode.js';
-import { promptedToolCalling } from './tool-calling/prompted-provider.js';
-import { withTextCalls } from './tool-calling/text-calls.js';
+import { callAsChosen, type CallingOptions } from './tool-calling/calling-model.js';
 import { TextCallHold } from './tool-calling/text-call-hold.js';
-import { argumentProblems } from './tool-calling/tool-arguments.js';
+import { ToolStepState } from './tool-calling/tool-step.js';
 import type { ChatRequest, Message, Provider, ToolHost, ToolSpec, UserContent } from './types.js';
 import { EventQueue } from '../util/event-queue.js';
 import { definedProperties } from '../util/defined-properties.js';
@@ -208,41 +207,18 @@ export class Runner {
     await this.#append(promptMessage);
     const toolCalls: ToolCallRecord[] = [];
     let usage = ZERO_USAGE;
-    let lastMode: ToolMode | undefined;
-    let lastCalling: ToolCalling | undefined;
-    let badCallSteps = 0; // steps in a row whose every call was refused
+    const toolStep = new ToolStepState();
     try {
       for (let step = 1; step <= maxSteps; step++) {
         throwIfCancelled(signal);
         const tools = await this.#stepTools();
         emit({ type: 'step-start', step });
-        let calling = tools === undefined ? undefined : await this.#toolCalling.decide(this.#provider);
-        const reportMode = (): void => {
-          if (tools === undefined || calling === undefined) return;
-          if (sameMode(lastMode, tools.mode) && lastCalling === calling) return;
-          emit({ type: 'tool-mode', mode: tools.mode, ...(calling.kind === 'native' ? {} : { calling }) });
-          lastMode = tools.mode;
-          lastCalling = calling;
-        };
-        reportMode();
-        // After a refused answer the model was done with tools: ask for the answer alone. The same
-        // after steps whose every call was refused: the model gets no tools and must answer.
-        const offered =
-          followUp === undefined && calling?.kind !== 'none' && badCallSteps < MAX_BAD_CALL_STEPS
-            ? (tools?.offered ?? [])
-            : [];
-        // A reply may be calls written as text: held back until it is known not to be one.
-        const hold = offered.length > 0 ? new TextCallHold(emit) : undefined;
-        const replied = await this.#callModelWithinWindow(offered, hold?.emit ?? emit, signal, output, {
-          calling,
-          switched: (next) => {
-            calling = next;
-            reportMode();
-          },
-        });
-        const reply = withTextCalls(replied, new Set(offered.map((tool) => tool.name)));
-        if (reply === replied) hold?.release();
-        else hold?.drop();
+        const calling = tools === undefined ? undefined : await this.#toolCalling.decide(this.#provider);
+        const offered = toolStep.start(emit, tools, calling, followUp !== undefined);
+        const hold = new TextCallHold(emit, offered.length > 0); // a call written as text is not shown
+        const switched = { calling, switched: (next: ToolCalling) => toolStep.report(emit, tools, next) };
+        const replied = await this.#callModelWithinWindow(offered, hold.emit, signal, output, switched);
+        const reply = hold.settle(replied, offered);
         // A compaction replaced the history: the run's own messages start at its prompt, if kept.
         if (this.#messages[historyBefore] !== promptMessage)
           historyBefore = this.#messages.indexOf(promptMessage);
@@ -280,13 +256,7 @@ export class Runner {
           emit({ type: 'done', result });
           return result;
         }
-        const refused = new Map([
-          ...checked.refused,
-          ...(await argumentProblems(checked.toolCalls, offered, checked.refused)),
-        ]);
-        const callable = tools?.callable ?? new Set<string>();
-        const allRefused = checked.toolCalls.every((call) => refused.has(call.id) || !callable.has(call.name));
-        badCallSteps = allRefused ? badCallSteps + 1 : 0;
+        const refused = await toolStep.refused(checked, offered, tools?.callable ?? new Set());
         const records = await runToolCalls(checked.toolCalls, {
           host: tools?.host,
           refused,
@@ -335,11 +305,7 @@ export class Runner {
     emit: (event: RunnerEvent) => void,
     signal: AbortSignal | undefined,
     output: OutputSchema | undefined,
-    calling: {
-      readonly calling: ToolCalling | undefined;
-      /** Told when the vendor refused the tools and the call goes on by prompt. */
-      readonly switched: (next: ToolCalling) => void;
-    },
+    calling: CallingOptions,
   ): Promise<Awaited<ReturnType<typeof callModel>>> {
     const settings = this.#options.settings ?? {};
     const system = [this.#options.systemPrompt, output?.instruction].filter((part) => part !== undefined);
@@ -355,21 +321,16 @@ export class Runner {
       await this.#compact('threshold', emit, signal);
     }
     let sent = request();
-    let provider = calling.calling?.kind === 'prompt' ? promptedToolCalling(this.#provider) : this.#provider;
+    let provider = this.#provider;
     let reply;
     try {
-      try {
-        reply = await callModel(provider, this.#marked(sent), emit, this.#retryOptions());
-      } catch (error) {
-        // A vendor that refuses tools for this model: on by prompt, once, for the rest of the run.
-        const next = tools.length > 0 && calling.calling?.kind === 'native'
-          ? this.#toolCalling.afterRefusal(this.#provider, error)
-          : undefined;
-        if (next === undefined) throw error;
-        calling.switched(next);
-        provider = promptedToolCalling(this.#provider);
-        reply = await callModel(provider, this.#marked(sent), emit, this.#retryOptions());
-      }
+      ({ reply, provider } = await callAsChosen({
+        provider,
+        choice: this.#toolCalling,
+        calling,
+        withTools: tools.length > 0,
+        call: (chosen) => callModel(chosen, this.#marked(sent), emit, this.#retryOptions()),
+      }));
     } catch (error) {
       if (!(error instanceof ProviderError && error.contextLength && this.#context.autoCompact)) throw error;
       // The window figure was too generous: what was refused is the new upper bound.
@@ -434,15 +395,6 @@ export class Runner {
   }
 }
 
-/** Steps in a row whose every call was refused (unknown tool, bad arguments) before a step without tools. */
-export const MAX_BAD_CALL_STEPS = 3;
-
 function throwIfCancelled(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new AbortedError();
-}
-
-/** Same kind and reason: the mode is reported again only when it changes (or at a run's start). */
-function sameMode(before: ToolMode | undefined, now: ToolMode): boolean {
-  if (before === undefined || before.kind !== now.kind) return false;
-  return before.kind === 'all' || (now.kind === 'search' && before.reason === now.reason);
 }

@@ -13,8 +13,7 @@ import { useCliFixture } from '../support/cli-fixture.js';
 
 const fixture = useCliFixture();
 /** vLLM's words when started without a tool parser. */
-const VLLM_REFUSAL =
-  '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set';
+const VLLM_REFUSAL = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set';
 
 describe('an OpenAI-compatible server that refuses tools', () => {
   it('turns to prompted tool calling: a call, two calls in one step, then only the answer', async () => {
@@ -51,11 +50,17 @@ describe('an OpenAI-compatible server that refuses tools', () => {
       { apiKey: 'sk-local', rejectTools: VLLM_REFUSAL },
     );
     try {
-      const run = await runCli(['-m', 'openai:gemma-3-4b-it', '-p', 'Remember mango, then read my note.'], fixture.home.path, {
-        env: { OPENAI_API_KEY: 'sk-local', OPENAI_BASE_URL: openai.url },
-        timeoutMs: 60_000,
-      });
-      expect(run.stderr).toContain('prompted tool calling on: the server refused tools for openai:gemma-3-4b-it');
+      const run = await runCli(
+        ['-m', 'openai:gemma-3-4b-it', '-p', 'Remember mango, then read my note.'],
+        fixture.home.path,
+        {
+          env: { OPENAI_API_KEY: 'sk-local', OPENAI_BASE_URL: openai.url },
+          timeoutMs: 60_000,
+        },
+      );
+      expect(run.stderr).toContain(
+        'prompted tool calling on: the server refused tools for openai:gemma-3-4b-it',
+      );
       expect(run.stderr).toContain('--enable-auto-tool-choice');
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('Mango, sweet.\n');
@@ -64,7 +69,10 @@ describe('an OpenAI-compatible server that refuses tools', () => {
       expect((openai.requests[0]?.body.tools as unknown[]).length).toBeGreaterThan(0);
       for (const request of answered) {
         expect(request.body.tools).toBeUndefined();
-        expect(request.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'tool_step' } });
+        expect(request.body.response_format).toMatchObject({
+          type: 'json_schema',
+          json_schema: { name: 'tool_step' },
+        });
         const roles = (request.body.messages as Array<{ role: string }>).map((message) => message.role);
         expect(roles).not.toContain('tool');
       }

@@ -62,10 +62,14 @@ describe('a model without tool calling in Ollama (prompted tool calling)', () =>
       ],
       { models: [GEMMA], withoutTools: [GEMMA] },
     );
-    const run = await runCli(['-m', `ollama:${GEMMA}`, '-p', 'Remember mango, then read my note.'], fixture.home.path, {
-      env: { OLLAMA_HOST: ollama.url },
-      timeoutMs: 60_000,
-    });
+    const run = await runCli(
+      ['-m', `ollama:${GEMMA}`, '-p', 'Remember mango, then read my note.'],
+      fixture.home.path,
+      {
+        env: { OLLAMA_HOST: ollama.url },
+        timeoutMs: 60_000,
+      },
+    );
     expect(run.stderr).toContain(`prompted tool calling on: ollama:${GEMMA} has no native tool calling`);
     expect(run.stderr).toContain('--tool-calling native or none turns it off');
     expect(run.code).toBe(0);
@@ -98,7 +102,10 @@ describe('a model without tool calling in Ollama (prompted tool calling)', () =>
     const ollama = await fixture.startModel(
       [
         // Valid under the format (arguments are any object there), wrong for the tool's schema.
-        formatReply({ calls: [{ name: 'memory__create_entities', arguments: { entity: 'mango' } }], answer: '' }),
+        formatReply({
+          calls: [{ name: 'memory__create_entities', arguments: { entity: 'mango' } }],
+          answer: '',
+        }),
         formatReply({ calls: [], answer: 'I could not store it.' }),
       ],
       { models: [GEMMA], withoutTools: [GEMMA] },

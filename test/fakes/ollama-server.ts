@@ -5,10 +5,12 @@
  * that a real Ollama would refuse get its status and `{"error": "…"}` body (see ollama-validation.ts).
  */
 import { countFakeTokens } from './context-limit.js';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startLoopbackServer } from '../support/loopback.js';
 import { normalizeModelName, validateChatBody, type FakeChatRequest } from './ollama-validation.js';
+import { schemaProblem } from './structured-answer.js';
+import { finalLine, readBody, sendText, textLine } from './ollama-lines.js';
 import {
   answerDelete,
   answerPs,
@@ -324,7 +326,7 @@ async function answerChat(
     case 'answer':
       return sendAnswer(response, chat, reply);
     case 'format': {
-      const problem = await formatProblem(chat.format, reply.value);
+      const problem = await schemaProblem(chat.format, reply.value, 'format');
       if (problem !== undefined) {
         sendJson(response, 500, { error: `fake ollama: ${problem}` });
         return;
@@ -380,59 +382,4 @@ async function sendAnswer(
     writeLine(response, line);
   }
   response.end();
-}
-
-/** Why `value` is not what a model held to `format` could write, or undefined. */
-async function formatProblem(format: FakeChatRequest['format'], value: unknown): Promise<string | undefined> {
-  if (typeof format !== 'object') return `the request has no format schema (format: ${JSON.stringify(format)})`;
-  const { Ajv } = await import('ajv');
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(format);
-  if (validate(value)) return undefined;
-  return `the scripted answer does not match the request's format: ${new Ajv().errorsText(validate.errors)}`;
-}
-
-function textLine(model: string, content: string): Record<string, unknown> {
-  return {
-    model,
-    created_at: new Date().toISOString(),
-    message: { role: 'assistant', content },
-    done: false,
-  };
-}
-
-function finalLine(
-  model: string,
-  doneReason: string,
-  promptEvalCount: number,
-  evalCount: number,
-): Record<string, unknown> {
-  return {
-    model,
-    created_at: new Date().toISOString(),
-    message: { role: 'assistant', content: '' },
-    done: true,
-    done_reason: doneReason,
-    total_duration: 1_000_000,
-    load_duration: 100_000,
-    // Like Ollama, counts of zero are left out (a fully cached prompt has no prompt_eval_count).
-    ...(promptEvalCount > 0 ? { prompt_eval_count: promptEvalCount, prompt_eval_duration: 200_000 } : {}),
-    ...(evalCount > 0 ? { eval_count: evalCount, eval_duration: 700_000 } : {}),
-  };
-}
-
-function sendText(response: ServerResponse, status: number, text: string): void {
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
-  response.end(text);
-}
-
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }

@@ -6,9 +6,11 @@
  * error bodies what the real API rejects (see openai-validation.ts).
  */
 import { countFakeTokens } from './context-limit.js';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { readJsonBody, startLoopbackServer } from '../support/loopback.js';
 import { validateChatRequest, type OpenAIWireError } from './openai-validation.js';
+import { checkAuthorization, responseFormatProblem } from './structured-answer.js';
+import { fragments, toolCallDeltas } from './openai-deltas.js';
 
 /** A tool call the fake model makes; `arguments` is sent as is (it may be invalid JSON on purpose). */
 export interface FakeToolCall {
@@ -113,9 +115,6 @@ export interface FakeOpenAI {
   close(): Promise<void>;
 }
 
-/** How many characters of text or arguments go in one chunk: small, so that assembly is exercised. */
-const FRAGMENT_LENGTH = 7;
-
 /** Starts the fake on a loopback port. */
 export async function startFakeOpenAI(
   script: FakeOpenAIScript,
@@ -208,44 +207,6 @@ export async function startFakeOpenAI(
     reply(response, request.body, scripted);
   });
   return { url: `${server.url}/v1`, requests, close: () => server.close() };
-}
-
-/** Why `value` is not what a model held to the request's `response_format` could write, or undefined. */
-async function responseFormatProblem(body: Record<string, unknown>, value: unknown): Promise<string | undefined> {
-  const format = body.response_format as { type?: unknown; json_schema?: { schema?: unknown } } | undefined;
-  const schema = format?.type === 'json_schema' ? format.json_schema?.schema : undefined;
-  if (typeof schema !== 'object' || schema === null) return 'the request has no json_schema response_format';
-  const { Ajv } = await import('ajv');
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
-  if (validate(value)) return undefined;
-  return `the scripted answer does not match the response_format: ${new Ajv().errorsText(validate.errors)}`;
-}
-
-function checkAuthorization(
-  incoming: IncomingMessage,
-  apiKey: string | undefined,
-): OpenAIWireError | undefined {
-  if (apiKey === undefined) return undefined;
-  const header = incoming.headers.authorization;
-  if (header === undefined || !header.startsWith('Bearer ')) {
-    return {
-      status: 401,
-      message:
-        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY). You can obtain an API key from https://platform.openai.com/account/api-keys.",
-      type: 'invalid_request_error',
-      param: null,
-      code: null,
-    };
-  }
-  const given = header.slice('Bearer '.length);
-  if (given === apiKey) return undefined;
-  return {
-    status: 401,
-    message: `Incorrect API key provided: ${given.slice(0, 3)}***${given.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
-    type: 'invalid_request_error',
-    param: null,
-    code: 'invalid_api_key',
-  };
 }
 
 function sendError(
@@ -366,36 +327,6 @@ function reply(response: ServerResponse, body: Record<string, unknown>, scripted
       throw new Error(`unknown reply ${JSON.stringify(unexpected)}`);
     }
   }
-}
-
-/** Splits text into small pieces (at least one piece for non-empty text). */
-function fragments(text: string): string[] {
-  const pieces: string[] = [];
-  for (let start = 0; start < text.length; start += FRAGMENT_LENGTH)
-    pieces.push(text.slice(start, start + FRAGMENT_LENGTH));
-  return pieces;
-}
-
-/**
- * Tool-call deltas: first every call's opening fragment (index, id, name, empty arguments), then
- * argument fragments round-robin across calls, so parallel calls interleave.
- */
-function toolCallDeltas(calls: readonly FakeToolCall[]): Array<Record<string, unknown>> {
-  const deltas: Array<Record<string, unknown>> = calls.map((call, index) => ({
-    index,
-    id: call.id,
-    type: 'function',
-    function: { name: call.name, arguments: '' },
-  }));
-  const pieces = calls.map((call) => fragments(call.arguments));
-  const longest = Math.max(0, ...pieces.map((list) => list.length));
-  for (let round = 0; round < longest; round++) {
-    for (const [index, list] of pieces.entries()) {
-      const piece = list[round];
-      if (piece !== undefined) deltas.push({ index, function: { arguments: piece } });
-    }
-  }
-  return deltas;
 }
 
 function defaultUsage(output: string): FakeUsage {

@@ -34,7 +34,9 @@ describe('the answer streamed out of the JSON', () => {
     fc.assert(
       fc.property(
         fc.string(),
-        fc.array(fc.record({ name: fc.string(), arguments: fc.dictionary(fc.string(), fc.string()) }), { maxLength: 3 }),
+        fc.array(fc.record({ name: fc.string(), arguments: fc.dictionary(fc.string(), fc.string()) }), {
+          maxLength: 3,
+        }),
         fc.integer({ min: 1, max: 9 }),
         fc.boolean(),
         (answer, calls, size, answerFirst) => {
@@ -58,12 +60,19 @@ describe('the answer streamed out of the JSON', () => {
 });
 
 describe('the Runner with a model without tool calling', () => {
-  const host = (): FakeToolHost => new FakeToolHost({ fs__read: (input) => `content of ${String(input.path)}` });
+  const host = (): FakeToolHost =>
+    new FakeToolHost({ fs__read: (input) => `content of ${String(input.path)}` });
 
   it('auto: calls by prompt when the provider says the model takes no tools, and streams only the answer', async () => {
     const provider = Object.assign(
       new ScriptedProvider([
-        jsonReply({ calls: [{ name: 'fs__read', arguments: { path: 'a' } }, { name: 'fs__read', arguments: { path: 'b' } }], answer: '' }),
+        jsonReply({
+          calls: [
+            { name: 'fs__read', arguments: { path: 'a' } },
+            { name: 'fs__read', arguments: { path: 'b' } },
+          ],
+          answer: '',
+        }),
         jsonReply({ calls: [], answer: 'Both read.' }),
       ]),
       { supportsTools: async () => false },
@@ -79,7 +88,9 @@ describe('the Runner with a model without tool calling', () => {
     expect(provider.requests[0]?.responseFormat?.type).toBe('json-schema');
     expect(provider.requests[1]?.messages.at(-1)).toMatchObject({ role: 'user' });
     const mode = events.find((event) => event.type === 'tool-mode');
-    expect(mode).toMatchObject({ calling: { kind: 'prompt', reason: 'model-lacks-tools', model: 'scripted:test' } });
+    expect(mode).toMatchObject({
+      calling: { kind: 'prompt', reason: 'model-lacks-tools', model: 'scripted:test' },
+    });
   });
 
   it('auto: turns to the prompt when the vendor refuses tools, and says why', async () => {
@@ -90,7 +101,9 @@ describe('the Runner with a model without tool calling', () => {
     });
     const provider = new ScriptedProvider([{ error: refusal }, jsonReply({ calls: [], answer: 'Hello.' })]);
     const events: RunnerEvent[] = [];
-    const result = await new Runner({ provider, tools: host() }).run('hi', { onEvent: (event) => events.push(event) });
+    const result = await new Runner({ provider, tools: host() }).run('hi', {
+      onEvent: (event) => events.push(event),
+    });
     expect(result.text).toBe('Hello.');
     expect(provider.requests[0]?.tools.length).toBe(1);
     expect(provider.requests[1]?.tools.length).toBe(0);
@@ -131,7 +144,8 @@ describe('the Runner with a model without tool calling', () => {
 function manyTools(count: number): ToolSpec[] {
   return Array.from({ length: count }, (_, index) => ({
     name: `server${index % 7}__tool_${index}`,
-    description: `Does thing number ${index} with the given path and options; returns the result as text. `.repeat(3),
+    description:
+      `Does thing number ${index} with the given path and options; returns the result as text. `.repeat(3),
     inputSchema: {
       type: 'object',
       properties: {
@@ -146,17 +160,31 @@ function manyTools(count: number): ToolSpec[] {
 }
 
 describe('sizes as the tools grow (an Ollama model with a 32k window)', () => {
-  const recorded: Array<{ tools: number; offered: number; promptCharacters: number; schemaCharacters: number }> = [];
+  const recorded: Array<{
+    tools: number;
+    offered: number;
+    promptCharacters: number;
+    schemaCharacters: number;
+  }> = [];
 
   for (const count of [1, 20, 150]) {
     it(`${count} tools: the prompt and the format schema stay bounded`, () => {
       const tools = manyTools(count);
-      const host: ToolHost = { tools: async () => tools, call: async () => { throw new Error('not called'); } };
+      const host: ToolHost = {
+        tools: async () => tools,
+        call: async () => {
+          throw new Error('not called');
+        },
+      };
       const step = new ToolCatalog().select(host, tools, {
         provider: 'ollama',
         window: { tokens: 32_768, source: 'provider' },
       });
-      const request: ChatRequest = { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: step.offered, settings: {} };
+      const request: ChatRequest = {
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+        tools: step.offered,
+        settings: {},
+      };
       const sent = promptedRequest(request);
       const schema = sent.responseFormat?.type === 'json-schema' ? sent.responseFormat.schema : {};
       const size = {

@@ -41,11 +41,14 @@ describe('calls written as text', () => {
       )?.map((read) => read.name),
     ).toEqual(['memory__read_graph', 'memory__create_entities']);
     expect(
-      parseTextCalls(`[TOOL_CALLS]memory__read_graph[ARGS]{}[TOOL_CALLS]memory__create_entities[ARGS]{"entities":[]}`, OFFERED)?.map(
-        (read) => read.name,
-      ),
+      parseTextCalls(
+        `[TOOL_CALLS]memory__read_graph[ARGS]{}[TOOL_CALLS]memory__create_entities[ARGS]{"entities":[]}`,
+        OFFERED,
+      )?.map((read) => read.name),
     ).toEqual(['memory__read_graph', 'memory__create_entities']);
-    expect(parseTextCalls(`[${call('memory__read_graph')}, ${call('memory__read_graph')}]`, OFFERED)).toHaveLength(2);
+    expect(
+      parseTextCalls(`[${call('memory__read_graph')}, ${call('memory__read_graph')}]`, OFFERED),
+    ).toHaveLength(2);
   });
 
   it('takes arguments sent as a JSON string, and refuses arguments that are not an object', () => {
@@ -56,7 +59,8 @@ describe('calls written as text', () => {
   });
 
   it('leaves a call among offered ones of a tool not offered as text (all or nothing)', () => {
-    const text = '<tool_call>{"name": "memory__read_graph", "arguments": {}}</tool_call><tool_call>{"name": "x__y", "arguments": {}}</tool_call>';
+    const text =
+      '<tool_call>{"name": "memory__read_graph", "arguments": {}}</tool_call><tool_call>{"name": "x__y", "arguments": {}}</tool_call>';
     expect(parseTextCalls(text, OFFERED)).toBeUndefined();
   });
 
@@ -76,21 +80,32 @@ describe('calls written as text', () => {
 
   it('reads any call of an offered tool in any form back as itself', () => {
     fc.assert(
-      fc.property(names, argumentsObject, fc.integer({ min: 0, max: forms.length - 1 }), (name, input, form) => {
-        const text = (forms[form] as (typeof forms)[number])(name, JSON.stringify(input));
-        expect(parseTextCalls(`  ${text}\n`, OFFERED)).toEqual([{ name, input }]);
-      }),
+      fc.property(
+        names,
+        argumentsObject,
+        fc.integer({ min: 0, max: forms.length - 1 }),
+        (name, input, form) => {
+          const text = (forms[form] as (typeof forms)[number])(name, JSON.stringify(input));
+          expect(parseTextCalls(`  ${text}\n`, OFFERED)).toEqual([{ name, input }]);
+        },
+      ),
     );
   });
 
   it('never reads a call out of prose around it', () => {
     const prose = fc.string({ minLength: 1 }).filter((text) => /[A-Za-z]/.test(text));
     fc.assert(
-      fc.property(names, argumentsObject, fc.integer({ min: 0, max: forms.length - 1 }), prose, (name, input, form, words) => {
-        const text = (forms[form] as (typeof forms)[number])(name, JSON.stringify(input));
-        expect(parseTextCalls(`${words} ${text}`, OFFERED)).toBeUndefined();
-        expect(parseTextCalls(`${text}\n${words}`, OFFERED)).toBeUndefined();
-      }),
+      fc.property(
+        names,
+        argumentsObject,
+        fc.integer({ min: 0, max: forms.length - 1 }),
+        prose,
+        (name, input, form, words) => {
+          const text = (forms[form] as (typeof forms)[number])(name, JSON.stringify(input));
+          expect(parseTextCalls(`${words} ${text}`, OFFERED)).toBeUndefined();
+          expect(parseTextCalls(`${text}\n${words}`, OFFERED)).toBeUndefined();
+        },
+      ),
     );
   });
 });

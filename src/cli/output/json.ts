@@ -17,7 +17,13 @@ import {
   type ToolAddress,
 } from './records.js';
 import type { KnownDetails, Reporter, RunContext } from './reporter-contract.js';
-import { compactionNotice, retryNotice, toolCallingNotice, toolModeNotice, toolSearchNotice } from './text.js';
+import {
+  compactionNotice,
+  retryNotice,
+  toolCallingNotice,
+  toolModeNotice,
+  toolSearchNotice,
+} from './text.js';
 import type { JsonResult, JsonServer, StreamEvent } from './schema.js';
 import { definedProperties } from '../../util/defined-properties.js';
 

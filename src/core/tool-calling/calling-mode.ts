@@ -33,7 +33,12 @@ export type PromptedReason =
 /** The way one provider's model calls tools. A tagged union: switch on `kind`. */
 export type ToolCalling =
   | { readonly kind: 'native' }
-  | { readonly kind: 'prompt'; readonly reason: PromptedReason; readonly model: string; readonly detail?: string }
+  | {
+      readonly kind: 'prompt';
+      readonly reason: PromptedReason;
+      readonly model: string;
+      readonly detail?: string;
+    }
   | { readonly kind: 'none' };
 
 /** The choice for each provider a Runner has used. */
@@ -116,6 +121,10 @@ function noToolCalling(provider: Provider, vendorWords?: string): ConfigError {
 }
 
 function vendorName(provider: string): string {
-  const names: Record<string, string> = { ollama: 'Ollama', openai: 'this OpenAI-compatible server', local: 'its chat template' };
+  const names: Record<string, string> = {
+    ollama: 'Ollama',
+    openai: 'this OpenAI-compatible server',
+    local: 'its chat template',
+  };
   return names[provider] ?? provider;
 }

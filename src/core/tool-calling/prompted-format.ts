@@ -80,7 +80,8 @@ export function toolLine(tool: ToolSpec): string {
   });
   if (names.length > MAX_PARAMETERS) shown.push(`… ${names.length - MAX_PARAMETERS} more`);
   const description = oneLine(tool.description);
-  const cut = description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION - 1)}…` : description;
+  const cut =
+    description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION - 1)}…` : description;
   return `- ${tool.name}(${shown.join(', ')})${cut === '' ? '' : `: ${cut}`}`;
 }
 
@@ -100,7 +101,10 @@ export function stepSchema(tools: readonly ToolSpec[]): JsonSchemaObject {
 /** One call: per tool where the schemas are few, simple and small; else a name enum and an object. */
 function callSchema(tools: readonly ToolSpec[]): JsonSchema {
   const perTool = tools.length <= MAX_TOOLS_WITH_SCHEMAS ? tools.map(simpleArguments) : [];
-  const size = perTool.reduce((sum, schema) => sum + (schema === undefined ? Infinity : JSON.stringify(schema).length), 0);
+  const size = perTool.reduce(
+    (sum, schema) => sum + (schema === undefined ? Infinity : JSON.stringify(schema).length),
+    0,
+  );
   if (perTool.length > 0 && size <= MAX_SCHEMA_CHARACTERS) {
     const variants = tools.map((tool, index) => callVariant([tool.name], perTool[index] as JsonSchema));
     return variants.length === 1 ? (variants[0] as JsonSchema) : { anyOf: variants };
@@ -204,7 +208,11 @@ function resultsTurn(message: ToolMessage): UserMessage {
 
 function typeName(schema: unknown): string {
   const node = objectOf(schema);
-  if (Array.isArray(node.enum)) return node.enum.slice(0, 6).map((value) => JSON.stringify(value)).join('|');
+  if (Array.isArray(node.enum))
+    return node.enum
+      .slice(0, 6)
+      .map((value) => JSON.stringify(value))
+      .join('|');
   if (typeof node.type === 'string') return node.type === 'array' ? `${typeName(node.items)}[]` : node.type;
   if (Array.isArray(node.type)) return node.type.join('|');
   return 'any';

@@ -59,7 +59,11 @@ const ANSWER_ONLY_SCHEMA = {
 
 async function* promptedChat(provider: Provider, request: ChatRequest): AsyncGenerator<ProviderEvent> {
   const sent = promptedRequest(request);
-  if (sent.responseFormat?.type === 'json-schema' && sent.responseFormat.schema !== ANSWER_ONLY_SCHEMA && request.tools.length === 0) {
+  if (
+    sent.responseFormat?.type === 'json-schema' &&
+    sent.responseFormat.schema !== ANSWER_ONLY_SCHEMA &&
+    request.tools.length === 0
+  ) {
     yield* provider.chat(sent);
     return;
   }
@@ -99,7 +103,9 @@ async function* promptedChat(provider: Provider, request: ChatRequest): AsyncGen
   const calls = step?.calls ?? [];
   for (const call of calls) yield { type: 'tool-call', call };
   const reason = calls.length > 0 ? 'tool-calls' : finish.reason;
-  yield finish.usage === undefined ? { type: 'finish', reason } : { type: 'finish', reason, usage: finish.usage };
+  yield finish.usage === undefined
+    ? { type: 'finish', reason }
+    : { type: 'finish', reason, usage: finish.usage };
 }
 
 /** The calls of a complete step answer, or undefined when it is not the JSON asked for. */
@@ -126,5 +132,11 @@ function toCall(item: unknown): ToolCallBlock {
   if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
     return { type: 'tool-call', id, name, input: input as Record<string, unknown> };
   }
-  return { type: 'tool-call', id, name, input: {}, rawInput: input === undefined ? '' : JSON.stringify(input) };
+  return {
+    type: 'tool-call',
+    id,
+    name,
+    input: {},
+    rawInput: input === undefined ? '' : JSON.stringify(input),
+  };
 }

@@ -5,16 +5,20 @@
  * turns out to be text is passed on whole when the model call ends.
  */
 import type { RunnerEvent } from '../events.js';
+import type { ToolSpec } from '../types.js';
+import { withTextCalls, type TextCallReply } from './text-calls.js';
 
 const CALL_OPENINGS = ['{', '[', '```', '<tool_call>', '[TOOL_CALLS]'];
 
 export class TextCallHold {
   readonly #emit: (event: RunnerEvent) => void;
   #held = '';
-  #holding = true;
+  #holding: boolean;
 
-  constructor(emit: (event: RunnerEvent) => void) {
+  /** `holding` false (a step without tools): everything passes straight to `emit`. */
+  constructor(emit: (event: RunnerEvent) => void, holding = true) {
     this.#emit = emit;
+    this.#holding = holding;
   }
 
   /** The listener to stream the model call to. */
@@ -26,10 +30,17 @@ export class TextCallHold {
     this.#held += event.text;
     const start = this.#held.trimStart();
     const mayBeCall =
-      start === '' ||
-      CALL_OPENINGS.some((opening) => start.startsWith(opening) || opening.startsWith(start));
+      start === '' || CALL_OPENINGS.some((opening) => start.startsWith(opening) || opening.startsWith(start));
     if (!mayBeCall) this.release();
   };
+
+  /** The reply with calls written as text read out of it; the held text dropped if so, else passed on. */
+  settle<Reply extends TextCallReply>(replied: Reply, offered: readonly ToolSpec[]): Reply {
+    const reply = withTextCalls(replied, new Set(offered.map((tool) => tool.name)));
+    if (reply === replied) this.release();
+    else this.drop();
+    return reply;
+  }
 
   /** The reply is text: what was held goes on, and the rest streams. */
   release(): void {

@@ -115,7 +115,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * other reply unchanged. The text was streamed already; the history keeps the calls, which every
  * provider then sends back in its own form.
  */
-export function withTextCalls<Reply extends TextCallReply>(reply: Reply, offered: ReadonlySet<string>): Reply {
+export function withTextCalls<Reply extends TextCallReply>(
+  reply: Reply,
+  offered: ReadonlySet<string>,
+): Reply {
   if (reply.toolCalls.length > 0) return reply;
   const text = reply.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
   const calls = parseTextCalls(text, offered);

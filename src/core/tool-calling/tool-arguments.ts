@@ -46,7 +46,8 @@ function describe(name: string, errors: readonly ErrorObject[]): string {
   const lines = [
     ...new Set(
       errors.map((error) => {
-        const where = error.instancePath === '' ? 'arguments' : `arguments${error.instancePath.replaceAll('/', '.')}`;
+        const where =
+          error.instancePath === '' ? 'arguments' : `arguments${error.instancePath.replaceAll('/', '.')}`;
         const extra =
           error.keyword === 'additionalProperties'
             ? `: "${String((error.params as { additionalProperty?: unknown }).additionalProperty)}"`
