@@ -53,6 +53,8 @@ export interface ParsedConfig extends ConfigSafetySettings {
   readonly systemPrompt?: string;
   /** Most model calls in one run. */
   readonly maxSteps?: number;
+  /** How the model calls tools (`toolCalling`; docs/local-models.md). */
+  readonly toolCalling?: 'auto' | 'native' | 'prompt' | 'none';
   /** Base URL of the provider's API. */
   readonly providerUrl?: string;
   /** API key for the provider. */
@@ -187,6 +189,7 @@ export function parseConfig(
       model: settings.model,
       systemPrompt: settings.systemPrompt,
       maxSteps: settings.maxSteps,
+      toolCalling: settings.toolCalling,
       providerUrl: settings.providerUrl,
       providerApiKey: settings.providerApiKey,
     }),

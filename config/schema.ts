@@ -74,6 +74,8 @@ export const settingsShape = {
   toolSearch: z.enum(['auto', 'always', 'never']),
   /** The share of the window tool definitions may take before `toolSearch: auto` turns to the search. */
   toolSearchAt: z.number().gt(0).lte(1),
+  /** How the model calls tools: auto, native, prompt or none (docs/local-models.md). */
+  toolCalling: z.enum(['auto', 'native', 'prompt', 'none']),
   /** Rotate the audit log before it grows past this many bytes. */
   auditLogMaxBytes: positiveInteger,
   /** How tool output is screened for injection and marked as data. */

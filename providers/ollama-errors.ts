@@ -86,6 +86,11 @@ export function isOllamaContextLengthError(message: string): boolean {
   );
 }
 
+/** `registry.ollama.ai/library/gemma3:4b does not support tools`: a model without the capability. */
+export function isOllamaNoToolsError(message: string): boolean {
+  return /does not support tools/i.test(message);
+}
+
 function fromStatus(
   status: number,
   message: string,
@@ -98,6 +103,7 @@ function fromStatus(
     retryable: isRetryableStatus(status),
     retryAfterMs,
     contextLength: isOllamaContextLengthError(message),
+    toolsUnsupported: isOllamaNoToolsError(message),
     cause,
   };
   // `model "x" not found, try pulling it first` (chat), `model 'x' not found` (show, pull, delete).

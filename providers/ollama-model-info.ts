@@ -49,6 +49,16 @@ export function chooseOllamaWindow(model: OllamaModelWindow, override?: number):
   return model.trained === undefined ? wanted : Math.min(wanted, model.trained);
 }
 
+/**
+ * Whether `/api/show` lists the `tools` capability (Ollama 0.6 and later report `capabilities`;
+ * a model whose template has no tool section lacks it, and Ollama refuses any chat with tools for
+ * it). `undefined` when the answer has no capabilities (an older server): unknown.
+ */
+export function toolsFromShow(show: Partial<ShowResponse> | undefined): boolean | undefined {
+  const capabilities = (show as { capabilities?: unknown } | undefined)?.capabilities;
+  return Array.isArray(capabilities) ? capabilities.includes('tools') : undefined;
+}
+
 function positive(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
 }

@@ -10,7 +10,8 @@ import { ollamaClient, ollamaConnection, type OllamaConnection } from './ollama-
 import { toOllamaError } from './ollama-errors.js';
 import { ollamaModelsOver, type OllamaModels } from './ollama-models.js';
 import { fromOllamaChunk, parseOllamaChunk, toOllamaRequest } from './ollama-mapping.js';
-import { chooseOllamaWindow, modelWindowFromShow } from './ollama-model-info.js';
+import { chooseOllamaWindow, modelWindowFromShow, toolsFromShow } from './ollama-model-info.js';
+import type { ShowResponse } from 'ollama/browser';
 import type { ProviderOptions } from './options.js';
 import { OllamaStatusError } from './ollama-stream.js';
 import { createToolCallId } from './tool-call-id.js';
@@ -44,6 +45,8 @@ export class OllamaProvider implements Provider {
   readonly #override: number | undefined;
   /** The chosen window, once `/api/show` has answered (a failure is not kept: the next call asks again). */
   #window: Promise<number> | undefined;
+  /** `/api/show`'s answer, asked once for the window and the capabilities (kept like the window). */
+  #show: Promise<ShowResponse> | undefined;
 
   /** @throws ConfigError when `--provider-url` or `OLLAMA_HOST` is not an address. */
   constructor(options: ProviderOptions) {
@@ -60,6 +63,18 @@ export class OllamaProvider implements Provider {
   async contextWindow(): Promise<number | undefined> {
     try {
       return await untilAborted(this.#chosenWindow(), AbortSignal.timeout(SHOW_TIMEOUT_MS));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Whether the model has the `tools` capability (`/api/show`); `undefined` when Ollama cannot be
+   * asked or does not say (the chat then tries tools and reads a refusal).
+   */
+  async supportsTools(): Promise<boolean | undefined> {
+    try {
+      return toolsFromShow(await untilAborted(this.#shown(), AbortSignal.timeout(SHOW_TIMEOUT_MS)));
     } catch {
       return undefined;
     }
@@ -105,7 +120,10 @@ export class OllamaProvider implements Provider {
     const models = ollamaModelsOver(this.#connection);
     // Once this model is pulled, its window is asked again (a missing model's answer was kept).
     const forget = (model: string): void => {
-      if (model === this.model) this.#window = undefined;
+      if (model === this.model) {
+        this.#window = undefined;
+        this.#show = undefined;
+      }
     };
     return {
       ...models,
@@ -122,11 +140,7 @@ export class OllamaProvider implements Provider {
   #chosenWindow(): Promise<number> {
     if (this.#override !== undefined) return Promise.resolve(this.#override);
     if (this.#window === undefined) {
-      const asking = (async () => {
-        // Not ended by one caller's signal: the budget and a chat may be waiting for the same answer.
-        const client = await ollamaClient(this.#connection);
-        return chooseOllamaWindow(modelWindowFromShow(await client.show({ model: this.model })));
-      })();
+      const asking = (async () => chooseOllamaWindow(modelWindowFromShow(await this.#shown())))();
       this.#window = asking;
       // A model Ollama does not have stays missing for this run (the chat says so once, with no
       // second `/api/show`); any other failure (not running yet, a timeout) is asked again.
@@ -136,6 +150,23 @@ export class OllamaProvider implements Provider {
       });
     }
     return this.#window;
+  }
+
+  /** `/api/show` for this model, asked once (a failure is asked again, as for the window). */
+  #shown(): Promise<ShowResponse> {
+    if (this.#show === undefined) {
+      const asking = (async () => {
+        // Not ended by one caller's signal: the budget and a chat may be waiting for the same answer.
+        const client = await ollamaClient(this.#connection);
+        return client.show({ model: this.model });
+      })();
+      this.#show = asking;
+      asking.catch((error: unknown) => {
+        const missing = error instanceof OllamaStatusError && error.status === 404;
+        if (this.#show === asking && !missing) this.#show = undefined;
+      });
+    }
+    return this.#show;
   }
 }
 

@@ -88,6 +88,21 @@ export function isOpenAIContextLengthError(
   );
 }
 
+/**
+ * A server that will not take tools for this model (toolCalling `auto` then calls them by prompt):
+ * Ollama's /v1 ("… does not support tools"), vLLM without a tool parser ("\"auto\" tool choice
+ * requires --enable-auto-tool-choice and --tool-call-parser to be set"), llama.cpp's server without
+ * templates ("tools param requires --jinja flag"), and gateways' "tool use/function calling is not
+ * supported" wordings. Read from the message: none of them sends a code for it.
+ */
+export function isOpenAINoToolsError(status: number | undefined, message: string): boolean {
+  if (status !== undefined && status !== 400 && status !== 422 && status !== 500 && status !== 501)
+    return false;
+  return /does not support (?:tools|tool use|tool calling|function calling)|(?:tools?|tool use|tool calling|function calling) (?:is|are) not supported|support tool use|--enable-auto-tool-choice|tools param requires --jinja/i.test(
+    message,
+  );
+}
+
 function fromStatus(error: APIError, status: number, context: OpenAIErrorContext): ProviderError {
   const vendorWords = vendorMessage(error, status);
   let message = `${context.baseUrl} answered ${status}: ${vendorWords}`;
@@ -101,6 +116,7 @@ function fromStatus(error: APIError, status: number, context: OpenAIErrorContext
     status,
     retryable,
     contextLength: isOpenAIContextLengthError(status, error.code, vendorWords),
+    toolsUnsupported: isOpenAINoToolsError(status, vendorWords),
     cause: error,
     retryAfterMs,
   });

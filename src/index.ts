@@ -110,6 +110,8 @@ export {
   type ToolSearchSetting,
 } from './context/tool-catalog.js';
 export { TOOL_SEARCH_NAME } from './context/tool-search.js';
+export type { PromptedReason, ToolCalling, ToolCallingSetting } from './core/tool-calling/calling-mode.js';
+export { parseTextCalls, type TextCall } from './core/tool-calling/text-calls.js';
 export { SKILL_TOOL_NAME } from './mcp/skills/skill-tool.js';
 export type { SkillAnswer, SkillLibrary, SkillSource, SkillSummary } from './mcp/skills/skill-library.js';
 export type { ServerDefinition } from './mcp/definition.js';

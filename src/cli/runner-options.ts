@@ -45,6 +45,7 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
       systemPrompt: inputs.systemPrompt,
       maxSteps: options.maxSteps,
       agent: options.agent,
+      toolCalling: options.toolCalling,
       providerUrl: options.providerUrl,
       providerApiKey: options.providerApiKey,
     }),

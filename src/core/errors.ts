@@ -40,6 +40,8 @@ export interface ProviderErrorDetails {
   readonly contextLength?: boolean;
   /** The model the server does not have (Ollama: not pulled); the chat offers to fetch it. */
   readonly missingModel?: string;
+  /** True when the vendor refused the request because the model takes no tools (Ollama: "does not support tools"). */
+  readonly toolsUnsupported?: boolean;
   /** The underlying error. */
   readonly cause?: unknown;
 }
@@ -61,6 +63,8 @@ export class ProviderError extends McpHostError {
   readonly contextLength: boolean;
   /** The model the server does not have, when that is why the call failed (Ollama: not pulled). */
   readonly missingModel: string | undefined;
+  /** The vendor refused the request because the model takes no tools; `toolCalling: auto` turns to the prompt. */
+  readonly toolsUnsupported: boolean;
   constructor(provider: string, message: string, details: ProviderErrorDetails) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.provider = provider;
@@ -69,6 +73,7 @@ export class ProviderError extends McpHostError {
     this.retryAfterMs = details.retryAfterMs;
     this.contextLength = details.contextLength ?? false;
     this.missingModel = details.missingModel;
+    this.toolsUnsupported = details.toolsUnsupported ?? false;
   }
 }
 

@@ -1,5 +1,6 @@
 /** What a run reports while it happens, for the CLI, `runner.stream()` and `onEvent` callbacks. */
 import type { ToolMode } from '../context/tool-catalog.js';
+import type { ToolCalling } from './tool-calling/calling-mode.js';
 import type { ProviderError } from './errors.js';
 import type { FinishReason, Message, ToolCallBlock, ToolResultBlock, Usage } from './types.js';
 
@@ -94,7 +95,12 @@ export type RunnerEvent =
    * loaded so far (past the vendor's cap or a share of the window). Sent at a run's first step and
    * whenever the mode changes.
    */
-  | { readonly type: 'tool-mode'; readonly mode: ToolMode }
+  | {
+      readonly type: 'tool-mode';
+      readonly mode: ToolMode;
+      /** How the model calls tools, when not natively: by prompt (and why), or not at all (`toolCalling`). */
+      readonly calling?: Exclude<ToolCalling, { kind: 'native' }>;
+    }
   /**
    * An event of a subagent's run (src/agents), started by this run's tool call `toolCallId`. A
    * child that delegates in turn wraps its own child's events once more, so the nesting of the

@@ -5,6 +5,7 @@
 import type { ContextOptions } from '../context/context-budget.js';
 import type { RunResult, RunnerEvent } from './events.js';
 import type { RetryPolicy, Sleep } from './retry.js';
+import type { ToolCallingSetting } from './tool-calling/calling-mode.js';
 import type {
   GenerationSettings,
   JsonSchemaObject,
@@ -33,6 +34,11 @@ export interface RunnerOptions {
   readonly markToolOutput?: boolean;
   /** Model calls per run; default {@link DEFAULT_MAX_STEPS}. */
   readonly maxSteps?: number;
+  /**
+   * How the model calls tools: `auto` (the default: native where the model takes tools, else by
+   * prompt), `native`, `prompt` or `none` (no tools at all). docs/local-models.md.
+   */
+  readonly toolCalling?: ToolCallingSetting;
   /** Sampling settings for every model call. */
   readonly settings?: GenerationSettings;
   /** The default {@link RunOptions.outputSchema} of every run. */

@@ -30,6 +30,10 @@ import {
   type OutputSchema,
 } from './structured-output.js';
 import { runToolCalls } from './tool-execution.js';
+import { ToolCallingChoice, type ToolCalling } from './tool-calling/calling-mode.js';
+import { callAsChosen, type CallingOptions } from './tool-calling/calling-model.js';
+import { TextCallHold } from './tool-calling/text-call-hold.js';
+import { ToolStepState } from './tool-calling/tool-step.js';
 import type { ChatRequest, Message, Provider, ToolHost, ToolSpec, UserContent } from './types.js';
 import { EventQueue } from '../util/event-queue.js';
 import { definedProperties } from '../util/defined-properties.js';
@@ -60,6 +64,7 @@ export class Runner {
   #closed: Promise<void> | undefined;
   readonly #context: ContextBudget;
   readonly #toolCatalog: ToolCatalog;
+  readonly #toolCalling: ToolCallingChoice;
 
   constructor(options: RunnerOptions) {
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
@@ -70,6 +75,7 @@ export class Runner {
     this.#provider = options.provider;
     this.#messages = [...(options.history ?? [])];
     this.#context = new ContextBudget(options.context);
+    this.#toolCalling = new ToolCallingChoice(options.toolCalling);
     this.#toolCatalog = new ToolCatalog({
       ...definedProperties({ setting: options.context?.toolSearch, searchAt: options.context?.toolSearchAt }),
       history: this.#messages,
@@ -201,19 +207,18 @@ export class Runner {
     await this.#append(promptMessage);
     const toolCalls: ToolCallRecord[] = [];
     let usage = ZERO_USAGE;
-    let lastMode: ToolMode | undefined;
+    const toolStep = new ToolStepState();
     try {
       for (let step = 1; step <= maxSteps; step++) {
         throwIfCancelled(signal);
         const tools = await this.#stepTools();
         emit({ type: 'step-start', step });
-        if (tools !== undefined && !sameMode(lastMode, tools.mode)) {
-          emit({ type: 'tool-mode', mode: tools.mode });
-          lastMode = tools.mode;
-        }
-        // After a refused answer the model was done with tools: ask for the answer alone.
-        const offered = followUp === undefined ? (tools?.offered ?? []) : [];
-        const reply = await this.#callModelWithinWindow(offered, emit, signal, output);
+        const calling = tools === undefined ? undefined : await this.#toolCalling.decide(this.#provider);
+        const offered = toolStep.start(emit, tools, calling, followUp !== undefined);
+        const hold = new TextCallHold(emit, offered.length > 0); // a call written as text is not shown
+        const switched = { calling, switched: (next: ToolCalling) => toolStep.report(emit, tools, next) };
+        const replied = await this.#callModelWithinWindow(offered, hold.emit, signal, output, switched);
+        const reply = hold.settle(replied, offered);
         // A compaction replaced the history: the run's own messages start at its prompt, if kept.
         if (this.#messages[historyBefore] !== promptMessage)
           historyBefore = this.#messages.indexOf(promptMessage);
@@ -251,9 +256,10 @@ export class Runner {
           emit({ type: 'done', result });
           return result;
         }
+        const refused = await toolStep.refused(checked, offered, tools?.callable ?? new Set());
         const records = await runToolCalls(checked.toolCalls, {
           host: tools?.host,
-          refused: checked.refused,
+          refused,
           offered: tools?.callable ?? new Set(),
           signal,
           emit,
@@ -298,7 +304,8 @@ export class Runner {
     tools: readonly ToolSpec[],
     emit: (event: RunnerEvent) => void,
     signal: AbortSignal | undefined,
-    output?: OutputSchema,
+    output: OutputSchema | undefined,
+    calling: CallingOptions,
   ): Promise<Awaited<ReturnType<typeof callModel>>> {
     const settings = this.#options.settings ?? {};
     const system = [this.#options.systemPrompt, output?.instruction].filter((part) => part !== undefined);
@@ -314,16 +321,23 @@ export class Runner {
       await this.#compact('threshold', emit, signal);
     }
     let sent = request();
+    let provider = this.#provider;
     let reply;
     try {
-      reply = await callModel(this.#provider, this.#marked(sent), emit, this.#retryOptions());
+      ({ reply, provider } = await callAsChosen({
+        provider,
+        choice: this.#toolCalling,
+        calling,
+        withTools: tools.length > 0,
+        call: (chosen) => callModel(chosen, this.#marked(sent), emit, this.#retryOptions()),
+      }));
     } catch (error) {
       if (!(error instanceof ProviderError && error.contextLength && this.#context.autoCompact)) throw error;
       // The window figure was too generous: what was refused is the new upper bound.
       await this.#context.windowBelow(this.#provider, this.#context.meter.lastMeasure);
       if ((await this.#compact('context-length', emit, signal)) === undefined) throw error;
       sent = request();
-      reply = await callModel(this.#provider, this.#marked(sent), emit, this.#retryOptions());
+      reply = await callModel(provider, this.#marked(sent), emit, this.#retryOptions());
     }
     if (reply.usage !== undefined) {
       this.#context.observe(sent.messages, reply.usage.inputTokens, reply.usage.outputTokens);
@@ -383,10 +397,4 @@ export class Runner {
 
 function throwIfCancelled(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new AbortedError();
-}
-
-/** Same kind and reason: the mode is reported again only when it changes (or at a run's start). */
-function sameMode(before: ToolMode | undefined, now: ToolMode): boolean {
-  if (before === undefined || before.kind !== now.kind) return false;
-  return before.kind === 'all' || (now.kind === 'search' && before.reason === now.reason);
 }

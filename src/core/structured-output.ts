@@ -180,7 +180,7 @@ function schemaName(schema: JsonSchemaObject): string {
 }
 
 /** ajv for the schema's dialect: 2020-12 and 2019-09 have their own classes; draft-07 otherwise. */
-async function validatorFor(schema: JsonSchemaObject): Promise<Validator> {
+export async function validatorFor(schema: JsonSchemaObject): Promise<Validator> {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
   const { default: addFormats } = await import('ajv-formats');
   const options = { allErrors: true, strict: false } as const;

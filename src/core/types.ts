@@ -236,6 +236,12 @@ export interface Provider {
    */
   contextWindow?(): Promise<number | undefined>;
   /**
+   * Whether the model takes tools natively, for a provider that can ask (Ollama's `/api/show`
+   * capabilities). `false` makes `toolCalling: auto` call tools by prompt; `undefined` or absent:
+   * unknown, tried natively (a vendor's refusal then turns to the prompt).
+   */
+  supportsTools?(): Promise<boolean | undefined>;
+  /**
    * Releases what the provider holds (the embedded model's memory). Optional: providers over HTTP
    * hold nothing. Called once when the runner closes, or when `/model` replaces the provider.
    */

@@ -190,6 +190,7 @@ export function assembleAroundPool(
     userSystemPrompt: context.userSystemPrompt,
     ...definedProperties({
       maxSteps,
+      toolCalling: options.toolCalling ?? config.toolCalling,
       outputSchema: options.outputSchema ?? context.direct?.outputSchema,
       history: options.history,
       onHistoryChange: options.onHistoryChange,

@@ -15,6 +15,7 @@ import type { ServerDefinition } from '../mcp/definition.js';
 import type { UserQuestions } from '../core/questions.js';
 import type { HostEventListener } from './host-event.js';
 import type { GenerationSettings, JsonSchemaObject, Message } from '../core/types.js';
+import type { ToolCallingSetting } from '../core/tool-calling/calling-mode.js';
 
 /**
  * Options of {@link createRunner}. Explicit options win over the config file.
@@ -37,6 +38,8 @@ export interface CreateRunnerOptions {
   readonly systemPrompt?: string;
   /** Model calls per run before giving up (default 20). */
   readonly maxSteps?: number;
+  /** How the model calls tools (default the config's `toolCalling`, else `auto`; docs/local-models.md). */
+  readonly toolCalling?: ToolCallingSetting;
   /**
    * Every run's answer must be JSON valid against this JSON Schema (`RunResult.structured`), unless
    * the run gives its own (`run(prompt, { outputSchema })`). See docs/structured-output.md.

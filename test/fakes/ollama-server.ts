@@ -5,10 +5,12 @@
  * that a real Ollama would refuse get its status and `{"error": "…"}` body (see ollama-validation.ts).
  */
 import { countFakeTokens } from './context-limit.js';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startLoopbackServer } from '../support/loopback.js';
 import { normalizeModelName, validateChatBody, type FakeChatRequest } from './ollama-validation.js';
+import { schemaProblem } from './structured-answer.js';
+import { finalLine, readBody, sendText, textLine } from './ollama-lines.js';
 import {
   answerDelete,
   answerPs,
@@ -62,7 +64,14 @@ export type FakeOllamaReply =
   /** Closes the connection without answering (a transient network failure for the client). */
   | { readonly type: 'hang-up' }
   /** A 200 answer whose body is exactly `body` (for malformed streams). */
-  | { readonly type: 'raw'; readonly body: string; readonly contentType?: string };
+  | { readonly type: 'raw'; readonly body: string; readonly contentType?: string }
+  /**
+   * Structured output: `value` (or what `choose` makes of the request's `format`), streamed as JSON
+   * text in small pieces, as a model under Ollama's grammar writes it. The request must carry a
+   * `format` schema and `value` must be valid against it (ajv), else the fake answers 500 with the
+   * problems, so a test cannot pass with a schema that would refuse the model's answer.
+   */
+  | { readonly type: 'format'; readonly value: unknown };
 
 /** A script entry: a reply, or a function of the (valid) request giving one. */
 export type FakeOllamaScriptItem =
@@ -111,6 +120,11 @@ export interface FakeOllamaOptions {
   readonly library?: readonly string[];
   /** Pause between a pull's progress lines (for a test that watches the progress bar). */
   readonly pullDelayMs?: number;
+  /**
+   * Models without the `tools` capability (Gemma 3, DeepSeek-R1…): `/api/show` lists no `tools`,
+   * and a chat that carries tools gets Ollama's 400 "<model> does not support tools".
+   */
+  readonly withoutTools?: readonly string[];
 }
 
 export interface FakeOllama {
@@ -144,6 +158,11 @@ export function toolCallReply(...calls: ReadonlyArray<readonly [string, unknown]
   return { type: 'answer', toolCalls: calls.map(([name, input]) => ({ name, arguments: input })) };
 }
 
+/** A structured answer: `value` as JSON, checked against the request's `format`. */
+export function formatReply(value: unknown): FakeOllamaReply {
+  return { type: 'format', value };
+}
+
 /** An HTTP error with Ollama's JSON body. */
 export function errorReply(status: number, error: string): FakeOllamaReply {
   return { type: 'error', status, error };
@@ -159,6 +178,7 @@ export async function startFakeOllama(
   const truncatedChats: number[] = [];
   const models = options.models ?? FAKE_OLLAMA_MODELS;
   const installed = new Set(models.map(normalizeModelName));
+  const withoutTools = new Set((options.withoutTools ?? []).map(normalizeModelName));
   const library = new Set((options.library ?? FAKE_OLLAMA_LIBRARY).map(normalizeModelName));
   /** Models a chat has used, as `/api/ps` lists them. */
   const loaded = new Set<string>();
@@ -181,6 +201,12 @@ export async function startFakeOllama(
       return;
     }
     const chat = validation.request;
+    if (withoutTools.has(normalizeModelName(chat.model)) && (chat.tools?.length ?? 0) > 0) {
+      // Ollama's words, with the model's full name as it gives it.
+      const full = normalizeModelName(chat.model);
+      sendJson(response, 400, { error: `registry.ollama.ai/library/${full} does not support tools` });
+      return;
+    }
     if (chat.messages.length === 0) {
       // Ollama treats a chat without messages as "load the model" and answers at once.
       sendJson(response, 200, finalLine(chat.model, 'load', 0, 0));
@@ -242,7 +268,7 @@ export async function startFakeOllama(
         'general.architecture': 'llama',
         'llama.context_length': options.trainedContextLength ?? 131_072,
       },
-      capabilities: ['completion', 'tools'],
+      capabilities: withoutTools.has(normalizeModelName(name)) ? ['completion'] : ['completion', 'tools'],
     });
   }
 
@@ -301,6 +327,17 @@ async function answerChat(
       return;
     case 'answer':
       return sendAnswer(response, chat, reply);
+    case 'format': {
+      const problem = await schemaProblem(chat.format, reply.value, 'format');
+      if (problem !== undefined) {
+        sendJson(response, 500, { error: `fake ollama: ${problem}` });
+        return;
+      }
+      const text = JSON.stringify(reply.value);
+      // Pieces of a few characters: the client must stream the answer out of the JSON as it comes.
+      const pieces = text.match(/[\s\S]{1,7}/g) ?? [];
+      return sendAnswer(response, chat, { type: 'answer', text: pieces });
+    }
     default: {
       const unexpected: never = reply;
       throw new TypeError(`unknown fake reply ${JSON.stringify(unexpected)}`);
@@ -351,50 +388,4 @@ async function sendAnswer(
     if (!response.destroyed) writeLine(response, textLine(chat.model, text));
   }
   response.end();
-}
-
-function textLine(model: string, content: string): Record<string, unknown> {
-  return {
-    model,
-    created_at: new Date().toISOString(),
-    message: { role: 'assistant', content },
-    done: false,
-  };
-}
-
-function finalLine(
-  model: string,
-  doneReason: string,
-  promptEvalCount: number,
-  evalCount: number,
-): Record<string, unknown> {
-  return {
-    model,
-    created_at: new Date().toISOString(),
-    message: { role: 'assistant', content: '' },
-    done: true,
-    done_reason: doneReason,
-    total_duration: 1_000_000,
-    load_duration: 100_000,
-    // Like Ollama, counts of zero are left out (a fully cached prompt has no prompt_eval_count).
-    ...(promptEvalCount > 0 ? { prompt_eval_count: promptEvalCount, prompt_eval_duration: 200_000 } : {}),
-    ...(evalCount > 0 ? { eval_count: evalCount, eval_duration: 700_000 } : {}),
-  };
-}
-
-function sendText(response: ServerResponse, status: number, text: string): void {
-  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
-  response.end(text);
-}
-
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }

@@ -6,9 +6,11 @@
  * error bodies what the real API rejects (see openai-validation.ts).
  */
 import { countFakeTokens } from './context-limit.js';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { readJsonBody, startLoopbackServer } from '../support/loopback.js';
 import { validateChatRequest, type OpenAIWireError } from './openai-validation.js';
+import { checkAuthorization, responseFormatProblem } from './structured-answer.js';
+import { fragments, toolCallDeltas } from './openai-deltas.js';
 
 /** A tool call the fake model makes; `arguments` is sent as is (it may be invalid JSON on purpose). */
 export interface FakeToolCall {
@@ -68,7 +70,12 @@ export type FakeOpenAIReply =
    * Streams `text`, then closes the connection cleanly, with no finish_reason and no `[DONE]`: a
    * proxy or server that gave up mid-answer. The HTTP response itself ends normally.
    */
-  | { readonly type: 'cut'; readonly text: string };
+  | { readonly type: 'cut'; readonly text: string }
+  /**
+   * Structured output: `value` streamed as JSON text. The request must carry a `json_schema`
+   * `response_format` whose schema `value` is valid against (ajv), else a 500 names the problems.
+   */
+  | { readonly type: 'json'; readonly value: unknown };
 
 /** A request as the fake received it. */
 export interface RecordedOpenAIRequest {
@@ -93,6 +100,11 @@ export interface FakeOpenAIOptions {
   readonly contextLimitTokens?: number;
   /** The longest tool description taken: OpenAI's 1024 by default; null for a server with no limit. */
   readonly maxDescriptionLength?: number | null;
+  /**
+   * A server that takes no tools for this model: any request with `tools` gets a 400 with this
+   * message (vLLM without a tool parser, llama.cpp's server without `--jinja`, Ollama's /v1).
+   */
+  readonly rejectTools?: string;
 }
 
 export interface FakeOpenAI {
@@ -102,9 +114,6 @@ export interface FakeOpenAI {
   readonly requests: RecordedOpenAIRequest[];
   close(): Promise<void>;
 }
-
-/** How many characters of text or arguments go in one chunk: small, so that assembly is exercised. */
-const FRAGMENT_LENGTH = 7;
 
 /** Starts the fake on a loopback port. */
 export async function startFakeOpenAI(
@@ -161,6 +170,17 @@ export async function startFakeOpenAI(
       sendError(response, problem);
       return;
     }
+    const tools = (body as { tools?: unknown }).tools;
+    if (options.rejectTools !== undefined && Array.isArray(tools) && tools.length > 0) {
+      sendError(response, {
+        status: 400,
+        message: options.rejectTools,
+        type: 'BadRequestError',
+        param: null,
+        code: null,
+      });
+      return;
+    }
     const tokens = countFakeTokens(body);
     if (options.contextLimitTokens !== undefined && tokens > options.contextLimitTokens) {
       sendError(response, {
@@ -172,36 +192,21 @@ export async function startFakeOpenAI(
       });
       return;
     }
-    reply(response, request.body, nextReply(request));
+    const scripted = nextReply(request);
+    if (scripted.type === 'json') {
+      const problem = await responseFormatProblem(request.body, scripted.value);
+      reply(
+        response,
+        request.body,
+        problem === undefined
+          ? { type: 'text', text: JSON.stringify(scripted.value) }
+          : { type: 'error', status: 500, message: `fake OpenAI: ${problem}` },
+      );
+      return;
+    }
+    reply(response, request.body, scripted);
   });
   return { url: `${server.url}/v1`, requests, close: () => server.close() };
-}
-
-function checkAuthorization(
-  incoming: IncomingMessage,
-  apiKey: string | undefined,
-): OpenAIWireError | undefined {
-  if (apiKey === undefined) return undefined;
-  const header = incoming.headers.authorization;
-  if (header === undefined || !header.startsWith('Bearer ')) {
-    return {
-      status: 401,
-      message:
-        "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY). You can obtain an API key from https://platform.openai.com/account/api-keys.",
-      type: 'invalid_request_error',
-      param: null,
-      code: null,
-    };
-  }
-  const given = header.slice('Bearer '.length);
-  if (given === apiKey) return undefined;
-  return {
-    status: 401,
-    message: `Incorrect API key provided: ${given.slice(0, 3)}***${given.slice(-4)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
-    type: 'invalid_request_error',
-    param: null,
-    code: 'invalid_api_key',
-  };
 }
 
 function sendError(
@@ -315,41 +320,13 @@ function reply(response: ServerResponse, body: Record<string, unknown>, scripted
       for (const piece of fragments(scripted.text)) send(chunk({ content: piece }));
       response.end();
       return;
+    case 'json':
+      throw new Error('fake OpenAI: a json reply is checked and turned to text before reply()');
     default: {
       const unexpected: never = scripted;
       throw new Error(`unknown reply ${JSON.stringify(unexpected)}`);
     }
   }
-}
-
-/** Splits text into small pieces (at least one piece for non-empty text). */
-function fragments(text: string): string[] {
-  const pieces: string[] = [];
-  for (let start = 0; start < text.length; start += FRAGMENT_LENGTH)
-    pieces.push(text.slice(start, start + FRAGMENT_LENGTH));
-  return pieces;
-}
-
-/**
- * Tool-call deltas: first every call's opening fragment (index, id, name, empty arguments), then
- * argument fragments round-robin across calls, so parallel calls interleave.
- */
-function toolCallDeltas(calls: readonly FakeToolCall[]): Array<Record<string, unknown>> {
-  const deltas: Array<Record<string, unknown>> = calls.map((call, index) => ({
-    index,
-    id: call.id,
-    type: 'function',
-    function: { name: call.name, arguments: '' },
-  }));
-  const pieces = calls.map((call) => fragments(call.arguments));
-  const longest = Math.max(0, ...pieces.map((list) => list.length));
-  for (let round = 0; round < longest; round++) {
-    for (const [index, list] of pieces.entries()) {
-      const piece = list[round];
-      if (piece !== undefined) deltas.push({ index, function: { arguments: piece } });
-    }
-  }
-  return deltas;
 }
 
 function defaultUsage(output: string): FakeUsage {

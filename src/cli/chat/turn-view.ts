@@ -24,7 +24,7 @@ import {
 } from './tool-lines.js';
 import { formatCount, UsageTotals } from './usage.js';
 import type { ContextUsage } from '../../context/context-budget.js';
-import { compactionNotice, toolModeNotice, toolSearchNotice } from '../output/text.js';
+import { compactionNotice, toolCallingNotice, toolModeNotice, toolSearchNotice } from '../output/text.js';
 import type { ToolMode } from '../../context/tool-catalog.js';
 import { contextLine } from './listings.js';
 import { definedProperties } from '../../util/defined-properties.js';
@@ -36,6 +36,8 @@ export interface TextSink {
 /** A line shown once and again only when it changes (the tool-search line), shared by the turns. */
 export interface ShownLine {
   text: string | undefined;
+  /** The tool-calling line last shown (prompted or none), said again only when it changes. */
+  calling?: string | undefined;
 }
 
 export interface TurnViewOptions {
@@ -144,6 +146,7 @@ export class TurnView {
         return;
       case 'tool-mode':
         this.#showToolMode(event.mode);
+        this.#showToolCalling(event.calling);
         return;
       case 'agent-event': {
         // A child's calls, indented under the agent call that runs it; its tokens count in /usage.
@@ -262,6 +265,14 @@ export class TurnView {
     } else if (line !== undefined && changed) {
       this.#print(`${this.#style.yellow(line)}\n`, 'stderr');
     }
+  }
+
+  #showToolCalling(calling: Extract<RunnerEvent, { type: 'tool-mode' }>['calling']): void {
+    const shown = this.#options.toolSearchShown ?? { text: undefined };
+    const line = calling === undefined ? undefined : toolCallingNotice(calling);
+    if (line === undefined || line === shown.calling) return;
+    shown.calling = line;
+    this.#print(`${this.#style.yellow(line)}\n`, 'stderr');
   }
 
   #close(end: 'render' | 'raw'): void {

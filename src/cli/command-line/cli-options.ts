@@ -5,6 +5,7 @@
 import { parseBuiltinNames, type BuiltinServerName } from '../../builtin/names.js';
 import type { ToolSearchSetting } from '../../context/tool-catalog.js';
 import { ConfigError } from '../../core/errors.js';
+import { TOOL_CALLING_SETTINGS, type ToolCallingSetting } from '../../core/tool-calling/calling-mode.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../output/schema.js';
 import { INJECTION_POLICIES } from '../../safety/injection-policy.js';
 import type { UntrustedContentOptions } from '../../safety/untrusted-content.js';
@@ -27,6 +28,8 @@ export interface CliOptions {
   readonly contextWindow?: number;
   /** `--tool-search auto|always|never`: when the model gets the tool search instead of every definition. */
   readonly toolSearch?: ToolSearchSetting;
+  /** `--tool-calling auto|native|prompt|none`: how the model calls tools. */
+  readonly toolCalling?: ToolCallingSetting;
   readonly temperature?: number;
   readonly topP?: number;
   readonly topK?: number;
@@ -138,6 +141,7 @@ export function toCliOptions(values: ParsedValues, script: ScriptCommand | undef
       maxTokens: positiveInteger('--max-tokens', number('max-tokens')),
       contextWindow: positiveInteger('--context-window', number('context-window')),
       toolSearch: toolSearchSetting(text('tool-search')),
+      toolCalling: toolCallingSetting(text('tool-calling')),
       temperature: numberInRange('--temperature', number('temperature'), 0, Infinity),
       topP: numberInRange('--top-p', number('top-p'), 0, 1),
       topK: positiveInteger('--top-k', number('top-k')),
@@ -194,6 +198,15 @@ function untrustedContent(
 
 function builtinNames(values: readonly string[] | undefined): BuiltinServerName[] | undefined {
   return values === undefined ? undefined : parseBuiltinNames(values);
+}
+
+function toolCallingSetting(value: string | undefined): ToolCallingSetting | undefined {
+  if (value === undefined) return undefined;
+  const known = TOOL_CALLING_SETTINGS.find((setting) => setting === value);
+  if (known === undefined) {
+    throw new ConfigError('--tool-calling', `"${value}" is not one of ${TOOL_CALLING_SETTINGS.join(', ')}`);
+  }
+  return known;
 }
 
 const TOOL_SEARCH_SETTINGS: readonly ToolSearchSetting[] = ['auto', 'always', 'never'];

@@ -145,6 +145,13 @@ export const CHAT_FLAGS: readonly FlagSpec[] = [
     describe:
       "send a tool-search tool instead of every tool definition: auto (default: only past the vendor's limit or a share of a known window), always or never",
   },
+  {
+    name: 'tool-calling',
+    kind: 'string',
+    value: 'HOW',
+    describe:
+      'how the model calls tools: auto (default: native where the model takes tools, else by prompt), native, prompt or none (no tools)',
+  },
   { name: 'temperature', kind: 'number', value: 'X', describe: 'sampling temperature' },
   { name: 'top-p', kind: 'number', value: 'X', describe: 'nucleus sampling' },
   { name: 'top-k', kind: 'number', value: 'N', describe: 'top-k sampling' },

@@ -18,7 +18,13 @@ import {
   type ToolAddress,
 } from './records.js';
 import type { KnownDetails, Reporter, RunContext } from './reporter-contract.js';
-import { compactionNotice, retryNotice, toolModeNotice, toolSearchNotice } from './text.js';
+import {
+  compactionNotice,
+  retryNotice,
+  toolCallingNotice,
+  toolModeNotice,
+  toolSearchNotice,
+} from './text.js';
 import type { JsonResult, JsonServer, StreamEvent } from './schema.js';
 import { definedProperties } from '../../util/defined-properties.js';
 
@@ -115,6 +121,7 @@ export class JsonReporter implements Reporter {
     if (event.type === 'tool-mode') {
       if (this.options.debug) this.note(toolModeNotice(event.mode));
       else if (event.mode.kind === 'search') this.note(toolSearchNotice(event.mode));
+      if (event.calling !== undefined) this.note(toolCallingNotice(event.calling));
     }
   }
 

@@ -6,6 +6,7 @@
 import { oneLine } from '../chat/sanitize.js';
 import type { RunResult, RunnerEvent } from '../../core/events.js';
 import type { ToolMode } from '../../context/tool-catalog.js';
+import type { ToolCalling } from '../../core/tool-calling/calling-mode.js';
 import { TOOL_SEARCH_NAME } from '../../context/tool-search.js';
 import { describeToolCall, describeToolResult, type ToolOrigin } from '../activity.js';
 import { describeError, type ExitCodeValue } from '../exit-codes.js';
@@ -55,6 +56,33 @@ export function compactionNotice(event: Extract<RunnerEvent, { type: 'compaction
     `compacted the conversation (${why}): ${event.replacedMessages} older messages summarized, ` +
     `about ${formatTokens(event.tokensBefore)} → ${formatTokens(event.tokensAfter)} tokens`
   );
+}
+
+/**
+ * The one line that says tools are called by prompt (and why, and how to turn it off) or not at
+ * all (issue 41); the chat and `-p` show it on stderr once, and again only when it changes.
+ */
+export function toolCallingNotice(calling: Exclude<ToolCalling, { kind: 'native' }>): string {
+  switch (calling.kind) {
+    case 'none':
+      return 'tool calling off (toolCalling "none"): a plain conversation, the model gets no tools and no call is run';
+    case 'prompt': {
+      const why =
+        calling.reason === 'configured'
+          ? 'toolCalling is "prompt"'
+          : calling.reason === 'model-lacks-tools'
+            ? `${calling.model} has no native tool calling`
+            : `the server refused tools for ${calling.model} (${calling.detail ?? 'no details'})`;
+      return (
+        `prompted tool calling on: ${why}, so the tools are described in the prompt and each answer is held ` +
+        'to a call or a reply; --tool-calling native or none turns it off'
+      );
+    }
+    default: {
+      const unexpected: never = calling;
+      throw new TypeError(`unknown tool calling ${JSON.stringify(unexpected)}`);
+    }
+  }
 }
 
 /**
@@ -139,6 +167,8 @@ export function reportEvent(
     case 'tool-mode':
       if (debug) notice(io, toolModeNotice(event.mode));
       else if (event.mode.kind === 'search') notice(io, toolSearchNotice(event.mode));
+      // The Runner says it at a run's start and when it changes: once for `-p`.
+      if (event.calling !== undefined) notice(io, toolCallingNotice(event.calling));
       return;
     case 'agent-event': {
       const line = agentProgressLine(event);
