@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ConfigError, messageOf } from '../src/core/errors.js';
 import { loadHooksFiles } from './hooks-file.js';
 import type { ConfigEnvironment, ParsedConfig } from './parse.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 import { parseConfig } from './parse.js';
 import { parseConfigText, syntaxOfPath } from './parse-text.js';
 import { describeProjectConfig, mergeProjectConfig, type ProjectConfigCandidate } from './project.js';
@@ -185,6 +186,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
 export async function readSessionPersistence(
   options: Pick<LoadConfigOptions, 'configPath' | 'homeDir' | 'env'>,
 ): Promise<boolean | undefined> {
+  return (await readEarlySettings(options)).sessionPersistence;
+}
+
+/**
+ * The settings the CLI needs before a session is chosen or anything starts (`sessionPersistence`,
+ * `telemetry`), from the home config or `--config` file alone, read once.
+ */
+export async function readEarlySettings(
+  options: Pick<LoadConfigOptions, 'configPath' | 'homeDir' | 'env'>,
+): Promise<Pick<ParsedConfig, 'sessionPersistence' | 'telemetry'>> {
   const found =
     options.configPath === undefined
       ? await findConfigFile(options.homeDir)
@@ -192,8 +203,9 @@ export async function readSessionPersistence(
           path: resolve(options.configPath),
           text: (await readText(resolve(options.configPath), false)) ?? '',
         };
-  if (found === undefined) return undefined;
-  return parseFile(found.path, found.text, options.env).sessionPersistence;
+  if (found === undefined) return {};
+  const parsed = parseFile(found.path, found.text, options.env);
+  return definedProperties({ sessionPersistence: parsed.sessionPersistence, telemetry: parsed.telemetry });
 }
 
 /** The home config combined with the project config, when there is one and it is trusted. */

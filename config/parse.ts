@@ -39,6 +39,15 @@ export type ConfigSafetySettings = Pick<
  * safety settings are {@link ConfigSafetySettings} (`auditLog` as written; `loadConfig` resolves
  * it against the file's folder).
  */
+/** The `telemetry` setting (see settingsShape). */
+export interface TelemetryConfig {
+  readonly endpoint?: string;
+  readonly protocol?: 'http/protobuf' | 'http/json';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly serviceName?: string;
+  readonly captureContent?: boolean;
+}
+
 export interface ParsedConfig extends ConfigSafetySettings {
   /** The servers to start, by name, with variables expanded. Disabled servers are not here. */
   readonly servers: Readonly<Record<string, ServerDefinition>>;
@@ -80,6 +89,8 @@ export interface ParsedConfig extends ConfigSafetySettings {
   readonly toolChanges?: ToolChangePolicy;
   /** Durable workers' settings: the jobs database (home config or `--config` only). */
   readonly jobs?: { readonly database?: string };
+  /** OpenTelemetry export settings (home config or `--config` only; docs/telemetry.md). */
+  readonly telemetry?: TelemetryConfig;
 }
 
 /**
@@ -194,6 +205,7 @@ export function parseConfig(raw: unknown, source: string, env: ConfigEnvironment
       sessionPersistence: settings.sessionPersistence,
       toolChanges: settings.toolChanges,
       jobs: settings.jobs,
+      telemetry: settings.telemetry,
     }),
   };
 }

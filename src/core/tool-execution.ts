@@ -32,6 +32,8 @@ export interface ToolStepContext {
   readonly signal: AbortSignal | undefined;
   readonly emit: (event: RunnerEvent) => void;
   readonly now: () => number;
+  /** Runs the host's call of `call` (telemetry: inside the call's span). Default: as it is. */
+  readonly around?: <T>(call: ToolCallBlock, work: () => Promise<T>) => Promise<T>;
 }
 
 /** Runs all calls of a step in parallel; results come back in the order of the calls. */
@@ -88,7 +90,12 @@ async function runOne(call: ToolCallBlock, context: ToolStepContext): Promise<To
   }
   if (context.signal?.aborted === true) return cancelled(call);
   try {
-    return await raceAbort(context.host.call(call, context.signal), call, context.signal);
+    const host = context.host;
+    const pending =
+      context.around === undefined
+        ? host.call(call, context.signal)
+        : context.around(call, () => host.call(call, context.signal));
+    return await raceAbort(pending, call, context.signal);
   } catch (error) {
     // Hosts should not throw for tool failures, but a bug in one must not break the conversation.
     const reason = messageOf(error);

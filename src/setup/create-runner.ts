@@ -35,6 +35,7 @@ import {
   type RunnerAroundPool,
 } from './runner-around-pool.js';
 import { definedProperties } from '../util/defined-properties.js';
+import { runnerTelemetry } from './telemetry.js';
 
 export type { McpRunner } from './mcp-runner.js';
 
@@ -123,6 +124,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   // audit log) runs while they do: a server behind `npx` may take seconds to answer, and nothing
   // here needs it. A set-up failure (a missing API key, an unreadable prompt file) cancels the start.
   const setUpFailed = new AbortController();
+  // Spans only when the program registered a provider; the servers' requests carry its context.
+  const telemetry = await runnerTelemetry(options.telemetry, env);
   const poolStart = McpPool.start({
     configureClient: configureClientFor(
       serverFeatures({
@@ -140,7 +143,11 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     onListChanged: (server, list) => {
       offeringsChanges.announce({ type: 'list-changed', server, list });
     },
-    ...definedProperties({ serverLogLevel: options.serverLogLevel, onProgress: notices.toolProgress }),
+    ...definedProperties({
+      serverLogLevel: options.serverLogLevel,
+      onProgress: notices.toolProgress,
+      traceContext: telemetry?.telemetry.traceContext,
+    }),
     servers: config.servers,
     env,
     clientInfo: { name: 'mcphost', version: packageVersion() },
@@ -203,6 +210,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   }
   const systemPrompt = withUntrustedContentClause(userSystemPrompt, safety);
   const pool = await poolStart;
+  telemetry?.setPool(pool);
   try {
     aroundPool = assembleAroundPool(pool, parts, {
       options,
@@ -221,6 +229,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       safety,
       roots,
       sessionId,
+      ...definedProperties({ telemetry: telemetry?.telemetry }),
     });
     return { runner: aroundPool.runner, config, modelString };
   } catch (error) {

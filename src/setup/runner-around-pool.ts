@@ -22,6 +22,7 @@ import type { CreateRunnerOptions } from './runner-options.js';
 import { contentScreenFor, marksToolOutput, serverIdentity, toolOutputFolderFor } from './safety-settings.js';
 import { skillsFor } from './skills.js';
 import { definedProperties } from '../util/defined-properties.js';
+import type { Telemetry } from '../telemetry/run-telemetry.js';
 
 /** The modules that build the runner around the pool. */
 export interface AssemblyParts {
@@ -53,6 +54,8 @@ export interface AroundPoolContext {
   readonly roots: ServerRoots;
   /** Made before the servers start: hooks, audit lines and sampling requests carry it. */
   readonly sessionId: string;
+  /** The OpenTelemetry listener, when the program registered a provider (setup/telemetry.ts). */
+  readonly telemetry?: Telemetry;
 }
 
 /** The runner, and what sampling runs on and under (see serverFeatures' `samplingHost`). */
@@ -106,7 +109,11 @@ export function assembleAroundPool(
       cwd: context.projectDir,
     },
     env,
-    ...definedProperties({ onWarning: notices.warning, onToolChange: notices.toolChange }),
+    ...definedProperties({
+      onWarning: notices.warning,
+      onToolChange: notices.toolChange,
+      traceEnvironment: context.telemetry?.traceEnvironment,
+    }),
     questionQueue: context.questionQueue,
   });
   const guard: GuardedToolHost = safety.guard;
@@ -142,6 +149,7 @@ export function assembleAroundPool(
       onHistoryChange: options.onHistoryChange,
     }),
     context: { ...config.context, ...options.context },
+    ...definedProperties({ observer: context.telemetry?.observer }),
   });
   const sampling: SamplingHost = {
     // The runner's current provider: `/model` may replace the first.
