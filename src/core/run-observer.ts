@@ -4,7 +4,6 @@
  * OpenTelemetry; src/telemetry implements this with `@opentelemetry/api`.
  */
 import type { RunResult, RunnerEvent } from './events.js';
-import type { RunOptions } from './runner-contract.js';
 import type { GenerationSettings, Provider, ToolCallBlock } from './types.js';
 
 /** What an observer is told when a run starts. */
@@ -36,16 +35,16 @@ export interface RunObserver {
 }
 
 /** Runs `work` inside the observation: events pass by it first, and it hears how the run ended. */
-export function observeRun(
+export function observeRun<Options extends { readonly onEvent?: (event: RunnerEvent) => void }>(
   observer: RunObserver | undefined,
   run: ObservedRun,
-  options: RunOptions,
-  work: (observed: RunOptions, observation?: RunObservation) => Promise<RunResult>,
+  options: Options,
+  work: (observed: Options, observation?: RunObservation) => Promise<RunResult>,
 ): Promise<RunResult> {
   if (observer === undefined) return work(options);
   const observation = observer.startRun(run);
   const onEvent = options.onEvent;
-  const observed: RunOptions = {
+  const observed: Options = {
     ...options,
     onEvent: (event) => {
       observation.event(event);
