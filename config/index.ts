@@ -3,8 +3,14 @@
  * {@link ServerDefinition} for the MCP pool. The accepted format is described in docs/configuration.md.
  */
 export type { LoadConfigOptions, LoadedConfig } from './load.js';
-export { CONFIG_FILE_NAMES, findConfigFile, loadConfig, readSessionPersistence } from './load.js';
-export type { ConfigEnvironment, ConfigSafetySettings, ParsedConfig } from './parse.js';
+export {
+  CONFIG_FILE_NAMES,
+  findConfigFile,
+  loadConfig,
+  readEarlySettings,
+  readSessionPersistence,
+} from './load.js';
+export type { ConfigEnvironment, ConfigSafetySettings, ParsedConfig, TelemetryConfig } from './parse.js';
 export { parseConfig } from './parse.js';
 export type { ConfigSyntax, ParsedText } from './parse-text.js';
 export { parseConfigText, syntaxOfPath } from './parse-text.js';

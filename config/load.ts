@@ -17,6 +17,7 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError, messageOf } from '../src/core/errors.js';
 import { loadHooksFiles } from './hooks-file.js';
 import type { ConfigEnvironment, ParsedConfig } from './parse.js';
+import { definedProperties } from '../src/util/defined-properties.js';
 import { parseConfig } from './parse.js';
 import { parseConfigText, syntaxOfPath } from './parse-text.js';
 import { describeProjectConfig, mergeProjectConfig, type ProjectConfigCandidate } from './project.js';
@@ -250,6 +251,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
 export async function readSessionPersistence(
   options: Pick<LoadConfigOptions, 'configPath' | 'homeDir' | 'env'>,
 ): Promise<boolean | undefined> {
+  return (await readEarlySettings(options)).sessionPersistence;
+}
+
+/**
+ * The settings the CLI needs before a session is chosen or anything starts (`sessionPersistence`,
+ * `telemetry`), from the home config or `--config` file alone, read once.
+ */
+export async function readEarlySettings(
+  options: Pick<LoadConfigOptions, 'configPath' | 'homeDir' | 'env'>,
+): Promise<Pick<ParsedConfig, 'sessionPersistence' | 'telemetry'>> {
   const found =
     options.configPath === undefined
       ? await findHomeConfigFile(options.homeDir, options.env)
@@ -257,10 +268,11 @@ export async function readSessionPersistence(
           path: resolve(options.configPath),
           text: (await readText(resolve(options.configPath), false)) ?? '',
         };
-  if (found === undefined) return undefined;
-  // Inputs are not asked for here: they are never part of this setting.
+  if (found === undefined) return {};
+  // Inputs are not asked for here: they are never part of these settings.
   const context = { env: options.env, homeDir: options.homeDir, projectDir: options.homeDir };
-  return parseFile(found.path, found.text, context).sessionPersistence;
+  const parsed = parseFile(found.path, found.text, context);
+  return definedProperties({ sessionPersistence: parsed.sessionPersistence, telemetry: parsed.telemetry });
 }
 
 /** The home config combined with the project config, when there is one and it is trusted. */

@@ -40,6 +40,15 @@ export type ConfigSafetySettings = Pick<
  * safety settings are {@link ConfigSafetySettings} (`auditLog` as written; `loadConfig` resolves
  * it against the file's folder).
  */
+/** The `telemetry` setting (see settingsShape). */
+export interface TelemetryConfig {
+  readonly endpoint?: string;
+  readonly protocol?: 'http/protobuf' | 'http/json';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly serviceName?: string;
+  readonly captureContent?: boolean;
+}
+
 export interface ParsedConfig extends ConfigSafetySettings {
   /** The servers to start, by name, with variables expanded. Disabled servers are not here. */
   readonly servers: Readonly<Record<string, ServerDefinition>>;
@@ -87,6 +96,8 @@ export interface ParsedConfig extends ConfigSafetySettings {
   readonly agents?: readonly AgentDefinition[];
   /** Agent calls of one step that run at once. */
   readonly maxParallelAgents?: number;
+  /** OpenTelemetry export settings (home config or `--config` only; docs/telemetry.md). */
+  readonly telemetry?: TelemetryConfig;
 }
 
 /**
@@ -218,6 +229,7 @@ export function parseConfig(
               agentDefinition(name, entry, { kind: 'config', path: source }),
             ),
       maxParallelAgents: settings.maxParallelAgents,
+      telemetry: settings.telemetry,
     }),
   };
 }

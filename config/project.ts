@@ -51,6 +51,8 @@ export const PROJECT_FORBIDDEN_SETTINGS = [
   'budgets',
   // Where a worker's jobs (and their recorded results) go is the user's to say.
   'jobs',
+  // Where the user's traces (and, if asked, prompts) are sent is the user's to say.
+  'telemetry',
   // A repository must not make -p answer servers' questions on the user's behalf.
   'elicitation',
   // …nor widen the folders the user's servers may work in.

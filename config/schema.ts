@@ -107,6 +107,17 @@ export const settingsShape = {
   agents: agentsSchema,
   /** Agent calls of one step that run at once (default 4). */
   maxParallelAgents: positiveInteger,
+  /**
+   * OpenTelemetry export (docs/telemetry.md), below the standard `OTEL_*` variables, which win:
+   * where to send (an OTLP/HTTP endpoint), how, and whether prompts and answers go too.
+   */
+  telemetry: z.strictObject({
+    endpoint: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).exactOptional(),
+    protocol: z.enum(['http/protobuf', 'http/json']).exactOptional(),
+    headers: z.record(z.string(), z.string()).exactOptional(),
+    serviceName: z.string().min(1).exactOptional(),
+    captureContent: z.boolean().exactOptional(),
+  }),
 } as const;
 
 /** The name of a top-level setting. */

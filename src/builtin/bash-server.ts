@@ -57,7 +57,7 @@ export function registerBashTools(server: McpServer, context: BashServerContext)
       const outcome = await runShellCommand({
         command,
         cwd,
-        env: context.env,
+        env: withTraceParent(context.env, context_.mcpReq._meta),
         timeoutMs,
         maxOutputBytes,
         killGraceMs: KILL_GRACE_MS,
@@ -77,6 +77,25 @@ export function registerBashTools(server: McpServer, context: BashServerContext)
   return async () => {
     process.off('exit', killAll);
     await Promise.all([...running].map((id) => endGroup(id, KILL_GRACE_MS)));
+  };
+}
+
+/**
+ * The command joins the trace of the call that runs it: the request's `traceparent` and
+ * `tracestate` (`params._meta`, SEP-414) become `TRACEPARENT` / `TRACESTATE`, the names
+ * OpenTelemetry's environment-variable carriers read. Nothing else of `_meta` is passed on.
+ */
+function withTraceParent(
+  env: Readonly<Record<string, string>>,
+  meta: Readonly<Record<string, unknown>> | undefined,
+): Readonly<Record<string, string>> {
+  const traceparent = meta?.traceparent;
+  if (typeof traceparent !== 'string') return env;
+  const tracestate = meta?.tracestate;
+  return {
+    ...env,
+    TRACEPARENT: traceparent,
+    ...(typeof tracestate === 'string' ? { TRACESTATE: tracestate } : {}),
   };
 }
 

@@ -14,7 +14,7 @@ import { captureLibraryConsole } from './library-console.js';
 import { pathIn, userPath, type CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
-import { readSessionPersistence, type LoadedConfig } from '../../config/index.js';
+import { readEarlySettings, type LoadedConfig, type TelemetryConfig } from '../../config/index.js';
 import { openConversationFiles, type OpenedConversation } from '../conversation/conversation-journal.js';
 import { assembleRunner, createModel, type McpRunner } from '../setup/create-runner.js';
 import { readSystemPrompt } from '../setup/system-prompt.js';
@@ -32,7 +32,8 @@ import { composePrompt } from './stdin.js';
 import { resolveSessionChoice } from './sessions/session-choice.js';
 import { continuingNotice } from './sessions/saved-conversations.js';
 import { KeptPermissions } from '../safety/kept-permissions.js';
-import { join, resolve } from 'node:path';
+import { basename, extname, join, resolve } from 'node:path';
+import { startTelemetryExport } from './telemetry-export.js';
 import { mcphostFolder } from '../util/user-folders.js';
 import { downloadProgressOnStderr } from './output/download-progress.js';
 import { hostEventReporter } from './output/host-event-report.js';
@@ -98,6 +99,8 @@ interface Inputs {
   readonly permissions: KeptPermissions;
   /** `--output-schema FILE`, read and compiled. */
   readonly outputSchema: JsonSchemaObject | undefined;
+  /** The config's `telemetry` (export settings). */
+  readonly telemetry: TelemetryConfig | undefined;
 }
 
 async function run(
@@ -126,8 +129,19 @@ async function run(
   });
   const base = runnerOptionsFor(inputs, io);
   const downloadProgress = downloadProgressOnStderr(io.stderr);
+  const exporting = await startTelemetryExport(io.env, inputs.telemetry, (message) =>
+    reporter.note(`warning: ${message}`),
+  );
+  const journalPath = inputs.session.journal?.path;
   const { runner, config } = await assembleRunner({
     ...base,
+    telemetry: {
+      ...definedProperties({
+        captureContent: inputs.telemetry?.captureContent === true ? true : undefined,
+        conversationId:
+          journalPath === undefined ? undefined : () => basename(journalPath, extname(journalPath)),
+      }),
+    },
     // "Always allow" answers kept for this folder, in the state folder (never in the project).
     safety: { ...base.safety, keptPermissions: inputs.permissions },
     onHistoryChange: (history, change) => recorder.recordChange(runner, history, change),
@@ -255,6 +269,8 @@ async function run(
   } finally {
     await appsPage?.shown.close();
     await runner.close();
+    // A -p run's spans and metrics go out before it exits (within a second, reachable or not).
+    await exporting?.shutdown();
   }
 }
 
@@ -288,14 +304,14 @@ async function readInputs(
           note,
           signal,
         });
-  // The config's `sessionPersistence` counts when no flag says: read now, before the session is chosen.
-  const sessionPersistence =
-    options.sessionPersistence ??
-    (await readSessionPersistence({
-      homeDir: io.homeDir,
-      env: io.env,
-      configPath: pathIn(io, options.configPath),
-    }));
+  // The config's `sessionPersistence` counts when no flag says, and its `telemetry` starts the
+  // export before anything else: read now, before the session is chosen.
+  const early = await readEarlySettings({
+    homeDir: io.homeDir,
+    env: io.env,
+    configPath: pathIn(io, options.configPath),
+  });
+  const sessionPersistence = options.sessionPersistence ?? early.sessionPersistence;
   const { choice, continuing, onceAnswered } = await resolveSessionChoice(
     { ...options, ...definedProperties({ sessionPersistence }) },
     io,
@@ -319,6 +335,7 @@ async function readInputs(
     savesOnceAnswered: onceAnswered === true,
     systemPrompt,
     permissions,
+    telemetry: early.telemetry,
   };
 }
 

@@ -6,6 +6,7 @@ import type { ContextOptions } from '../context/context-budget.js';
 import type { RunResult, RunnerEvent } from './events.js';
 import type { RetryPolicy, Sleep } from './retry.js';
 import type { ToolCallingSetting } from './tool-calling/calling-mode.js';
+import type { RunObserver } from './run-observer.js';
 import type {
   GenerationSettings,
   JsonSchemaObject,
@@ -75,6 +76,12 @@ export interface RunnerOptions {
   readonly random?: () => number;
   /** The clock for tool call durations, in milliseconds. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Follows every run (createRunner passes its OpenTelemetry listener here when the program
+   * registered a tracer provider): sees each event, and says in which context the run and each
+   * tool call execute, so that what they start nests under them. Default: none.
+   */
+  readonly observer?: RunObserver;
 }
 
 /** Per-run options. */

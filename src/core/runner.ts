@@ -29,6 +29,7 @@ import {
   followUpMessage,
   type OutputSchema,
 } from './structured-output.js';
+import { observeRun, type RunObservation } from './run-observer.js';
 import { runToolCalls } from './tool-execution.js';
 import { ToolCallingChoice, type ToolCalling } from './tool-calling/calling-mode.js';
 import { callAsChosen, type CallingOptions } from './tool-calling/calling-model.js';
@@ -65,6 +66,7 @@ export class Runner {
   readonly #context: ContextBudget;
   readonly #toolCatalog: ToolCatalog;
   readonly #toolCalling: ToolCallingChoice;
+  readonly #observedRun = { provider: () => this.#provider, settings: () => this.#options.settings ?? {} };
 
   constructor(options: RunnerOptions) {
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
@@ -146,7 +148,9 @@ export class Runner {
 
   /** Sends a prompt and runs until the model answers. Throws on provider failure, abort or max steps. */
   run(prompt: Prompt, options: RunOptions = {}): Promise<RunResult> {
-    const turn = this.#queue.then(() => this.#runWithHooks(prompt, options));
+    // Telemetry, when on, sees every event and holds the run (and its tool calls) in its context.
+    const work = (observed: RunOptions, seen?: RunObservation) => this.#runWithHooks(prompt, observed, seen);
+    const turn = this.#queue.then(() => observeRun(this.#options.observer, this.#observedRun, options, work));
     this.#queue = turn.catch(() => undefined);
     return turn;
   }
@@ -178,13 +182,13 @@ export class Runner {
     await this.close();
   }
 
-  async #runWithHooks(prompt: Prompt, options: RunOptions): Promise<RunResult> {
+  async #runWithHooks(prompt: Prompt, options: RunOptions, seen?: RunObservation): Promise<RunResult> {
     const content: readonly UserContent[] =
       typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
     await this.#options.beforePrompt?.(content, options.signal);
     let result: RunResult;
     try {
-      result = await this.#run(content, options);
+      result = await this.#run(content, options, seen);
     } catch (error) {
       await this.#options.afterRun?.({ kind: 'failed', error });
       throw error;
@@ -193,7 +197,11 @@ export class Runner {
     return result;
   }
 
-  async #run(content: readonly UserContent[], options: RunOptions): Promise<RunResult> {
+  async #run(
+    content: readonly UserContent[],
+    options: RunOptions,
+    seen?: RunObservation,
+  ): Promise<RunResult> {
     const { signal } = options;
     const emit = options.onEvent ?? (() => undefined);
     const now = this.#options.now ?? Date.now;
@@ -264,6 +272,7 @@ export class Runner {
           signal,
           emit,
           now,
+          ...definedProperties({ around: seen?.withinToolCall.bind(seen) }),
         });
         toolCalls.push(...records);
         await this.#append({ role: 'tool', content: records.map((record) => record.result) });

@@ -33,6 +33,8 @@ export interface ToolStepContext {
   readonly signal: AbortSignal | undefined;
   readonly emit: (event: RunnerEvent) => void;
   readonly now: () => number;
+  /** Runs the host's call of `call` (telemetry: inside the call's span). Default: as it is. */
+  readonly around?: <T>(call: ToolCallBlock, work: () => Promise<T>) => Promise<T>;
 }
 
 /** Runs all calls of a step in parallel; results come back in the order of the calls. */
@@ -90,7 +92,11 @@ async function runOne(call: ToolCallBlock, context: ToolStepContext): Promise<To
   if (context.signal?.aborted === true) return cancelled(call);
   try {
     const host = context.host;
-    const pending = withToolCallContext({ emit: context.emit }, () => host.call(call, context.signal));
+    // A subagent's events find their way through the tool-call context; telemetry's `around` runs
+    // the call inside its span.
+    const callHost = (): Promise<ToolResultBlock> =>
+      withToolCallContext({ emit: context.emit }, () => host.call(call, context.signal));
+    const pending = context.around === undefined ? callHost() : context.around(call, callHost);
     return await raceAbort(pending, call, context.signal);
   } catch (error) {
     // Hosts should not throw for tool failures, but a bug in one must not break the conversation.

@@ -8,6 +8,7 @@ import type { ServerProcess } from './server-process.js';
 import type { PoolLog } from './status.js';
 import type { RunningTasks } from './tasks/running-tasks.js';
 import type { TaskStatus } from './tasks/task-wire.js';
+import type { TraceContextSource } from './trace-meta.js';
 
 /** Everything a connection needs, resolved by the pool. */
 export interface ServerConnectionOptions {
@@ -33,6 +34,8 @@ export interface ServerConnectionOptions {
   readonly log: PoolLog;
   /** The set of offered tools may have changed (list changed, server given up). */
   readonly onToolsChanged: () => void;
+  /** The trace context each request carries (see McpPoolOptions.traceContext). */
+  readonly traceContext?: TraceContextSource;
   /** The server announced that its prompts or resources changed. */
   readonly onListChanged?: (list: 'prompts' | 'resources') => void;
   /**

@@ -34,6 +34,6 @@ export function sessionOptionsFor(
     initTimeoutMs: options.initTimeoutMs,
     ...definedProperties({ killGraceMs: options.killGraceMs }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...definedProperties({ onListChanged: options.onListChanged }),
+    ...definedProperties({ onListChanged: options.onListChanged, traceContext: options.traceContext }),
   };
 }

@@ -12,6 +12,8 @@ import type { ServerLogLevel } from './server-logs.js';
 import type { ClientIdentity, ConfigureClient } from './server-session.js';
 import type { PoolSignIn, ServerAuth } from './auth/pool-sign-in.js';
 import type { RunningTasks } from './tasks/running-tasks.js';
+import type { TraceContextSource } from './trace-meta.js';
+import { definedProperties } from '../util/defined-properties.js';
 
 /** How long a server may take to start and list its tools, unless configured otherwise. */
 export const DEFAULT_INIT_TIMEOUT_MS = 30_000;
@@ -75,6 +77,11 @@ export interface McpPoolOptions {
    * itself). Given, the pool also listens for these on 2026-07-28 connections.
    */
   readonly onListChanged?: (server: string, list: 'prompts' | 'resources') => void;
+  /**
+   * The trace context each request carries in `params._meta` (telemetry: the active span's
+   * `traceparent`). Default: none.
+   */
+  readonly traceContext?: TraceContextSource;
 }
 
 /** What the pool adds to its options for one server's connection. */
@@ -125,5 +132,6 @@ export function connectionOptionsFor(
     now: context.now,
     log: context.log,
     onToolsChanged: context.onToolsChanged,
+    ...definedProperties({ traceContext: options.traceContext }),
   };
 }

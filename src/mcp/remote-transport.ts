@@ -27,6 +27,7 @@ import type { RemoteServerDefinition } from './definition.js';
 import { describeError } from './describe.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './message-size.js';
 import { sizeLimitedFetch } from './size-limited-fetch.js';
+import { carryTraceContext, type TraceContextSource } from './trace-meta.js';
 
 /** How long closing a Streamable HTTP session may wait for the server to acknowledge it. */
 const TERMINATE_SESSION_MS = 1_000;
@@ -56,6 +57,8 @@ export interface RemoteConnectOptions {
   readonly onDebug: (message: string) => void;
   /** The largest answer accepted, in bytes (default {@link DEFAULT_MAX_MESSAGE_BYTES}). */
   readonly maxMessageBytes?: number;
+  /** The trace context every request carries in `params._meta` (trace-meta.ts). */
+  readonly traceContext?: TraceContextSource;
 }
 
 /** The sign-in error in an error's cause chain: a server that wants sign-in is not an old SSE server. */
@@ -149,6 +152,7 @@ async function attempt(options: RemoteConnectOptions, kind: 'http' | 'sse'): Pro
       : // SSE is deprecated in favour of Streamable HTTP (tried first); it is the fallback for old servers.
         // eslint-disable-next-line @typescript-eslint/no-deprecated
         new SSEClientTransport(url, transportOptions);
+  if (options.traceContext !== undefined) carryTraceContext(transport, options.traceContext);
   const client = options.makeClient();
   const closeAll = async (): Promise<void> => {
     await client.close().catch(() => undefined);

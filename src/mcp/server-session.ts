@@ -34,6 +34,7 @@ import { connectRemote, terminateRemote } from './remote-transport.js';
 import type { ServerProcess } from './server-process.js';
 import { StdioProcessTransport, type ProcessExit } from './stdio-transport.js';
 import { declareTasks, watchTasks } from './tasks/session-tasks.js';
+import { carryTraceContext, type TraceContextSource } from './trace-meta.js';
 import { definedProperties } from '../util/defined-properties.js';
 
 /**
@@ -101,6 +102,8 @@ export interface OpenServerSessionOptions {
   readonly knownLegacy?: boolean;
   /** A stdio server's process spawned already (by the pool, before the SDK loaded): used first. */
   readonly spawnedProcess?: ServerProcess;
+  /** The trace context every request carries in `params._meta` (trace-meta.ts). */
+  readonly traceContext?: TraceContextSource;
 }
 
 /**
@@ -182,6 +185,7 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
           ...definedProperties({ killGraceMs: options.killGraceMs }),
         });
         options.onSpawn?.(spawned);
+        if (options.traceContext !== undefined) carryTraceContext(spawned, options.traceContext);
         return spawned;
       };
       serverProcess = spawnServer();
@@ -211,6 +215,7 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
         parentEnv: options.parentEnv,
         version: options.clientInfo.version,
       });
+      if (options.traceContext !== undefined) carryTraceContext(transport, options.traceContext);
       // 'auto' like every server: the in-memory server answers the probe at once (today with an
       // error, so the handshake is `initialize` on the same transport, ~1 ms).
       client = makeClient(options, 'auto');
@@ -226,6 +231,7 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
         ...(options.fetch ? { fetch: options.fetch } : {}),
         ...(options.authProvider ? { authProvider: options.authProvider } : {}),
         onDebug: options.onDebug,
+        ...definedProperties({ traceContext: options.traceContext }),
       });
       ({ client, transport, kind } = remote);
     }

@@ -30,6 +30,8 @@ export interface AssembleSafetyOptions extends Omit<
   readonly hookContext: HookSessionContext;
   /** Our environment (hooks get a minimal part of it). */
   readonly env: ParentEnvironment;
+  /** The trace context hooks join (telemetry; see HookRunnerOptions.traceEnvironment). */
+  readonly traceEnvironment?: () => Readonly<Record<string, string>>;
 }
 
 /** The guarded host, and the Runner options for `UserPromptSubmit` and `Stop` hooks. */
@@ -39,7 +41,7 @@ export interface Safety {
 }
 
 export function assembleSafety(options: AssembleSafetyOptions): Safety {
-  const { hookContext, env, onToolChange, ...guardOptions } = options;
+  const { hookContext, env, onToolChange, traceEnvironment, ...guardOptions } = options;
   const hooks =
     options.safety.hooks === undefined
       ? undefined
@@ -47,7 +49,10 @@ export function assembleSafety(options: AssembleSafetyOptions): Safety {
           config: options.safety.hooks,
           context: hookContext,
           env,
-          ...definedProperties({ onWarning: options.onWarning }),
+          ...definedProperties({
+            onWarning: options.onWarning,
+            traceEnvironment,
+          }),
         });
   // One queue for the guard's questions and the pin check's: never two prompts at once.
   const questionQueue = options.questionQueue ?? new QuestionQueue();

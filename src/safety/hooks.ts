@@ -106,6 +106,11 @@ export interface HookRunnerOptions {
   readonly shell?: string;
   /** The clock, for the `timestamp` field. */
   readonly now?: () => number;
+  /**
+   * The trace context a hook joins, as environment variables (`TRACEPARENT`, `TRACESTATE`),
+   * read when the hook starts. Default: none.
+   */
+  readonly traceEnvironment?: () => Readonly<Record<string, string>>;
 }
 
 /** What a hook may print on stdout (unknown fields are ignored). */
@@ -165,7 +170,11 @@ export class HookRunner {
         ? this.#closing.signal
         : AbortSignal.any([this.#closing.signal, options.signal]);
     const env = childEnvironment(this.#options.env, {
-      env: { MCPHOST_PROJECT_DIR: context.cwd, MCPHOST_HOOK_EVENT: event },
+      env: {
+        ...this.#options.traceEnvironment?.(),
+        MCPHOST_PROJECT_DIR: context.cwd,
+        MCPHOST_HOOK_EVENT: event,
+      },
       inheritEnv: false,
     });
     const answers = await Promise.all(

@@ -13,6 +13,7 @@ import type { Provider, ToolHost } from '../core/types.js';
 import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import type { SafetyOptions } from '../safety/options.js';
 import type { ToolLocation } from '../safety/tool-location.js';
+import type { RunObserver } from '../core/run-observer.js';
 import { createModel } from './model-choice.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 import { marksToolOutput, withUntrustedContentClause } from './safety-settings.js';
@@ -29,6 +30,8 @@ export interface AgentRuntimeContext {
   /** The parent's provider now (`/model` may have replaced the first). */
   readonly parentProvider: () => Provider;
   readonly onRun?: (run: AgentRun) => void;
+  /** The parent's telemetry listener: a child's run has spans of its own, under the agent call's. */
+  readonly observer?: RunObserver;
 }
 
 /** The runtime, and the providers it made (closed with the runner). */
@@ -59,7 +62,10 @@ export function agentRuntime(context: AgentRuntimeContext): {
       return { provider: await made, model };
     },
     childOptions: (definition) => ({
-      ...definedProperties({ systemPrompt: withUntrustedContentClause(definition.systemPrompt, safety) }),
+      ...definedProperties({
+        systemPrompt: withUntrustedContentClause(definition.systemPrompt, safety),
+        observer: context.observer,
+      }),
       markToolOutput: marksToolOutput(safety),
       settings: generation,
       // The window of another model is its own: only the share and the switches carry over.

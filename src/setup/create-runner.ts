@@ -38,6 +38,7 @@ import {
 } from './runner-around-pool.js';
 import { definedProperties } from '../util/defined-properties.js';
 import { checkedAgents, loadAgentCatalog, requireAgent } from './agents.js';
+import { runnerTelemetry } from './telemetry.js';
 
 export type { McpRunner } from './mcp-runner.js';
 
@@ -158,6 +159,8 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   // audit log) runs while they do: a server behind `npx` may take seconds to answer, and nothing
   // here needs it. A set-up failure (a missing API key, an unreadable prompt file) cancels the start.
   const setUpFailed = new AbortController();
+  // Spans only when the program registered a provider; the servers' requests carry its context.
+  const telemetry = await runnerTelemetry(options.telemetry, env);
   const poolOptions = (
     servers: Readonly<Record<string, ServerDefinition>>,
     serverRoots: ServerRoots,
@@ -179,7 +182,11 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     onListChanged: (server, list) => {
       offeringsChanges.announce({ type: 'list-changed', server, list });
     },
-    ...definedProperties({ serverLogLevel: options.serverLogLevel, onProgress: notices.toolProgress }),
+    ...definedProperties({
+      serverLogLevel: options.serverLogLevel,
+      onProgress: notices.toolProgress,
+      traceContext: telemetry?.telemetry.traceContext,
+    }),
     servers,
     env: start.env,
     clientInfo: { name: 'mcphost', version: packageVersion() },
@@ -249,6 +256,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
   }
   const systemPrompt = withUntrustedContentClause(userSystemPrompt, safety);
   const pool = await poolStart;
+  telemetry?.setPool(pool);
   try {
     aroundPool = assembleAroundPool(pool, parts, {
       options,
@@ -268,7 +276,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       roots,
       sessionId,
       agents,
-      ...definedProperties({ direct }),
+      ...definedProperties({ direct, telemetry: telemetry?.telemetry }),
     });
     const startServers = async (
       given: Readonly<Record<string, ServerDefinition>>,

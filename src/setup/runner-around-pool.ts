@@ -28,6 +28,7 @@ import { definedProperties } from '../util/defined-properties.js';
 import type { AgentDefinition } from '../agents/definition.js';
 import { AgentRunBook } from '../agents/run-book.js';
 import { agentRuntime, mainToolHost } from './agent-runtime.js';
+import type { Telemetry } from '../telemetry/run-telemetry.js';
 
 /** The modules that build the runner around the pool. */
 export interface AssemblyParts {
@@ -73,6 +74,8 @@ export interface AroundPoolContext {
   readonly agents: ReadonlyMap<string, AgentDefinition>;
   /** The agent this runner runs as (`--agent NAME`). */
   readonly direct?: AgentDefinition;
+  /** The OpenTelemetry listener, when the program registered a provider (setup/telemetry.ts). */
+  readonly telemetry?: Telemetry;
 }
 
 /** The runner, and what sampling runs on and under (see serverFeatures' `samplingHost`). */
@@ -140,7 +143,11 @@ export function assembleAroundPool(
       cwd: context.projectDir,
     },
     env,
-    ...definedProperties({ onWarning: notices.warning, onToolChange: notices.toolChange }),
+    ...definedProperties({
+      onWarning: notices.warning,
+      onToolChange: notices.toolChange,
+      traceEnvironment: context.telemetry?.traceEnvironment,
+    }),
     questionQueue: context.questionQueue,
   });
   const guard: GuardedToolHost = safety.guard;
@@ -155,6 +162,7 @@ export function assembleAroundPool(
     env,
     safety: settings,
     parentProvider: () => runner.provider,
+    ...definedProperties({ observer: context.telemetry?.observer }),
     onRun: (run) => {
       agentRuns.add(run);
       options.onAgentRun?.(run);
@@ -196,6 +204,7 @@ export function assembleAroundPool(
       onHistoryChange: options.onHistoryChange,
     }),
     context: { ...config.context, ...options.context },
+    ...definedProperties({ observer: context.telemetry?.observer }),
   });
   const sampling: SamplingHost = {
     // The runner's current provider: `/model` may replace the first.

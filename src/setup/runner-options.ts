@@ -190,4 +190,23 @@ export interface CreateRunnerOptions {
    * Give it only where a page can be shown. Default: off.
    */
   readonly apps?: AppsOptions;
+  /**
+   * OpenTelemetry (docs/telemetry.md). Spans and metrics are made only when the program registered
+   * a tracer or meter provider with `@opentelemetry/api` (createRunner installs none); these say
+   * what they carry. Default: no content, no conversation id.
+   */
+  readonly telemetry?: RunnerTelemetryOptions;
+}
+
+/** What a runner's spans carry besides the run's events (CreateRunnerOptions.telemetry). */
+export interface RunnerTelemetryOptions {
+  /** The saved conversation's id, read at each run (`gen_ai.conversation.id`). */
+  readonly conversationId?: () => string | undefined;
+  /**
+   * Record prompts, answers, tool arguments and results (redacted as docs/telemetry.md says).
+   * Default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` in the environment, else false.
+   */
+  readonly captureContent?: boolean;
+  /** The batch or worker job this runner runs (`mcphost.job.id`). */
+  readonly jobId?: string;
 }

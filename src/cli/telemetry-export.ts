@@ -1,0 +1,22 @@
+/**
+ * OpenTelemetry export for a CLI run: on when an OTLP endpoint is given (the standard variables or
+ * the config's `telemetry`), off with `OTEL_SDK_DISABLED=true`. The SDK and exporters are imported
+ * only then (docs/telemetry.md).
+ */
+import type { TelemetryConfig } from '../../config/index.js';
+import { exportPlan } from '../telemetry/export-settings.js';
+import type { RunningExport } from '../telemetry/export.js';
+import { packageVersion } from '../util/version.js';
+
+/** Starts exporting when asked; `undefined` when not (nothing loaded). */
+export async function startTelemetryExport(
+  env: Readonly<Record<string, string | undefined>>,
+  settings: TelemetryConfig | undefined,
+  warn: (message: string) => void,
+): Promise<RunningExport | undefined> {
+  const plan = exportPlan(env, settings);
+  if (plan === undefined) return undefined;
+  if (plan.warning !== undefined) warn(plan.warning);
+  const { startExport } = await import('../telemetry/export.js');
+  return startExport({ plan, version: packageVersion(), onWarning: warn });
+}
