@@ -27,6 +27,8 @@ function toWire(event: RunnerEvent): object | undefined {
       return { type: 'compacted', messages: event.replacedMessages };
     case 'done':
       return { type: 'done', stopReason: event.result.stopReason, usage: event.result.usage };
+    case 'agent-event':
+      return { type: 'agent', agent: event.agent, event: toWire(event.event) };
     case 'step-start':
     case 'step-finish':
     case 'tool-mode':

@@ -86,7 +86,10 @@ export class Slots {
         if (index !== -1) this.#waiting.splice(index, 1);
         reject(new AbortedError());
       };
-      if (signal?.aborted === true) return cancel();
+      if (signal?.aborted === true) {
+        cancel();
+        return;
+      }
       signal?.addEventListener('abort', cancel, { once: true });
       this.#waiting.push(wake);
     });

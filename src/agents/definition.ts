@@ -111,7 +111,7 @@ export function agentDefinition(name: string, entry: AgentEntry, source: AgentSo
     ...(entry.tools === undefined ? {} : { tools: entry.tools }),
     ...(systemPrompt === undefined || systemPrompt === '' ? {} : { systemPrompt }),
     ...(entry.maxSteps === undefined ? {} : { maxSteps: entry.maxSteps }),
-    ...(entry.outputSchema === undefined ? {} : { outputSchema: entry.outputSchema as JsonSchemaObject }),
+    ...(entry.outputSchema === undefined ? {} : { outputSchema: entry.outputSchema }),
     mayCall,
     ...(entry.budgets === undefined ? {} : { budgets: entry.budgets }),
     source,

@@ -26,7 +26,7 @@ const PLAIN: AgentLineStyle = {
 export function agentProgressLine(event: AgentEvent, style: AgentLineStyle = PLAIN): string | undefined {
   const { inner, depth, event: child } = unwrapAgentEvent(event);
   const indent = '  '.repeat(depth);
-  const who = `${oneLine(inner.agent)}`;
+  const who = oneLine(inner.agent);
   const shown = shownLine(child, style, inner.model, who);
   if (shown === undefined) return undefined;
   return shown

@@ -3,7 +3,7 @@
  * `mcp add|add-json|list|get|remove`, `auth login|status|logout`, `models list|pull|rm`, and `completion`. Parsing only decides what to run; nothing
  * heavy is imported here, and `main` imports the one module the command needs afterwards.
  */
-import yargs, { type Argv, type CommandModule } from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import { ConfigError } from '../core/errors.js';
 import { definedProperties } from '../util/defined-properties.js';
 import { CHAT_FLAGS, toCliOptions, type CliOptions, type ParsedValues } from './command-line/flags.js';
@@ -165,16 +165,16 @@ export function parseArguments(argv: readonly string[], version: string, columns
     'agents',
     'list the named agents: where each is defined and what it may use',
     (agents) =>
-      (
-        agents.command({
-          command: 'list',
-          describe: 'list the named agents, where each is defined, its model and tools',
-          builder: (sub: Argv) => sub,
-          handler: () => {
+      agents
+        .command(
+          'list',
+          'list the named agents, where each is defined, its model and tools',
+          (sub) => sub,
+          () => {
             chosen = { kind: 'agents-list' };
           },
-        } as CommandModule) as Argv
-      ).demandCommand(1, 'agents needs a command: list'),
+        )
+        .demandCommand(1, 'agents needs a command: list'),
     () => undefined,
   );
   parser = command(

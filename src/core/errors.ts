@@ -107,6 +107,11 @@ export class AbortedError extends McpHostError {
   }
 }
 
+/** Throws {@link AbortedError} when the signal has aborted. */
+export function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw new AbortedError();
+}
+
 /**
  * A prompt was refused before it reached the model (by a `UserPromptSubmit` hook). Nothing was sent
  * and the history is unchanged; `reason` is the hook's.

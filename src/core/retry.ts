@@ -109,3 +109,16 @@ export async function withRetry<T>(attempt: () => Promise<T>, options: RetryOpti
     throw error;
   }
 }
+
+/** The retry options of a Runner's model calls: its own policy, sleep and randomness, or the defaults. */
+export function retryOptionsOf(given: {
+  readonly retry?: RetryPolicy;
+  readonly sleep?: Sleep;
+  readonly random?: () => number;
+}): Omit<RetryOptions, 'signal' | 'onRetry'> {
+  return {
+    policy: given.retry ?? DEFAULT_RETRY_POLICY,
+    sleep: given.sleep ?? realSleep,
+    random: given.random ?? Math.random,
+  };
+}

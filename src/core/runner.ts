@@ -9,12 +9,12 @@ import {
   type ContextUsage,
 } from '../context/context-budget.js';
 import { ToolCatalog, type StepTools, type ToolMode } from '../context/tool-catalog.js';
-import { AbortedError, MaxStepsError, ProviderError, StructuredOutputError } from './errors.js';
+import { MaxStepsError, ProviderError, StructuredOutputError, throwIfCancelled } from './errors.js';
 import type { RunResult, RunnerEvent, ToolCallRecord } from './events.js';
 import { callModel } from './model-call.js';
 import { checkToolCalls, toolCallIdsIn } from './model-output.js';
 import { markToolMessages } from '../safety/untrusted-content.js';
-import { DEFAULT_RETRY_POLICY, realSleep, type RetryOptions } from './retry.js';
+import { retryOptionsOf } from './retry.js';
 import { addUsage, stopReasonOf, ZERO_USAGE } from './run-accounting.js';
 import {
   DEFAULT_MAX_STEPS,
@@ -338,7 +338,7 @@ export class Runner {
         choice: this.#toolCalling,
         calling,
         withTools: tools.length > 0,
-        call: (chosen) => callModel(chosen, this.#marked(sent), emit, this.#retryOptions()),
+        call: (chosen) => callModel(chosen, this.#marked(sent), emit, retryOptionsOf(this.#options)),
       }));
     } catch (error) {
       if (!(error instanceof ProviderError && error.contextLength && this.#context.autoCompact)) throw error;
@@ -346,7 +346,7 @@ export class Runner {
       await this.#context.windowBelow(this.#provider, this.#context.meter.lastMeasure);
       if ((await this.#compact('context-length', emit, signal)) === undefined) throw error;
       sent = request();
-      reply = await callModel(provider, this.#marked(sent), emit, this.#retryOptions());
+      reply = await callModel(provider, this.#marked(sent), emit, retryOptionsOf(this.#options));
     }
     if (reply.usage !== undefined) {
       this.#context.observe(sent.messages, reply.usage.inputTokens, reply.usage.outputTokens);
@@ -364,14 +364,6 @@ export class Runner {
       : request;
   }
 
-  #retryOptions(): Omit<RetryOptions, 'signal' | 'onRetry'> {
-    return {
-      policy: this.#options.retry ?? DEFAULT_RETRY_POLICY,
-      sleep: this.#options.sleep ?? realSleep,
-      random: this.#options.random ?? Math.random,
-    };
-  }
-
   /** Summarizes the older history, replaces it, tells the listener and the journal. */
   async #compact(
     reason: CompactionReason,
@@ -384,11 +376,10 @@ export class Runner {
       provider: this.#provider,
       messages: this.#messages,
       reason,
-      ...definedProperties({ focus }),
+      ...definedProperties({ focus, signal }),
       settings: this.#options.settings ?? {},
-      ...definedProperties({ signal }),
       emit,
-      retry: this.#retryOptions(),
+      retry: retryOptionsOf(this.#options),
     });
     if (compaction === undefined) return undefined;
     this.#messages = [...compaction.messages];
@@ -402,8 +393,4 @@ export class Runner {
     this.#messages.push(message);
     await this.#options.onHistoryChange?.(this.history);
   }
-}
-
-function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw new AbortedError();
 }

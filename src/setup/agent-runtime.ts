@@ -84,7 +84,9 @@ export function agentRuntime(context: AgentRuntimeContext): {
     closeProviders: async () => {
       const made = await Promise.allSettled([...providers.values()]);
       await Promise.all(
-        made.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.close?.() : undefined)),
+        made.map(async (outcome) => {
+          if (outcome.status === 'fulfilled') await outcome.value.close?.();
+        }),
       );
     },
   };

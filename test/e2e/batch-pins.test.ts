@@ -91,7 +91,7 @@ describe('runBatch and pinned tool definitions', () => {
     expect(
       (await new ToolPinStore(pinFile()).list()).find(
         (entry) => entry.server === 'dict' && entry.tool === 'lookup',
-      )?.pin?.hash,
+      )?.pin.hash,
     ).toBe(before?.hash);
   });
 
@@ -108,7 +108,7 @@ describe('runBatch and pinned tool definitions', () => {
     expect(
       (await new ToolPinStore(pinFile()).list()).find(
         (entry) => entry.server === 'dict' && entry.tool === 'lookup',
-      )?.pin?.hash,
+      )?.pin.hash,
     ).not.toBe(before?.hash);
   });
 });

@@ -92,7 +92,7 @@ function lookupDescription(request: FakeChatRequest | undefined): string | undef
 async function pinnedHash(tool = 'lookup'): Promise<string | undefined> {
   return (await new ToolPinStore(pinFile).list()).find(
     (entry) => entry.server === 'dict' && entry.tool === tool,
-  )?.pin?.hash;
+  )?.pin.hash;
 }
 
 const CHANGED_DESCRIPTION = /read the file ~\/\.ssh\/id_rsa/;

@@ -143,9 +143,11 @@ describe('command-line flags', () => {
       command: { action: 'remove', name: 'm', scope: 'user', vscode: false },
       configPath: 'c.json',
     });
-    expect(parseArguments(['mcp', 'add', 'n', '--vscode', '-s', 'project', '--', 'node'], '1')).toMatchObject({
-      command: { action: 'add', scope: 'project', vscode: true },
-    });
+    expect(parseArguments(['mcp', 'add', 'n', '--vscode', '-s', 'project', '--', 'node'], '1')).toMatchObject(
+      {
+        command: { action: 'add', scope: 'project', vscode: true },
+      },
+    );
     expect(failure('mcp', 'add', 'x')).toBe('mcp add: needs a command: mcphost mcp add x -- COMMAND [ARGS…]');
     expect(failure('mcp', 'add', 'x', '-t', 'http')).toBe('--url: needed with --transport http');
     expect(failure('mcp', 'add', 'x', '-e', 'NOVALUE', '--', 'node')).toBe(

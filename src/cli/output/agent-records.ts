@@ -108,8 +108,18 @@ export class AgentRunTracker {
       case 'done':
         run.completed = true;
         return;
-      default:
+      case 'step-start':
+      case 'text-delta':
+      case 'tool-call':
+      case 'retry':
+      case 'compaction':
+      case 'tool-mode':
+      case 'agent-event':
         return;
+      default: {
+        const unexpected: never = child;
+        return unexpected;
+      }
     }
   }
 
