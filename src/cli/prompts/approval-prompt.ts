@@ -8,7 +8,7 @@
  */
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../../safety/approval.js';
 import type { ToolHints } from '../../safety/tool-hints.js';
-import { askOnce, MAX_ATTEMPTS, type PromptIO } from './ask-answer.js';
+import { askOnce, askUntilUnderstood, type PromptIO } from './ask-answer.js';
 import { definedProperties } from '../../util/defined-properties.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
 
@@ -99,32 +99,49 @@ export function approvalQuestion(request: ApprovalRequest): string {
 export function createApprovalPrompt(io: PromptIO): ApprovalHandler {
   return async (request: ApprovalRequest): Promise<ApprovalDecision> => {
     io.write(describeApprovalRequest(request));
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const typed = await askOrCancel(io, approvalQuestion(request), request);
-      if (typed === undefined) return { kind: 'deny', reason: 'no answer' };
-      const answer = parseApprovalAnswer(typed);
-      if (answer === undefined) {
-        io.write(`Please answer y, t${request.server === undefined ? '' : ', s, tk, sk'}, n or x.\n`);
-        continue;
+    const asked = await askUntilUnderstood(io, {
+      text: approvalQuestion(request),
+      parse: parseApprovalAnswer,
+      retry: `Please answer y, t${request.server === undefined ? '' : ', s, tk, sk'}, n or x.\n`,
+      toolCallId: request.call.id,
+      ...definedProperties({ signal: request.signal }),
+    });
+    switch (asked.kind) {
+      case 'no-answer':
+        return { kind: 'deny', reason: 'no answer' };
+      case 'gave-up':
+        io.write('No usable answer: denied.\n');
+        return { kind: 'deny' };
+      case 'understood':
+        return await decisionOf(io, asked.answer, request);
+      default: {
+        const unexpected: never = asked;
+        return unexpected;
       }
-      if (answer.kind === 'allow-server' && request.server === undefined) return { kind: 'allow-tool' };
-      if (
-        answer.kind !== 'deny' &&
-        answer.kind !== 'allow-once' &&
-        answer.keep === true &&
-        request.server === undefined
-      ) {
-        // Kept answers are by server and tool: without a server, this one is for the session.
-        return { kind: 'allow-tool' };
-      }
-      if (answer.kind !== 'deny' || answer.reason !== undefined || answer.always === true) return answer;
-      const reason = await askOrCancel(io, 'Reason, for the model (optional, Enter to skip): ', request);
-      const given = reason?.trim() ?? '';
-      return given === '' ? { kind: 'deny' } : { kind: 'deny', reason: given };
     }
-    io.write('No usable answer: denied.\n');
-    return { kind: 'deny' };
   };
+}
+
+/** The decision an understood answer gives; a plain "deny" asks for the model's reason. */
+async function decisionOf(
+  io: PromptIO,
+  answer: ApprovalAnswer,
+  request: ApprovalRequest,
+): Promise<ApprovalDecision> {
+  if (answer.kind === 'allow-server' && request.server === undefined) return { kind: 'allow-tool' };
+  if (
+    answer.kind !== 'deny' &&
+    answer.kind !== 'allow-once' &&
+    answer.keep === true &&
+    request.server === undefined
+  ) {
+    // Kept answers are by server and tool: without a server, this one is for the session.
+    return { kind: 'allow-tool' };
+  }
+  if (answer.kind !== 'deny' || answer.reason !== undefined || answer.always === true) return answer;
+  const reason = await askOrCancel(io, 'Reason, for the model (optional, Enter to skip): ', request);
+  const given = reason?.trim() ?? '';
+  return given === '' ? { kind: 'deny' } : { kind: 'deny', reason: given };
 }
 
 /** The answer, or `undefined` when input ended or the run was cancelled first. */

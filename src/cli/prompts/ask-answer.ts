@@ -3,6 +3,7 @@
  * question or a cancelled run all mean "no answer", which each prompt turns into its safe answer.
  */
 import { CANCELLED, untilAborted } from '../../util/abort.js';
+import { definedProperties } from '../../util/defined-properties.js';
 
 /** A way to talk to the user. */
 export interface PromptIO {
@@ -51,13 +52,16 @@ export async function askUntilUnderstood<T>(
   io: PromptIO,
   question: {
     readonly text: string;
-    readonly signal: AbortSignal;
+    readonly signal?: AbortSignal;
+    /** The tool call the question is about (the chat shows it beside the question). */
+    readonly toolCallId?: string;
     readonly parse: (typed: string) => T | undefined;
     readonly retry: string;
   },
 ): Promise<UnderstoodAnswer<T>> {
+  const options = definedProperties({ signal: question.signal, toolCallId: question.toolCallId });
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const typed = await askOnce(io, question.text, { signal: question.signal });
+    const typed = await askOnce(io, question.text, options);
     if (typed === undefined) return { kind: 'no-answer' };
     const answer = question.parse(typed);
     if (answer !== undefined) return { kind: 'understood', answer };
