@@ -145,16 +145,21 @@ function withoutCodeFence(text: string): string {
   return fenced?.[1] ?? trimmed;
 }
 
+/** One schema problem in words after its place: ajv's message, and the key or values it concerns. */
+export function describeSchemaError(error: ErrorObject): string {
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? `: "${String((error.params as { additionalProperty?: unknown }).additionalProperty)}"`
+      : error.keyword === 'enum'
+        ? `: ${JSON.stringify((error.params as { allowedValues?: unknown }).allowedValues)}`
+        : '';
+  return `${error.message ?? 'is invalid'}${extra}`;
+}
+
 function describeErrors(errors: readonly ErrorObject[]): string[] {
   const lines = errors.map((error) => {
     const where = error.instancePath === '' ? 'the answer' : error.instancePath;
-    const extra =
-      error.keyword === 'additionalProperties'
-        ? `: "${String((error.params as { additionalProperty?: unknown }).additionalProperty)}"`
-        : error.keyword === 'enum'
-          ? `: ${JSON.stringify((error.params as { allowedValues?: unknown }).allowedValues)}`
-          : '';
-    return `${where} ${error.message ?? 'is invalid'}${extra}`;
+    return `${where} ${describeSchemaError(error)}`;
   });
   const unique = [...new Set(lines)];
   if (unique.length <= MAX_PROBLEMS) return unique;

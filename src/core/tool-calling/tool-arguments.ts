@@ -6,7 +6,7 @@
  * checked here (the server still checks its own input).
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { validatorFor } from '../structured-output.js';
+import { describeSchemaError, validatorFor } from '../structured-output.js';
 import type { JsonSchema, ToolCallBlock, ToolSpec } from '../types.js';
 
 /** Problems named in one error result, at most (the rest are counted). */
@@ -48,13 +48,7 @@ function describe(name: string, errors: readonly ErrorObject[]): string {
       errors.map((error) => {
         const where =
           error.instancePath === '' ? 'arguments' : `arguments${error.instancePath.replaceAll('/', '.')}`;
-        const extra =
-          error.keyword === 'additionalProperties'
-            ? `: "${String((error.params as { additionalProperty?: unknown }).additionalProperty)}"`
-            : error.keyword === 'enum'
-              ? `: ${JSON.stringify((error.params as { allowedValues?: unknown }).allowedValues)}`
-              : '';
-        return `${where} ${error.message ?? 'is invalid'}${extra}`;
+        return `${where} ${describeSchemaError(error)}`;
       }),
     ),
   ];
