@@ -113,6 +113,8 @@ try {
     const model = await writeTinyGguf(join(work, 'tiny.gguf'));
     const args = ['-m', `local:${model}`, '-p', 'hello', '--max-tokens', '4'];
     const env = { HOME: home, MCPHOST_LOCAL_THREADS: '1' };
+    // `mcphost models list` says which runtime runs and why: nothing fetched yet, then what was.
+    const listedBefore = await mcphost(prefix, ['models', 'list'], env);
     const first = await mcphost(prefix, args, env);
     const runtime = await diskBytes(join(home, '.cache', 'mcphost', 'runtime')).catch(() => 0);
     console.log(
@@ -123,6 +125,23 @@ try {
     console.log(
       `model: second run, registry unreachable: exit ${second.code} in ${second.seconds.toFixed(1)} s`,
     );
+    const listedAfter = await mcphost(prefix, ['models', 'list'], offline);
+    const runtimeLine = (listed: { stdout: string }) =>
+      listed.stdout.split('\n').find((line) => line.startsWith('llama.cpp runtime:')) ?? '(none)';
+    console.log(`models list before: ${runtimeLine(listedBefore)}`);
+    console.log(`models list after: ${runtimeLine(listedAfter)}`);
+    if (!runtimeLine(listedBefore).includes('not fetched yet')) {
+      console.error(
+        'models list: before the first local run, the runtime line should say it is not fetched yet',
+      );
+      failed = true;
+    }
+    if (!/^llama\.cpp runtime: @node-llama-cpp\/\S+.* in .+; runs on /.test(runtimeLine(listedAfter))) {
+      console.error(
+        'models list: after the first local run, the runtime line should name what was fetched and where it runs',
+      );
+      failed = true;
+    }
     for (const [name, outcome] of [
       ['first', first],
       ['second', second],
