@@ -20,8 +20,14 @@ let home: TemporaryHome;
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'mcphost-local-cli-'));
   noiseModel = await writeTinyGguf(join(folder, 'noise.gguf'));
-  // Leans to `"`, so the string argument of a forced call ends (see TinyGgufShape.favouredByte).
-  quotingModel = await writeTinyGguf(join(folder, 'quoting.gguf'), { ...TINY_GGUF_SHAPE, favouredByte: '"' });
+  // Leans to `"`, so the string argument of a forced call ends (see TinyGgufShape.favouredByte). Its
+  // tokens are single bytes: a window of 4,096 holds the system prompt with server-everything's tools,
+  // which now include the host's two resource tools (the server has resources).
+  quotingModel = await writeTinyGguf(join(folder, 'quoting.gguf'), {
+    ...TINY_GGUF_SHAPE,
+    favouredByte: '"',
+    contextLength: 4096,
+  });
 });
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
