@@ -221,7 +221,10 @@ export class Runner {
         throwIfCancelled(signal);
         const tools = await this.#stepTools();
         emit({ type: 'step-start', step });
-        const calling = tools === undefined ? undefined : await this.#toolCalling.decide(this.#provider);
+        const calling =
+          tools === undefined
+            ? undefined
+            : await this.#toolCalling.decide(this.#provider, tools.offered.length > 0);
         const offered = toolStep.start(emit, tools, calling, followUp !== undefined);
         const hold = new TextCallHold(emit, offered.length > 0); // a call written as text is not shown
         const switched = { calling, switched: (next: ToolCalling) => toolStep.report(emit, tools, next) };

@@ -41,6 +41,9 @@ export type ToolCalling =
     }
   | { readonly kind: 'none' };
 
+/** Native calling, as one object: the step state reports a mode only when it changes (by identity). */
+const NATIVE: ToolCalling = { kind: 'native' };
+
 /** The choice for each provider a Runner has used. */
 export class ToolCallingChoice {
   readonly #setting: ToolCallingSetting;
@@ -58,9 +61,12 @@ export class ToolCallingChoice {
    * How `provider` calls tools. Throws {@link ConfigError} under `native` when the provider says its
    * model has no tool calling.
    */
-  async decide(provider: Provider): Promise<ToolCalling> {
+  async decide(provider: Provider, withTools = true): Promise<ToolCalling> {
     const known = this.#chosen.get(provider);
     if (known !== undefined) return known;
+    // A step with no tools to offer does not ask the model's capabilities (Ollama's /api/show): a
+    // one-shot without servers sends its prompt at once. Not kept: a later step with tools asks.
+    if (!withTools && (this.#setting === 'auto' || this.#setting === 'native')) return NATIVE;
     const chosen = await this.#choose(provider);
     this.#chosen.set(provider, chosen);
     return chosen;
@@ -93,11 +99,11 @@ export class ToolCallingChoice {
         return { kind: 'prompt', reason: 'configured', model: modelName(provider) };
       case 'native':
         if ((await provider.supportsTools?.()) === false) throw noToolCalling(provider);
-        return { kind: 'native' };
+        return NATIVE;
       case 'auto':
         return (await provider.supportsTools?.()) === false
           ? { kind: 'prompt', reason: 'model-lacks-tools', model: modelName(provider) }
-          : { kind: 'native' };
+          : NATIVE;
       default: {
         const unexpected: never = this.#setting;
         throw new TypeError(`unknown toolCalling setting ${String(unexpected)}`);
