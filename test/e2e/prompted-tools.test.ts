@@ -27,7 +27,12 @@ async function serversWithNotes(): Promise<string> {
   const folder = await fixture.temporaryFolder('mcphost-notes-');
   await writeFile(join(folder, 'fruit.txt'), 'the fruit is mango\n');
   await fixture.home.writeConfig({
-    mcpServers: { memory: npmServerConfig('memory'), files: npmServerConfig('filesystem', folder) },
+    mcpServers: {
+      // A memory file of this test's own: server-memory's default file lives in its package and is
+      // shared by every run (a second run found the entities there and created none).
+      memory: { ...npmServerConfig('memory'), env: { MEMORY_FILE_PATH: join(folder, 'memory.jsonl') } },
+      files: npmServerConfig('filesystem', folder),
+    },
   });
   return folder;
 }
