@@ -96,8 +96,8 @@ try {
   const installSeconds = (Date.now() - started) / 1000;
   const installed = await diskBytes(prefix);
   const modules = join(prefix, 'lib', 'node_modules', 'mcphost', 'node_modules');
-  const llamaPackages = (await readdir(modules).catch(() => [] as string[])).filter((name) =>
-    name.includes('llama'),
+  const llamaPackages = (await readdir(modules).catch(() => [] as string[])).filter(
+    (name) => name === 'node-llama-cpp' || name === '@node-llama-cpp',
   );
   console.log(
     `install: tarball ${megabytes(size)}; npm install -g ${megabytes(installed)} in ${installSeconds.toFixed(0)} s (limit ${megabytes(LIMIT_BYTES)})`,
