@@ -26,6 +26,7 @@ import { toolHintsOf, type ToolHints } from '../safety/tool-hints.js';
 import { ServerReconnections, type ServerReconnectionListener } from './reconnections.js';
 
 export type { PoolLog, PoolLogEntry, ServerState, ServerStatus } from './status.js';
+export { noServerStarted } from './status.js';
 export type { ToolProgress } from './server-connection.js';
 export type { ConfigureClient } from './server-session.js';
 export type { ServerReconnection, ServerReconnectionListener } from './reconnections.js';

@@ -1,4 +1,5 @@
 /** What the pool tells its user about servers: states, status snapshots and log entries. */
+import { ServerError } from '../core/errors.js';
 
 /**
  * Where a server is in its life. `starting`: first start or a restart in progress; `ready`: usable;
@@ -42,3 +43,12 @@ export interface PoolLogEntry {
 
 /** Receives the pool's diagnostics. */
 export type PoolLog = (entry: PoolLogEntry) => void;
+
+/**
+ * The error of a start where servers were configured and none is ready (a session's servers with
+ * `requireServers`, a job's own servers); undefined when one is ready or none was configured.
+ */
+export function noServerStarted(statuses: readonly ServerStatus[]): ServerError | undefined {
+  if (statuses.length === 0 || statuses.some((status) => status.state === 'ready')) return undefined;
+  return new ServerError('*', `none of the ${statuses.length} configured servers started`);
+}

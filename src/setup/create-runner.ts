@@ -7,9 +7,8 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
 import { parseModelString } from '../../providers/index.js';
-import { McpPool, type McpPoolOptions } from '../mcp/pool.js';
+import { McpPool, noServerStarted, type McpPoolOptions } from '../mcp/pool.js';
 import type { ServerDefinition } from '../mcp/definition.js';
-import { ServerError } from '../core/errors.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
 import { checkRootDirectories } from '../mcp/roots.js';
 import { planServerRoots, type ServerRoots } from '../mcp/server-roots.js';
@@ -285,10 +284,10 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       const servers = options.sandbox === true ? withSandboxes(given) : given;
       await checkSandboxes(servers);
       const started = await McpPool.start(poolOptions(servers, await rootsOf(servers), start));
-      const statuses = started.status();
-      if (statuses.length > 0 && statuses.every((status) => status.state !== 'ready')) {
+      const noneStarted = noServerStarted(started.status());
+      if (noneStarted !== undefined) {
         await started.close();
-        throw new ServerError('*', `none of the ${statuses.length} configured servers started`);
+        throw noneStarted;
       }
       return started;
     };

@@ -5,10 +5,9 @@
 import type { LoadedConfig } from '../../config/index.js';
 import type { AppHost } from '../apps/app-host.js';
 import { packageVersion } from '../util/version.js';
-import { ServerError } from '../core/errors.js';
 import type { QuestionQueue } from '../core/questions.js';
 import type { Provider } from '../core/types.js';
-import type { McpPool, ServerStatus } from '../mcp/pool.js';
+import { noServerStarted, type McpPool } from '../mcp/pool.js';
 import type { OfferingsChanges } from '../mcp/offerings-changes.js';
 import type { SamplingHost } from '../mcp/sampling.js';
 import type { ServerLogBook } from '../mcp/server-logs.js';
@@ -92,14 +91,8 @@ export function assembleAroundPool(
 ): RunnerAroundPool {
   const { options, notices, config, env } = context;
   const { audit, safety: settings, sessionId } = context;
-  const started = pool.status();
-  if (
-    options.requireServers === true &&
-    started.length > 0 &&
-    started.every((server: ServerStatus) => server.state !== 'ready')
-  ) {
-    throw new ServerError('*', `none of the ${started.length} configured servers started`);
-  }
+  const noneStarted = options.requireServers === true ? noServerStarted(pool.status()) : undefined;
+  if (noneStarted !== undefined) throw noneStarted;
   const maxSteps = options.maxSteps ?? context.direct?.maxSteps ?? config.maxSteps;
   const onApproval = options.questions?.approveToolCall;
   const skills = skillsFor({ pool, config, homeDir: options.homeDir, env, onWarning: notices.warning });

@@ -85,6 +85,7 @@ describe('createRunner', () => {
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ServerError);
     expect(error).toBeInstanceOf(McpHostError);
+    expect((error as Error).message).toContain('none of the 1 configured servers started');
   });
 
   it('cancels a start that hangs when its signal aborts, ending what was started', async () => {
