@@ -132,7 +132,8 @@ export async function coldPath(): Promise<void> {
         `${overFloor.toFixed(2)}× (target ≤ 2.5×: ${verdict(overFloor <= 2.5)}); ` +
         `${(noServer! / node!).toFixed(2)}× node -e 0\n` +
         `   without the compile cache (a first run, or Node 20): --help ${helpFirst!.toFixed(0)} ms ` +
-        `(${(helpFirst! / node!).toFixed(2)}×), one-shot ${noServerFirst!.toFixed(0)} ms ` +
+        `(${(helpFirst! / node!).toFixed(2)}× node -e 0, ${(helpFirst! / floorHelp!).toFixed(2)}× yargs' floor, ` +
+        `which has no cache either), one-shot ${noServerFirst!.toFixed(0)} ms ` +
         `(${(noServerFirst! / exchange!).toFixed(2)}× the floor)\n`,
     );
     const nodeAlone = await ownUsage(home, ['-e', '0']);
