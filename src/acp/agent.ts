@@ -74,12 +74,9 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
       });
       sessions.set(session.id, session);
       // The commands follow the answer: the editor knows the session once it has its id.
+      const configOptions = await session.configOptions();
       setImmediate(() => void session.announceCommands());
-      return {
-        sessionId: session.id,
-        modes: modeState(session.mode),
-        configOptions: await session.configOptions(),
-      };
+      return { sessionId: session.id, modes: modeState(session.mode), configOptions };
     })
     .onRequest('session/load', async ({ params, client, signal }) => {
       const cwd = checkedCwd(params.cwd);
@@ -100,8 +97,9 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
         session.sender.send(update);
       }
       await session.sender.flushed();
+      const configOptions = await session.configOptions();
       setImmediate(() => void session.announceCommands());
-      return { modes: modeState(session.mode), configOptions: await session.configOptions() };
+      return { modes: modeState(session.mode), configOptions };
     })
     .onRequest('session/list', async ({ params }): Promise<ListSessionsResponse> => {
       const cwd = params.cwd ?? options.defaultCwd;
