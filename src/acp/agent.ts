@@ -19,6 +19,7 @@ import { messageOf } from '../core/errors.js';
 import { definedProperties } from '../util/defined-properties.js';
 import { assembleRunner, type Assembly, type CreateRunnerOptions } from '../setup/create-runner.js';
 import type { HostEvent } from '../setup/host-event.js';
+import type { KeptPermissions } from '../safety/kept-permissions.js';
 import { AcpSession } from './acp-session.js';
 import { editorElicitation } from './elicitation.js';
 import { editorFiles } from './editor-files.js';
@@ -42,6 +43,11 @@ export interface AcpAgentOptions {
   readonly debug: boolean;
   /** Where sessions are listed when `session/list` names no folder. */
   readonly defaultCwd: string;
+  /**
+   * The "always allow" answers the chat keeps for a folder (`tk`/`sk`): they stand in for the
+   * editor's question there too. The editor's own "always" answers are kept for the session only.
+   */
+  readonly keptPermissions?: (cwd: string) => Promise<KeptPermissions>;
 }
 
 /** The agent app, and how to close every session's servers. */
@@ -163,6 +169,7 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
     };
     let assembly: Assembly;
     try {
+      const kept = await options.keptPermissions?.(start.cwd);
       assembly = await assembleRunner({
         ...base,
         projectDir: start.cwd,
@@ -193,7 +200,11 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
             : {}),
           onTodos: (items) => holder.session?.showPlan(items),
         },
-        safety: { ...base.safety, sessionMode: modeCheck(() => holder.session?.mode ?? DEFAULT_MODE) },
+        safety: {
+          ...base.safety,
+          sessionMode: modeCheck(() => holder.session?.mode ?? DEFAULT_MODE),
+          ...definedProperties({ keptPermissions: kept }),
+        },
         questions: {
           approveToolCall: editorApproval({
             client: start.client,

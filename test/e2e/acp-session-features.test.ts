@@ -5,13 +5,13 @@
  * as MCP `notifications/cancelled`. The editor is the ACP SDK's client side; every stdout line is
  * checked against the schema.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ClientCapabilities, McpServer } from '@agentclientprotocol/sdk';
 import { textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { cliFixture } from '../support/cli-fixture.js';
-import { REPOSITORY } from '../support/cli.js';
+import { npmServer, REPOSITORY } from '../support/cli.js';
 import {
   agentCalls,
   startEditor,
@@ -231,5 +231,44 @@ describe('mcphost acp: plan, model, elicitation, sampling, cancel', () => {
     await expect
       .poll(() => readFile(callLog, 'utf8'), { timeout: 5_000 })
       .toBe(`started ${started_}\ncancelled ${started_}\n`);
+  });
+
+  it("the chat's kept answers for the folder stand in for the editor's question; the editor's own 'always' is not kept", async () => {
+    const files = await fixture.temporaryFolder('acp-kept-');
+    const store = join(fixture.home.path, '.local/state/mcphost/permissions.json');
+    await mkdir(join(fixture.home.path, '.local/state/mcphost'), { recursive: true });
+    const kept = {
+      version: 1,
+      projects: {
+        [await realpath(files)]: [
+          { kind: 'tool', server: 'files', tool: 'write_file', keptAt: '2026-11-28T10:00:00.000Z' },
+        ],
+      },
+    };
+    await writeFile(store, JSON.stringify(kept));
+    await fixture.startModel([
+      toolCallReply(['files__write_file', { path: join(files, 'a.txt'), content: 'a' }]),
+      toolCallReply(['files__create_directory', { path: join(files, 'sub') }]),
+      toolCallReply(['files__create_directory', { path: join(files, 'sub2') }]),
+      textReply('done'),
+    ]);
+    const started = await editor({
+      cwd: files,
+      permission: () => Promise.resolve({ outcome: { outcome: 'selected', optionId: 'allow-always' } }),
+    });
+    const { sessionId } = await started.agent.request('session/new', {
+      cwd: files,
+      mcpServers: [
+        { name: 'files', command: process.execPath, args: [npmServer('filesystem'), files], env: [] },
+      ],
+    });
+    await started.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+    // The kept write is not asked; create_directory is asked once, then allowed for the session.
+    expect(started.permissions.map((request) => request.toolCall.title)).toEqual([
+      expect.stringContaining('files: create_directory'),
+    ]);
+    expect(await readFile(join(files, 'a.txt'), 'utf8')).toBe('a');
+    // The editor's "always allow" stays with the session: the store is as it was.
+    expect(JSON.parse(await readFile(store, 'utf8'))).toEqual(kept);
   });
 });
