@@ -192,6 +192,11 @@ export class AcpSession {
       this.#turn.controller.abort(new AbortedError('cancelled by the editor'));
   }
 
+  /** The running turn's signal (aborted by session/cancel), if a turn runs. */
+  get turnSignal(): AbortSignal | undefined {
+    return this.#turn.kind === 'running' ? this.#turn.controller.signal : undefined;
+  }
+
   /** The built-in bash runs a command in the editor's terminal: shown inside its tool call. */
   showTerminal(command: string, terminalId: string): void {
     const toolCallId = this.#parts.links.terminalStarted(command, terminalId);

@@ -217,6 +217,7 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
               sessionId: () => conversation.id,
               capabilities,
               runningCallOf: (server) => links.runningCallOf(server),
+              turnSignal: () => holder.session?.turnSignal,
             }),
           }),
         },

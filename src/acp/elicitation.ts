@@ -20,6 +20,8 @@ export interface EditorElicitationParts {
   readonly capabilities: ClientCapabilities;
   /** The tool call running on `server`, if one is. */
   readonly runningCallOf: (server: string) => string | undefined;
+  /** The running turn's signal: a cancelled turn withdraws the question at once. */
+  readonly turnSignal: () => AbortSignal | undefined;
 }
 
 /** The `elicit` question for the session, or undefined when the client shows no elicitation. */
@@ -46,8 +48,9 @@ export function editorElicitation(
             ...scope,
           }
         : { mode: 'url', message, url: request.url, elicitationId: request.elicitationId, ...scope };
+    const turn = parts.turnSignal();
     const response: CreateElicitationResponse = await parts.client.request('elicitation/create', params, {
-      cancellationSignal: request.signal,
+      cancellationSignal: turn === undefined ? request.signal : AbortSignal.any([request.signal, turn]),
       stopWaitingOnCancel: true,
     });
     return answerOf(response);

@@ -190,6 +190,33 @@ describe('mcphost acp: plan, model, elicitation, sampling, cancel', () => {
     );
   });
 
+  it('a cancel while the editor shows an elicitation withdraws it and ends the turn with cancelled', async () => {
+    const cwd = await fixture.temporaryFolder('acp-elicit-');
+    await fixture.startModel([toolCallReply(['offerings__defaults-form', {}]), textReply('never')]);
+    const started = await editor({
+      cwd,
+      capabilities: { elicitation: { form: {} } },
+      handlers: (app) => {
+        // The person never answers: only the cancel ends the wait.
+        app.onRequest('elicitation/create', () => new Promise<never>(() => undefined));
+      },
+    });
+    const { sessionId } = await started.agent.request('session/new', {
+      cwd,
+      mcpServers: [fixtureServer('offerings', 'offerings.mjs')],
+    });
+    const turn = started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'ask' }],
+    });
+    await expect.poll(() => agentCalls(started, 'elicitation/create').length, { timeout: 10_000 }).toBe(1);
+    const cancelledAt = Date.now();
+    await started.agent.notify('session/cancel', { sessionId });
+    expect((await turn).stopReason).toBe('cancelled');
+    expect(Date.now() - cancelledAt).toBeLessThan(1000);
+    expect(agentCalls(started, '$/cancel_request')).toHaveLength(1);
+  });
+
   it('without the elicitation capability the editor is not asked: declined; sampling is declined with a reason', async () => {
     const cwd = await fixture.temporaryFolder('acp-elicit-');
     await fixture.startModel([
