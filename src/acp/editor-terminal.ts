@@ -48,10 +48,19 @@ export function editorTerminal(parts: EditorTerminalParts): CommandTerminal {
         const { output, truncated } = await client.request('terminal/output', { sessionId, terminalId });
         const cut = truncated;
         switch (ending.kind) {
-          case 'exited':
-            return ending.status.signal === undefined || ending.status.signal === null
-              ? { kind: 'exited', code: ending.status.exitCode ?? 0, output, cut }
-              : { kind: 'signalled', signal: ending.status.signal, output, cut };
+          case 'exited': {
+            const { exitCode, signal } = ending.status;
+            if (signal !== undefined && signal !== null) return { kind: 'signalled', signal, output, cut };
+            if (exitCode !== undefined && exitCode !== null)
+              return { kind: 'exited', code: exitCode, output, cut };
+            // Neither: not a success the model should trust.
+            return {
+              kind: 'signalled',
+              signal: 'an unknown cause (the editor gave no exit code)',
+              output,
+              cut,
+            };
+          }
           case 'timed-out':
             return { kind: 'timed-out', timeoutMs: command.timeoutMs, output, cut };
           case 'cancelled':
