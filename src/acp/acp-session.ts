@@ -3,15 +3,26 @@
  * conversation it saves, its approval mode, and the turn in progress. A turn's runner events
  * become `session/update` notifications; its end becomes the prompt's stop reason.
  */
-import type { ContentBlock, PromptResponse, SessionUpdate, StopReason } from '@agentclientprotocol/sdk';
+import type {
+  ContentBlock,
+  PromptResponse,
+  SessionConfigOption,
+  SessionUpdate,
+  StopReason,
+} from '@agentclientprotocol/sdk';
 import { RequestError } from '@agentclientprotocol/sdk';
-import { AbortedError, MaxStepsError, messageOf, ProviderError } from '../core/errors.js';
+import { AbortedError, ConfigError, MaxStepsError, messageOf, ProviderError } from '../core/errors.js';
 import type { AgentEvent, RunnerEvent, StopReason as RunStopReason } from '../core/events.js';
 import type { McpRunner } from '../setup/create-runner.js';
+import { knownModels, providerForSwitch, type ModelStart } from '../setup/model-switch.js';
 import type { UserContent } from '../core/types.js';
+import type { TodoItem } from '../builtin/todo-server.js';
 import { DEFAULT_MODE, type SessionModeId } from './modes.js';
+import { modelOption } from './model-option.js';
+import { planOf } from './plan.js';
 import { userContentOf } from './prompt-content.js';
 import { toolCallOf, toolResultUpdateOf, type LocateTool } from './tool-updates.js';
+import type { ToolCallLinks } from './tool-call-links.js';
 import type { UpdateSender } from './update-sender.js';
 
 /** The JSON-RPC error code of a failed model call (the server-error range JSON-RPC leaves to us). */
@@ -30,6 +41,10 @@ export interface AcpSessionParts {
   readonly sender: UpdateSender;
   readonly notices: Notices;
   readonly log: (line: string) => void;
+  /** What the built-in servers did for a call (its terminal, its diff), to show with it. */
+  readonly links: ToolCallLinks;
+  /** The model the session started with, and what a change of model needs. */
+  readonly modelStart: ModelStart;
 }
 
 type TurnState =
@@ -39,11 +54,13 @@ export class AcpSession {
   readonly #parts: AcpSessionParts;
   #mode: SessionModeId = DEFAULT_MODE;
   #turn: TurnState = { kind: 'idle' };
+  #model: string;
   /** Warnings for the editor that came before it could be told (a server that failed to start). */
   readonly #pending: string[] = [];
 
   constructor(parts: AcpSessionParts) {
     this.#parts = parts;
+    this.#model = parts.modelStart.modelString;
   }
 
   get id(): string {
@@ -68,6 +85,30 @@ export class AcpSession {
 
   get sender(): UpdateSender {
     return this.#parts.sender;
+  }
+
+  /** The session's config options: the model, with the models mcphost knows of. */
+  async configOptions(): Promise<SessionConfigOption[]> {
+    return [modelOption(this.#model, await knownModels(this.#parts.modelStart, this.#model))];
+  }
+
+  /** Another model for the next prompt (`session/set_config_option`); the conversation goes on. */
+  async setModel(model: string): Promise<void> {
+    if (this.#turn.kind === 'running') {
+      throw RequestError.invalidRequest(undefined, 'the model cannot change while a prompt runs');
+    }
+    let provider: Awaited<ReturnType<typeof providerForSwitch>>;
+    try {
+      provider = await providerForSwitch(model, this.#parts.modelStart, 'session/set_config_option');
+    } catch (error) {
+      if (error instanceof ConfigError) throw RequestError.invalidParams({ value: model }, error.message);
+      throw requestErrorOf(error);
+    }
+    const replaced = this.#parts.runner.provider;
+    this.#parts.runner.provider = provider;
+    this.#model = model;
+    // An embedded model holds gigabytes: the one switched away from is released now (as /model does).
+    await replaced.close?.();
   }
 
   /** A warning for the editor, shown at the next prompt (or at once during one). */
@@ -100,6 +141,7 @@ export class AcpSession {
       throw requestErrorOf(error);
     } finally {
       this.#turn = { kind: 'idle' };
+      this.#parts.links.clear();
       await this.#parts.sender.flushed();
     }
   }
@@ -148,6 +190,28 @@ export class AcpSession {
   cancel(): void {
     if (this.#turn.kind === 'running')
       this.#turn.controller.abort(new AbortedError('cancelled by the editor'));
+  }
+
+  /** The running turn's signal (aborted by session/cancel), if a turn runs. */
+  get turnSignal(): AbortSignal | undefined {
+    return this.#turn.kind === 'running' ? this.#turn.controller.signal : undefined;
+  }
+
+  /** The built-in bash runs a command in the editor's terminal: shown inside its tool call. */
+  showTerminal(command: string, terminalId: string): void {
+    const toolCallId = this.#parts.links.terminalStarted(command, terminalId);
+    if (toolCallId === undefined) return;
+    this.#send({
+      sessionUpdate: 'tool_call_update',
+      toolCallId,
+      status: 'in_progress',
+      content: [{ type: 'terminal', terminalId }],
+    });
+  }
+
+  /** The built-in to-do list changed: the editor's plan is the whole list. */
+  showPlan(items: readonly TodoItem[]): void {
+    this.#send(planOf(items));
   }
 
   #send(update: SessionUpdate): void {
@@ -216,11 +280,20 @@ export class AcpSession {
         this.#send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text } });
         return;
       case 'tool-call':
+        this.#parts.links.started(event.call, locate(event.call.name)?.server);
         this.#send({ sessionUpdate: 'tool_call', ...toolCallOf(event.call, locate) });
         return;
-      case 'tool-result':
-        this.#send({ sessionUpdate: 'tool_call_update', ...toolResultUpdateOf(event.record.result) });
+      case 'tool-result': {
+        const { call, result } = event.record;
+        const shown = this.#parts.links.finished(call, locate(call.name)?.tool);
+        const update = toolResultUpdateOf(result);
+        this.#send({
+          sessionUpdate: 'tool_call_update',
+          ...update,
+          content: [...shown, ...(update.content ?? [])],
+        });
         return;
+      }
       case 'retry':
         // As the chat says it: the vendor's message, the wait, the attempt.
         this.#notice(

@@ -16,13 +16,20 @@ import {
 } from '@agentclientprotocol/sdk';
 import { isAbsolute } from 'node:path';
 import { messageOf } from '../core/errors.js';
-import { assembleRunner, type CreateRunnerOptions, type McpRunner } from '../setup/create-runner.js';
+import { definedProperties } from '../util/defined-properties.js';
+import { assembleRunner, type Assembly, type CreateRunnerOptions } from '../setup/create-runner.js';
 import type { HostEvent } from '../setup/host-event.js';
+import type { KeptPermissions } from '../safety/kept-permissions.js';
 import { AcpSession } from './acp-session.js';
+import { editorElicitation } from './elicitation.js';
+import { editorFiles } from './editor-files.js';
 import { editorServers } from './editor-servers.js';
+import { editorTerminal } from './editor-terminal.js';
+import { MODEL_OPTION_ID } from './model-option.js';
 import { DEFAULT_MODE, isSessionMode, modeCheck, modeState } from './modes.js';
 import { editorApproval } from './permission.js';
 import { replayUpdates } from './replay.js';
+import { ToolCallLinks } from './tool-call-links.js';
 import type { AcpSessionStore, StoredConversation } from './session-store.js';
 import { UpdateSender } from './update-sender.js';
 
@@ -36,6 +43,11 @@ export interface AcpAgentOptions {
   readonly debug: boolean;
   /** Where sessions are listed when `session/list` names no folder. */
   readonly defaultCwd: string;
+  /**
+   * The "always allow" answers the chat keeps for a folder (`tk`/`sk`): they stand in for the
+   * editor's question there too. The editor's own "always" answers are kept for the session only.
+   */
+  readonly keptPermissions?: (cwd: string) => Promise<KeptPermissions>;
 }
 
 /** The agent app, and how to close every session's servers. */
@@ -68,8 +80,9 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
       });
       sessions.set(session.id, session);
       // The commands follow the answer: the editor knows the session once it has its id.
+      const configOptions = await session.configOptions();
       setImmediate(() => void session.announceCommands());
-      return { sessionId: session.id, modes: modeState(session.mode) };
+      return { sessionId: session.id, modes: modeState(session.mode), configOptions };
     })
     .onRequest('session/load', async ({ params, client, signal }) => {
       const cwd = checkedCwd(params.cwd);
@@ -90,8 +103,9 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
         session.sender.send(update);
       }
       await session.sender.flushed();
+      const configOptions = await session.configOptions();
       setImmediate(() => void session.announceCommands());
-      return { modes: modeState(session.mode) };
+      return { modes: modeState(session.mode), configOptions };
     })
     .onRequest('session/list', async ({ params }): Promise<ListSessionsResponse> => {
       const cwd = params.cwd ?? options.defaultCwd;
@@ -112,6 +126,17 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
       }
       session.mode = params.modeId;
       return {};
+    })
+    .onRequest('session/set_config_option', async ({ params }) => {
+      const session = sessionOf(params.sessionId);
+      if (params.configId !== MODEL_OPTION_ID || typeof params.value !== 'string') {
+        throw RequestError.invalidParams(
+          { configId: params.configId },
+          `unknown config option "${params.configId}" (this agent has "${MODEL_OPTION_ID}", a select)`,
+        );
+      }
+      await session.setModel(params.value);
+      return { configOptions: await session.configOptions() };
     })
     .onRequest('session/prompt', ({ params }) => sessionOf(params.sessionId).prompt(params.prompt))
     .onNotification('session/cancel', ({ params }) => {
@@ -134,15 +159,18 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
     // The runner's callbacks need the session, which needs the runner: they read it from here.
     const holder: { session?: AcpSession } = {};
     const sender = new UpdateSender(start.client, conversation.id, options.log);
+    const links = new ToolCallLinks();
+    const { client, capabilities } = start;
     const onEvent = (event: HostEvent): void => {
       const line = hostEventLine(event, options.debug);
       if (line === undefined) return;
       if (event.type === 'warning' && holder.session !== undefined) holder.session.warn(line);
       else options.log(line);
     };
-    let runner: McpRunner;
+    let assembly: Assembly;
     try {
-      ({ runner } = await assembleRunner({
+      const kept = await options.keptPermissions?.(start.cwd);
+      assembly = await assembleRunner({
         ...base,
         projectDir: start.cwd,
         additionalServers: editorServers(start.servers, start.cwd),
@@ -150,24 +178,67 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
         ...(start.model === undefined || base.model !== undefined ? {} : { model: start.model }),
         interactive: true,
         signal: start.signal,
-        safety: { ...base.safety, sessionMode: modeCheck(() => holder.session?.mode ?? DEFAULT_MODE) },
+        // The built-in servers work in the session's folder, on the editor's buffers and terminal.
+        builtinHost: {
+          cwd: start.cwd,
+          files: editorFiles({
+            client,
+            sessionId: conversation.id,
+            capabilities,
+            onWrite: (write) => {
+              links.wrote(write);
+            },
+          }),
+          ...(capabilities.terminal === true
+            ? {
+                terminal: editorTerminal({
+                  client,
+                  sessionId: conversation.id,
+                  onCreated: (command, terminalId) => holder.session?.showTerminal(command, terminalId),
+                }),
+              }
+            : {}),
+          onTodos: (items) => holder.session?.showPlan(items),
+        },
+        safety: {
+          ...base.safety,
+          sessionMode: modeCheck(() => holder.session?.mode ?? DEFAULT_MODE),
+          ...definedProperties({ keptPermissions: kept }),
+        },
         questions: {
           approveToolCall: editorApproval({
             client: start.client,
             sessionId: () => conversation.id,
             locate: (name) => holder.session?.runner.pool.locate(name),
           }),
+          ...definedProperties({
+            elicit: editorElicitation({
+              client,
+              sessionId: () => conversation.id,
+              capabilities,
+              runningCallOf: (server) => links.runningCallOf(server),
+              turnSignal: () => holder.session?.turnSignal,
+            }),
+          }),
         },
         onEvent,
-        onHistoryChange: (history, change) => conversation.record(runner, history, change),
-      }));
+        onHistoryChange: (history, change) => conversation.record(assembly.runner, history, change),
+      });
     } catch (error) {
       throw RequestError.internalError(undefined, `the session could not start: ${messageOf(error)}`);
     }
+    const { runner } = assembly;
     const session = new AcpSession({
       id: conversation.id,
       cwd: start.cwd,
       runner,
+      links,
+      modelStart: {
+        modelString: assembly.modelString,
+        options: base,
+        config: assembly.config,
+        env: base.env ?? process.env,
+      },
       sender,
       notices: {
         supported:

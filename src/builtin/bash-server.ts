@@ -8,6 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import type { BashOptions } from './options.js';
+import type { CommandTerminal } from './host.js';
 import type { SandboxSettings } from '../safety/sandbox-settings.js';
 import { describeShellOutcome, endGroup, runShellCommand, signalGroup } from './shell-command.js';
 import { definedProperties } from '../util/defined-properties.js';
@@ -26,6 +27,11 @@ export interface BashServerContext {
   readonly cwd: string;
   /** The commands' environment (already reduced to the minimal one). */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Where commands run instead of a process group of ours (an editor's terminal). Not used for a
+   * server with a sandbox: only our own launch can put a command in one.
+   */
+  readonly terminal?: CommandTerminal;
 }
 
 /** Ends every command still running: called when the server closes. */
@@ -53,6 +59,17 @@ export function registerBashTools(server: McpServer, context: BashServerContext)
       annotations: { destructiveHint: true, openWorldHint: true },
     },
     async ({ command }, context_) => {
+      if (context.terminal !== undefined && sandbox === undefined) {
+        const outcome = await context.terminal.run({
+          command,
+          cwd,
+          timeoutMs,
+          maxOutputBytes,
+          signal: context_.mcpReq.signal,
+        });
+        const { text, isError } = describeShellOutcome(outcome, maxOutputBytes, 'the start was dropped');
+        return { content: [{ type: 'text', text }], ...(isError ? { isError } : {}) };
+      }
       let group: number | undefined;
       const outcome = await runShellCommand({
         command,

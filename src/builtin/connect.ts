@@ -9,6 +9,7 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { childEnvironment, type ParentEnvironment } from '../mcp/environment.js';
+import type { BuiltinHost } from './host.js';
 import type { BuiltinServerSettings } from './options.js';
 
 /** What {@link connectBuiltin} needs. */
@@ -20,6 +21,8 @@ export interface ConnectBuiltinOptions {
   readonly cwd?: string;
   /** Our version, told in `initialize` and sent as fetch's User-Agent. */
   readonly version: string;
+  /** What the program lends the servers (an editor's files and terminal); its `cwd` wins over `cwd`. */
+  readonly host?: BuiltinHost;
 }
 
 /** Starts the server and returns the transport to connect a Client to. */
@@ -41,23 +44,32 @@ async function registerTools(
   server: McpServer,
   options: ConnectBuiltinOptions,
 ): Promise<() => Promise<void>> {
-  const cwd = options.cwd ?? process.cwd();
-  const { settings } = options;
+  const { settings, host } = options;
+  const cwd = host?.cwd ?? options.cwd ?? process.cwd();
   const nothing = (): Promise<void> => Promise.resolve();
   switch (settings.name) {
     case 'fs': {
       const { registerFsTools } = await import('./fs-server.js');
-      await registerFsTools(server, { options: settings.options, cwd });
+      await registerFsTools(server, {
+        options: settings.options,
+        cwd,
+        ...(host?.files === undefined ? {} : { files: host.files }),
+      });
       return nothing;
     }
     case 'bash': {
       const { registerBashTools } = await import('./bash-server.js');
       const env = childEnvironment(options.parentEnv, { env: {}, inheritEnv: false });
-      return registerBashTools(server, { options: settings.options, cwd, env });
+      return registerBashTools(server, {
+        options: settings.options,
+        cwd,
+        env,
+        ...(host?.terminal === undefined ? {} : { terminal: host.terminal }),
+      });
     }
     case 'todo': {
       const { registerTodoTools } = await import('./todo-server.js');
-      registerTodoTools(server);
+      registerTodoTools(server, host?.onTodos);
       return nothing;
     }
     case 'fetch': {

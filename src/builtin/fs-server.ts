@@ -9,6 +9,7 @@ import { glob } from 'tinyglobby';
 import * as z from 'zod';
 import { writeFileAtomic, type AtomicWriteOptions } from '../util/atomic-file.js';
 import { AllowedPaths } from './allowed-paths.js';
+import type { FileAccess } from './host.js';
 import type { FsOptions } from './options.js';
 import { describeThrown, errorResult, textResult } from './tool-result.js';
 
@@ -29,6 +30,11 @@ export interface FsServerContext {
   readonly options: FsOptions;
   /** The default allowed directory, and the base of relative ones. */
   readonly cwd: string;
+  /**
+   * Where `read_file`, `write_file` and `edit_file` read and write text (an editor's buffers).
+   * Absent: the disk. Paths are checked against the allowed directories first either way.
+   */
+  readonly files?: FileAccess;
 }
 
 const pathArgument = z
@@ -40,6 +46,9 @@ const pathArgument = z
 export async function registerFsTools(server: McpServer, context: FsServerContext): Promise<void> {
   const allowed = await AllowedPaths.of(context.options.allowedDirectories ?? [context.cwd], context.cwd);
   const maxReadBytes = context.options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
+  const { files } = context;
+  const readFor = (path: string, maxBytes: number): Promise<ReadText> =>
+    files === undefined ? readText(path, maxBytes) : readThrough(files, path, maxBytes);
   // Every tool resolves its path first; a path outside is answered with the reason, not run.
   const withPath =
     <Args extends { path?: string | undefined }>(
@@ -67,7 +76,7 @@ export async function registerFsTools(server: McpServer, context: FsServerContex
       annotations: { readOnlyHint: true },
     },
     withPath(async (path, { offset, limit }) => {
-      const { text, size, cut } = await readText(path, maxReadBytes);
+      const { text, size, cut } = await readFor(path, maxReadBytes);
       if (text === undefined) return errorResult(`${path} is a binary file (${size} bytes)`);
       if (offset === undefined && limit === undefined) {
         return textResult(
@@ -89,7 +98,8 @@ export async function registerFsTools(server: McpServer, context: FsServerContex
     },
     withPath(async (path, { content }) => {
       await mkdir(dirname(path), { recursive: true });
-      await writeFileAtomic(path, content, USER_FILE);
+      if (files === undefined) await writeFileAtomic(path, content, USER_FILE);
+      else await files.writeText(path, content);
       return textResult(`wrote ${Buffer.byteLength(content)} bytes to ${path}`);
     }),
   );
@@ -108,7 +118,7 @@ export async function registerFsTools(server: McpServer, context: FsServerContex
       annotations: { destructiveHint: true },
     },
     withPath(async (path, args) => {
-      const { text } = await readText(path, Number.MAX_SAFE_INTEGER);
+      const { text } = await readFor(path, Number.MAX_SAFE_INTEGER);
       if (text === undefined) return errorResult(`${path} is a binary file`);
       const count = text.split(args.old_text).length - 1;
       if (count === 0) return errorResult(`old_text was not found in ${path} (it must match exactly)`);
@@ -118,7 +128,9 @@ export async function registerFsTools(server: McpServer, context: FsServerContex
         );
       }
       // split/join, not String.replace: `$&` and friends in new_text are the model's text, not patterns.
-      await writeFileAtomic(path, text.split(args.old_text).join(args.new_text), USER_FILE);
+      const edited = text.split(args.old_text).join(args.new_text);
+      if (files === undefined) await writeFileAtomic(path, edited, USER_FILE);
+      else await files.writeText(path, edited, text);
       return textResult(`replaced ${count} ${count === 1 ? 'occurrence' : 'occurrences'} in ${path}`);
     }),
   );
@@ -212,11 +224,15 @@ export async function registerFsTools(server: McpServer, context: FsServerContex
   );
 }
 
-/** Reads at most `maxBytes`: the text (undefined for a binary file), the full size, and whether it was cut. */
-async function readText(
-  path: string,
-  maxBytes: number,
-): Promise<{ readonly text: string | undefined; readonly size: number; readonly cut: boolean }> {
+/** A read's text (undefined for a binary file), the file's full size in bytes, and whether it was cut. */
+interface ReadText {
+  readonly text: string | undefined;
+  readonly size: number;
+  readonly cut: boolean;
+}
+
+/** Reads at most `maxBytes` from the disk. */
+async function readText(path: string, maxBytes: number): Promise<ReadText> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
@@ -229,6 +245,15 @@ async function readText(
   } finally {
     await handle.close();
   }
+}
+
+/** Reads through the host (an editor's buffer, which may differ from the disk), cut as a disk read is. */
+async function readThrough(files: FileAccess, path: string, maxBytes: number): Promise<ReadText> {
+  const whole = Buffer.from(await files.readText(path), 'utf8');
+  if (whole.subarray(0, BINARY_SNIFF_BYTES).includes(0))
+    return { text: undefined, size: whole.length, cut: false };
+  if (whole.length <= maxBytes) return { text: whole.toString('utf8'), size: whole.length, cut: false };
+  return { text: whole.subarray(0, maxBytes).toString('utf8'), size: whole.length, cut: true };
 }
 
 async function describeEntry(path: string, name: string): Promise<string> {

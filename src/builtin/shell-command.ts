@@ -165,13 +165,13 @@ async function drain(...streams: NodeJS.ReadableStream[]): Promise<void> {
 export function describeShellOutcome(
   outcome: ShellOutcome,
   maxOutputBytes: number,
+  /** How the output was cut: our own launch closes the pipes; an editor's terminal drops the start. */
+  howCut = "the command's pipes were closed there",
 ): { text: string; isError: boolean } {
   if (outcome.kind === 'not-started')
     return { text: `the command could not start: ${outcome.reason}`, isError: true };
   const body = outcome.output === '' ? '(no output)' : outcome.output.replace(/\n$/, '');
-  const note = outcome.cut
-    ? `\n[output cut at ${maxOutputBytes} bytes; the command's pipes were closed there]`
-    : '';
+  const note = outcome.cut ? `\n[output cut at ${maxOutputBytes} bytes; ${howCut}]` : '';
   switch (outcome.kind) {
     case 'exited':
       return { text: `${body}${note}\n[exit code ${outcome.code}]`, isError: outcome.code !== 0 };

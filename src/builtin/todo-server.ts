@@ -33,8 +33,11 @@ export function renderTodos(items: readonly TodoItem[]): string {
   ].join('\n');
 }
 
-/** Registers `todo_write` and `todo_read` on `server`, over a list held by this server. */
-export function registerTodoTools(server: McpServer): void {
+/**
+ * Registers `todo_write` and `todo_read` on `server`, over a list held by this server; `onChange`
+ * is told the whole list after each write (an editor shows it as its plan).
+ */
+export function registerTodoTools(server: McpServer, onChange?: (items: readonly TodoItem[]) => void): void {
   let items: readonly TodoItem[] = [];
 
   server.registerTool(
@@ -49,6 +52,7 @@ export function registerTodoTools(server: McpServer): void {
     },
     ({ todos }) => {
       items = todos;
+      onChange?.(items);
       return Promise.resolve(textResult(renderTodos(items)));
     },
   );

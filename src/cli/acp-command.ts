@@ -4,7 +4,7 @@
  * folder's sessions, the ones `-c`/`-r` take up), and points every library's console at stderr:
  * stdout belongs to the protocol.
  */
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import type { CliOptions } from './args.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
@@ -23,6 +23,7 @@ import {
 } from './sessions/saved-conversations.js';
 import type { AcpSessionStore, StoredConversation } from '../acp/session-store.js';
 import { serveAcp } from '../acp/serve.js';
+import { KeptPermissions } from '../safety/kept-permissions.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 
@@ -57,6 +58,11 @@ export async function runAcpCommand(
       debug: options.debug,
       defaultCwd: io.cwd,
       store: conversationStore(io),
+      keptPermissions: (cwd) =>
+        KeptPermissions.open({
+          file: join(mcphostFolder('state', io.homeDir, io.env), 'permissions.json'),
+          projectDir: cwd,
+        }),
       runnerOptions: (cwd) =>
         runnerOptionsFor({ options, script: undefined, session: {}, systemPrompt }, { ...io, cwd }),
     });

@@ -2,6 +2,7 @@
  * How to reach one MCP server, after config parsing and variable expansion. The config layer
  * produces these; the pool consumes them. (src never imports config: this is the seam.)
  */
+import type { BuiltinHost } from '../builtin/host.js';
 import type { BuiltinServerSettings } from '../builtin/options.js';
 import type { SandboxSettings } from '../safety/sandbox-settings.js';
 import type { ToolChangePolicy } from '../safety/tool-pins.js';
@@ -92,6 +93,8 @@ export interface BuiltinServerDefinition extends ServerCommon {
   readonly transport: 'builtin';
   /** Which built-in server, with its checked options. */
   readonly builtin: BuiltinServerSettings;
+  /** What the program lends it (never from a config file: an editor's files, terminal, plan view). */
+  readonly host?: BuiltinHost;
 }
 
 /** How to reach one MCP server: started locally over stdio, remote over HTTP, or built in. */

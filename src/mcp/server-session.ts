@@ -214,6 +214,7 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
         settings: definition.builtin,
         parentEnv: options.parentEnv,
         version: options.clientInfo.version,
+        ...definedProperties({ host: definition.host }),
       });
       if (options.traceContext !== undefined) carryTraceContext(transport, options.traceContext);
       // 'auto' like every server: the in-memory server answers the probe at once (today with an

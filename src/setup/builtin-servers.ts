@@ -2,6 +2,7 @@
  * Turning on built-in servers for one run (`--builtin fs,todo`, or createRunner's `builtin`), and
  * the approval rules they bring with them (bash asks before each command unless told otherwise).
  */
+import type { BuiltinHost } from '../builtin/host.js';
 import type { BuiltinServerName } from '../builtin/names.js';
 import { requiresApproval } from '../builtin/options.js';
 import { ConfigError } from '../core/errors.js';
@@ -67,5 +68,18 @@ export function builtinApprovalRules(servers: Readonly<Record<string, ServerDefi
           },
         ]
       : [],
+  );
+}
+
+/** The servers with every built-in one given `host` (an editor's files, terminal and plan view). */
+export function withBuiltinHost(
+  servers: Readonly<Record<string, ServerDefinition>>,
+  host: BuiltinHost,
+): Record<string, ServerDefinition> {
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, definition]) => [
+      name,
+      definition.transport === 'builtin' ? { ...definition, host } : definition,
+    ]),
   );
 }

@@ -17,7 +17,7 @@ import type { AuditSink } from '../safety/audit-log.js';
 import { mergeSafetyOptions } from '../safety/options.js';
 import { configSafety, withToolPins, withUntrustedContentClause } from './safety-settings.js';
 import { packageVersion } from '../util/version.js';
-import { parseBuiltinNames, withBuiltinServers } from './builtin-servers.js';
+import { parseBuiltinNames, withBuiltinHost, withBuiltinServers } from './builtin-servers.js';
 import { requireSandboxSupport, withSandboxes } from './sandbox-servers.js';
 import type { McpRunner } from './mcp-runner.js';
 import type { CreateRunnerOptions } from './runner-options.js';
@@ -88,10 +88,14 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
     options.builtin === undefined || options.builtin.length === 0
       ? chosen
       : { ...chosen, servers: withBuiltinServers(chosen.servers, parseBuiltinNames(options.builtin)) };
-  const config =
+  const sandboxed =
     options.sandbox === true
       ? { ...withBuiltins, servers: withSandboxes(withBuiltins.servers) }
       : withBuiltins;
+  const config =
+    options.builtinHost === undefined
+      ? sandboxed
+      : { ...sandboxed, servers: withBuiltinHost(sandboxed.servers, options.builtinHost) };
   const notices = hostNotices(options.onEvent);
   for (const warning of config.warnings) notices.warning?.(warning);
   const agents = checkedAgents(

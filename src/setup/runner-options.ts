@@ -2,6 +2,7 @@
  * The options of createRunner, in a file of their own: the setup's parts (server features, model
  * creation) take them without importing the module that assembles the runner.
  */
+import type { BuiltinHost } from '../builtin/host.js';
 import type { ConfigInput, ProjectConfigCandidate } from '../../config/index.js';
 import type { AgentRun } from '../agents/child-run.js';
 import type { AppsOptions } from '../apps/options.js';
@@ -93,6 +94,11 @@ export interface CreateRunnerOptions {
    * see docs/builtin-servers.md). Each is named as its server (`fs__read_file`).
    */
   readonly builtin?: readonly string[];
+  /**
+   * What the built-in servers use in place of this machine's files, processes and folder (an
+   * editor's buffers and terminal: `mcphost acp`). Absent: their own (see src/builtin/host.ts).
+   */
+  readonly builtinHost?: BuiltinHost;
   /**
    * Where `local:` model files are kept and how a first-use download is shown (`onProgress`). The
    * home folder, `projectDir` and `signal` are used where these leave them out.

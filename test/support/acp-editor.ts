@@ -27,6 +27,11 @@ const AGENT_MESSAGES: Readonly<
   'fs/read_text_file': schema.zReadTextFileRequest,
   'fs/write_text_file': schema.zWriteTextFileRequest,
   'terminal/create': schema.zCreateTerminalRequest,
+  'terminal/output': schema.zTerminalOutputRequest,
+  'terminal/wait_for_exit': schema.zWaitForTerminalExitRequest,
+  'terminal/kill': schema.zKillTerminalRequest,
+  'terminal/release': schema.zReleaseTerminalRequest,
+  'elicitation/create': schema.zCreateElicitationRequest,
   // The agent stops waiting for a permission answer when the turn is cancelled.
   '$/cancel_request': schema.zCancelRequestNotification,
 };
@@ -38,6 +43,7 @@ const RESULTS: Readonly<
   'session/load': schema.zLoadSessionResponse,
   'session/list': schema.zListSessionsResponse,
   'session/set_mode': schema.zSetSessionModeResponse,
+  'session/set_config_option': schema.zSetSessionConfigOptionResponse,
   'session/prompt': schema.zPromptResponse,
 };
 
@@ -206,4 +212,15 @@ export function updatesOf<Kind extends SessionNotification['update']['sessionUpd
       (update): update is Extract<SessionNotification['update'], { sessionUpdate: Kind }> =>
         update.sessionUpdate === kind,
     );
+}
+
+/** The params of every request or notification the agent sent with `method`, in order. */
+export function agentCalls(
+  editor: Pick<ScriptedEditor, 'lines'>,
+  method: string,
+): Array<Record<string, unknown>> {
+  return editor.lines
+    .map((line) => JSON.parse(line) as { method?: string; params?: Record<string, unknown> })
+    .filter((message) => message.method === method)
+    .map((message) => message.params ?? {});
 }
