@@ -6,7 +6,7 @@
  * message as at the first.
  *
  * ```jsonl
- * {"type":"header","version":3,"model":"ollama:qwen2.5:3b","systemPrompt":"Be brief.","createdAt":"2025-01-31T12:00:00.000Z"}
+ * {"type":"header","version":4,"model":"ollama:qwen2.5:3b","systemPrompt":"Be brief.","createdAt":"2025-01-31T12:00:00.000Z"}
  * {"type":"message","at":"2025-01-31T12:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"Hi"}]}}
  * {"type":"message","at":"2025-01-31T12:00:02.000Z","message":{"role":"assistant","content":[…]}}
  * {"type":"compaction","at":"…","summary":"…","replacedMessages":40,"messages":[…]}
