@@ -140,6 +140,47 @@ describe('mcphost with named agents: sessions, batches, budgets', () => {
     }
   }, 120_000);
 
+  it("stream-json writes a child's events as they happen, tagged with the agent and the parent's call", async () => {
+    await writeConfig();
+    const anthropic = await startFakeAnthropic([
+      { type: 'answer', content: [delegate('toolu_s', 'Read it')] },
+      textAnswer('done'),
+    ]);
+    const openai = await startFakeOpenAI([readGraph('call_s'), { type: 'text', text: 'Read.' }]);
+    try {
+      const run = await runCli(
+        ['-m', 'anthropic:claude-sonnet-4-5', '-p', 'go', '--output-format', 'stream-json'],
+        home.path,
+        { env: env(anthropic.url, openai.url), timeoutMs: 60_000 },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const records = run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const childCall = records.find(
+        (record) => record.type === 'agent' && (record.event as { type?: string }).type === 'tool-call',
+      );
+      expect(childCall).toMatchObject({
+        agent: 'researcher',
+        model: 'openai:gpt-4o-mini',
+        parentToolCallId: 'toolu_s',
+        depth: 1,
+        event: { type: 'tool-call', id: 'call_s', name: 'memory__read_graph' },
+      });
+      // The child's events come between the parent's agent call and its result.
+      const index = (predicate: (record: Record<string, unknown>) => boolean) => records.findIndex(predicate);
+      const parentCall = index((record) => record.type === 'tool-call' && record.name === 'agent');
+      const parentResult = index((record) => record.type === 'tool-result' && record.name === 'agent');
+      const child = records.indexOf(childCall!);
+      expect(parentCall).toBeGreaterThanOrEqual(0);
+      expect(child).toBeGreaterThan(parentCall);
+      expect(parentResult).toBeGreaterThan(child);
+    } finally {
+      await Promise.all([anthropic.close(), openai.close()]);
+    }
+  }, 120_000);
+
   it('a batch job line with "agent" runs as that agent; an unknown agent is one line naming the line', async () => {
     await writeConfig();
     await writeFile(auditLog, '');
