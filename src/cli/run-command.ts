@@ -192,8 +192,6 @@ async function run(
       },
     }),
   });
-  // A continued conversation's subagent runs: `/agents` lists them, and the journal has them already.
-  runner.agentRuns.reset(inputs.session.loaded?.agentRuns ?? []);
   // MCP Apps (--apps): the page is served when the first app opens (src/cli/apps-page.ts).
   const appsPage =
     runner.apps === undefined
@@ -321,14 +319,7 @@ async function readInputs(
   const session = await openConversationFiles(choice);
   for (const message of session.loaded?.notes ?? []) note(message);
   if (continuing !== undefined && session.loaded !== undefined) {
-    note(
-      continuingNotice(
-        continuing,
-        session.loaded.messages,
-        (io.stderr as { columns?: number }).columns,
-        session.loaded.agentRuns?.length,
-      ),
-    );
+    note(continuingNotice(continuing, session.loaded, (io.stderr as { columns?: number }).columns));
   }
   const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
   const permissions = await KeptPermissions.open({

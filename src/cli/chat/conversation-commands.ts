@@ -79,9 +79,8 @@ async function resume(chosen: string, context: CommandContext): Promise<CommandO
     const messages = await saved.takeUp(summary.path);
     const [head = '', ...exchange] = continuingNotice(
       summary.id,
-      messages,
+      { messages, agentRuns: context.agentRuns?.() },
       context.columns(),
-      context.agentRuns?.().length,
     );
     return show([head, ...exchange.map((line) => `  ${line}`)].join('\n'));
   } catch (failure) {

@@ -125,10 +125,14 @@ export function conversationList(summaries: readonly ConversationSummary[], widt
 /** "continuing <id>: 14 messages", and the last exchange, for the user to pick up the thread. */
 export function continuingNotice(
   id: string,
-  messages: readonly Message[],
+  conversation: {
+    readonly messages: readonly Message[];
+    readonly agentRuns?: readonly unknown[] | undefined;
+  },
   width = 100,
-  agentRuns = 0,
 ): readonly string[] {
+  const { messages } = conversation;
+  const agentRuns = conversation.agentRuns?.length ?? 0;
   const lastUser = [...messages]
     .reverse()
     .find((message) => message.role === 'user' && textOf(message) !== '');
