@@ -139,6 +139,8 @@ export async function runChild(child: ChildCall): Promise<ToolResultBlock> {
   const startedAt = now();
   let model = definition.model ?? 'the parent model';
   let usage = ZERO_USAGE;
+  // What counts against its `budgets.maxTokens`: its own tokens and those of the agents it calls.
+  let budgetUsage = ZERO_USAGE;
   let steps = 0;
   let runner: Runner | undefined;
   // The agent's own token budget aborts its run; the parent's signal does too.
@@ -177,7 +179,11 @@ export async function runChild(child: ChildCall): Promise<ToolResultBlock> {
       if (event.type === 'step-finish') {
         steps = event.step;
         if (event.usage !== undefined) usage = addUsage(usage, event.usage);
-        if (maxTokens !== undefined && usage.inputTokens + usage.outputTokens > maxTokens) {
+      }
+      const used = stepUsageOf(event);
+      if (used !== undefined) {
+        budgetUsage = addUsage(budgetUsage, used);
+        if (maxTokens !== undefined && budgetUsage.inputTokens + budgetUsage.outputTokens > maxTokens) {
           overBudget.abort();
         }
       }
@@ -202,6 +208,13 @@ export async function runChild(child: ChildCall): Promise<ToolResultBlock> {
   } finally {
     release();
   }
+}
+
+/** The tokens of a model call, its own or (inside `agent-event` wrappers) an agent's it called. */
+function stepUsageOf(event: RunnerEvent): Usage | undefined {
+  let inner = event;
+  while (inner.type === 'agent-event') inner = inner.event;
+  return inner.type === 'step-finish' ? inner.usage : undefined;
 }
 
 /** The child's answer as the parent's tool result: its text, or the JSON of a structured answer. */

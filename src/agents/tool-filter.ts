@@ -3,6 +3,8 @@
  * (`server__tool`) matches a name or glob in its `tools` (src/safety/glob.ts, the approval rules'
  * globs). With neither, every tool the session has.
  */
+import { errorResult } from '../core/tool-execution.js';
+import type { ToolHost } from '../core/types.js';
 import { compileGlob } from '../safety/glob.js';
 import type { AgentDefinition } from './definition.js';
 
@@ -29,5 +31,20 @@ export function toolFilterOf(
       const server = serverOf(exposedName);
       return server !== undefined && serverSet.has(server);
     },
+  };
+}
+
+/**
+ * `inner` as one agent sees it: only the tools its filter allows are listed, and a call of another
+ * is refused as data (a batch job run as an agent; AgentToolHost does the same for a child).
+ */
+export function narrowedToolHost(inner: ToolHost, filter: ToolFilter | undefined, agent: string): ToolHost {
+  if (filter === undefined) return inner;
+  return {
+    tools: async () => (await inner.tools()).filter((tool) => filter.allows(tool.name)),
+    call: (call, signal) =>
+      filter.allows(call.name)
+        ? inner.call(call, signal)
+        : Promise.resolve(errorResult(call, `The tool ${call.name} is not one ${agent} may use.`)),
   };
 }

@@ -24,6 +24,11 @@ export interface BatchJob {
   readonly system?: string;
   /** Only these configured servers' tools (else every server of the batch). */
   readonly servers?: readonly string[];
+  /**
+   * Run as this named agent (docs/agents.md): its model, system prompt, tools, `maxSteps` and
+   * `outputSchema`, below the line's own `model`, `system`, `servers` and `outputSchema`.
+   */
+  readonly agent?: string;
   /** A JSON Schema the final answer must match (structured output). */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
   /** The variables the prompt was filled with (the batch's `--var`s, overridden by the line's). */
@@ -68,6 +73,7 @@ const jobLineSchema = z.strictObject({
   model: z.string().min(1).optional(),
   system: z.string().optional(),
   servers: z.array(z.string().min(1)).optional(),
+  agent: z.string().min(1).optional(),
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   vars: z.record(z.string(), variableValue).optional(),
 });
@@ -147,6 +153,7 @@ export function parseJobLine(text: string, line: number, options: JobLineOptions
     ...(fields.model !== undefined && { model: fields.model }),
     ...(system !== undefined && { system }),
     ...(fields.servers !== undefined && { servers: fields.servers }),
+    ...(fields.agent !== undefined && { agent: fields.agent }),
     ...(fields.outputSchema !== undefined && { outputSchema: fields.outputSchema }),
     ...(Object.keys(vars).length > 0 && { vars }),
   };
@@ -184,7 +191,7 @@ export function parseJobLines(lines: Iterable<string>, options: JobLineOptions =
 /**
  * The key a job's result is recorded under, so a second run of the same file skips it: its `id`,
  * else `line:<n>:<hash>` where the hash covers everything that decides the answer (the filled
- * prompt, model, system prompt, servers and schema). Editing a line or changing a `--var` therefore
+ * prompt, model, system prompt, servers, agent and schema). Editing a line or changing a `--var` therefore
  * makes a new job; moving a line to another line number does too, as two identical lines without
  * ids are two jobs.
  */
@@ -196,6 +203,8 @@ export function jobKey(job: BatchJob, line: number): string {
     system: job.system ?? null,
     servers: job.servers ?? null,
     outputSchema: job.outputSchema ?? null,
+    // Only when given: the keys of lines without an agent stay those earlier versions recorded.
+    ...(job.agent !== undefined && { agent: job.agent }),
   };
   return `line:${line}:${createHash('sha256').update(canonicalJson(decisive)).digest('hex').slice(0, 12)}`;
 }
@@ -213,7 +222,7 @@ function listNames(names: readonly string[]): string {
 function describeIssue(issue: z.core.$ZodIssue | undefined): string {
   if (issue === undefined) return 'not a job';
   if (issue.code === 'unrecognized_keys') {
-    return `unknown field ${issue.keys.map((key) => JSON.stringify(key)).join(', ')} (a job has id, prompt, model, system, servers, outputSchema, vars)`;
+    return `unknown field ${issue.keys.map((key) => JSON.stringify(key)).join(', ')} (a job has id, prompt, model, system, servers, agent, outputSchema, vars)`;
   }
   const where = issue.path.length > 0 ? `"${issue.path.map(String).join('.')}"` : 'the line';
   if (issue.path.length === 0 && issue.code === 'invalid_type') return 'a job line must be a JSON object';

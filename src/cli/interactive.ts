@@ -48,6 +48,7 @@ export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOption
       },
       skills: () => runner.skills.list(),
       agentRuns: () => runner.agentRuns.runs,
+      restoreAgentRuns: (runs) => runner.agentRuns.reset(runs),
       runningTasks: () => runner.pool.runningTasks.list(),
     },
     io,

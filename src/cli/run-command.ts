@@ -319,7 +319,7 @@ async function readInputs(
   const session = await openConversationFiles(choice);
   for (const message of session.loaded?.notes ?? []) note(message);
   if (continuing !== undefined && session.loaded !== undefined) {
-    note(continuingNotice(continuing, session.loaded.messages, (io.stderr as { columns?: number }).columns));
+    note(continuingNotice(continuing, session.loaded, (io.stderr as { columns?: number }).columns));
   }
   const systemPrompt = (await readSystemPrompt(options.systemPrompt, io.cwd)) ?? session.loaded?.systemPrompt;
   const permissions = await KeptPermissions.open({

@@ -40,6 +40,7 @@ export function runnerOptionsFor(inputs: RunnerInputs, io: CliIO): CreateRunnerO
     ...definedProperties({
       roots: rootFolders(options.roots, io),
       history: session.loaded?.messages,
+      agentRuns: session.loaded?.agentRuns,
       model: options.model ?? session.loaded?.model,
       configPath: pathIn(io, options.configPath),
       systemPrompt: inputs.systemPrompt,

@@ -25,6 +25,7 @@ import {
   type JournaledTask,
   type LoadedConversation,
 } from './saved-conversation.js';
+import type { AgentRun } from '../agents/child-run.js';
 import type { Message } from '../core/types.js';
 import { definedProperties } from '../util/defined-properties.js';
 
@@ -33,6 +34,8 @@ export interface ConversationState {
   readonly model: string;
   readonly systemPrompt?: string;
   readonly messages: readonly Message[];
+  /** The subagent runs of the conversation so far, oldest first (each saved once, as it ends). */
+  readonly agentRuns?: readonly AgentRun[];
 }
 
 /** Said with a {@link ConversationJournal.record} when the change was a compaction. */
@@ -70,6 +73,11 @@ export class ConversationJournal {
   /** The messages the file holds, by identity: the Runner appends, so the prefix is shared. */
   #written: Message[];
   #model: string | undefined;
+  /**
+   * The subagent runs the file holds, by identity (a continued conversation's loaded runs are the
+   * objects a runner is given back), so that each is written once, whatever the runner was given.
+   */
+  readonly #runsWritten: WeakSet<AgentRun>;
   /** False until the file holds this conversation's journal (then every save appends). */
   #appending: boolean;
 
@@ -79,6 +87,7 @@ export class ConversationJournal {
     this.#createdAt = continues?.createdAt ?? new Date(now()).toISOString();
     this.#written = [...(continues?.messages ?? [])];
     this.#model = continues?.model;
+    this.#runsWritten = new WeakSet(continues?.agentRuns ?? []);
     this.#appending = continues?.format === 2;
   }
 
@@ -132,9 +141,11 @@ export class ConversationJournal {
           createdAt: this.#createdAt,
           updatedAt: at,
           messages: state.messages,
+          ...definedProperties({ agentRuns: state.agentRuns }),
         }),
       );
       this.#appending = true;
+      for (const run of state.agentRuns ?? []) this.#runsWritten.add(run);
       this.#written = [...state.messages];
       this.#model = state.model;
       return;
@@ -172,6 +183,12 @@ export class ConversationJournal {
     if (state.model !== this.#model) {
       entries.push({ type: 'model', at, model: state.model });
       this.#model = state.model;
+    }
+    // A child's run ends before the parent's step that called it: its entry comes first.
+    for (const run of state.agentRuns ?? []) {
+      if (this.#runsWritten.has(run)) continue;
+      entries.push({ type: 'agent-run', at, run });
+      this.#runsWritten.add(run);
     }
     const messages = state.messages;
     if (compaction !== undefined) {

@@ -6,7 +6,7 @@
  * message as at the first.
  *
  * ```jsonl
- * {"type":"header","version":3,"model":"ollama:qwen2.5:3b","systemPrompt":"Be brief.","createdAt":"2025-01-31T12:00:00.000Z"}
+ * {"type":"header","version":4,"model":"ollama:qwen2.5:3b","systemPrompt":"Be brief.","createdAt":"2025-01-31T12:00:00.000Z"}
  * {"type":"message","at":"2025-01-31T12:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"Hi"}]}}
  * {"type":"message","at":"2025-01-31T12:00:02.000Z","message":{"role":"assistant","content":[…]}}
  * {"type":"compaction","at":"…","summary":"…","replacedMessages":40,"messages":[…]}
@@ -14,10 +14,11 @@
  *
  * The entries (see `journalEntrySchema`) replay to the history: `message` appends, `truncate` cuts
  * back, `compaction` replaces the history with its summary and the turns it kept, `model` records a
- * switch of model. A last line cut short by a kill is dropped with a note; any other bad line is a
+ * switch of model, `agent-run` keeps a subagent's run (its transcript) beside the history. A last line cut short by a kill is dropped with a note; any other bad line is a
  * ConfigError naming the file and the line. The version-1 format (one JSON document rewritten at
  * every save) still loads; saving to such a file converts it once.
  */
+import type { AgentRun } from '../agents/child-run.js';
 import type { Message } from '../core/types.js';
 import type { JournalEntry } from './saved-conversation-schema.js';
 import { definedProperties } from '../util/defined-properties.js';
@@ -25,9 +26,10 @@ import { definedProperties } from '../util/defined-properties.js';
 /**
  * The format this mcphost writes (a journal), and the newest it reads. Version 1 (one JSON
  * document) and 2 (a journal) still load; 3 added `task` entries, so that an mcphost that reads
- * only up to 2 says it is too old rather than finding an entry it does not know.
+ * only up to 2 says it is too old rather than finding an entry it does not know; 4 added
+ * `agent-run` entries (each subagent run's transcript), for the same reason.
  */
-export const SAVED_CONVERSATION_FORMAT_VERSION = 3;
+export const SAVED_CONVERSATION_FORMAT_VERSION = 4;
 
 /** A saved conversation. */
 export interface SavedConversation {
@@ -41,6 +43,8 @@ export interface SavedConversation {
   readonly updatedAt: string;
   /** The history, oldest first (after any compaction: the summary, then the turns kept). */
   readonly messages: readonly Message[];
+  /** The subagent runs of the conversation, oldest first, each with its transcript. */
+  readonly agentRuns?: readonly AgentRun[];
 }
 
 /** A conversation as read from its file, with what the reader had to know about the file. */
@@ -95,11 +99,14 @@ export function journalLine(entry: JournalEntry): string {
   return `${JSON.stringify(entry)}\n`;
 }
 
-/** A whole journal holding `conversation`: its header and one `message` entry per message. */
+/**
+ * A whole journal holding `conversation`: its header, one `message` entry per message and one
+ * `agent-run` entry per subagent run.
+ */
 export function serializeSavedConversation(conversation: SavedConversation): string {
+  const at = conversation.updatedAt;
   let text = journalHeader(conversation);
-  for (const message of conversation.messages) {
-    text += journalLine({ type: 'message', at: conversation.updatedAt, message });
-  }
+  for (const run of conversation.agentRuns ?? []) text += journalLine({ type: 'agent-run', at, run });
+  for (const message of conversation.messages) text += journalLine({ type: 'message', at, message });
   return text;
 }

@@ -4,6 +4,7 @@
  */
 import { ConfigError, messageOf } from '../core/errors.js';
 import { describeFirstIssue, conversationSchemas, type JournalEntry } from './saved-conversation-schema.js';
+import type { AgentRun } from '../agents/child-run.js';
 import type { Message, ToolCallBlock } from '../core/types.js';
 import {
   SAVED_CONVERSATION_FORMAT_VERSION,
@@ -91,6 +92,7 @@ function parseJournal(text: string, path: string): LoadedConversation {
   let updatedAt = header.data.createdAt;
   let compactions = 0;
   const tasks = new Map<string, JournaledTask>();
+  const agentRuns: AgentRun[] = [];
   const notes: string[] = [];
   let wholeBytes = Buffer.byteLength(lines[0] ?? '', 'utf8') + 1;
   let needsNewline = lines.length === 1;
@@ -131,6 +133,7 @@ function parseJournal(text: string, path: string): LoadedConversation {
       const { toolCallId, server, tool, taskId } = entry;
       tasks.set(toolCallId, { toolCallId, server, tool, taskId });
     }
+    if (entry.type === 'agent-run') agentRuns.push(entry.run);
     updatedAt = entry.at;
     wholeBytes += Buffer.byteLength(line, 'utf8') + (isLast ? 0 : 1);
     needsNewline = isLast;
@@ -141,6 +144,7 @@ function parseJournal(text: string, path: string): LoadedConversation {
     createdAt: header.data.createdAt,
     updatedAt,
     messages,
+    ...(agentRuns.length === 0 ? {} : { agentRuns }),
     format: 2,
     version: header.data.version,
     notes,
@@ -196,6 +200,7 @@ function replay(messages: Message[], entry: JournalEntry, path: string, line: nu
       return [...entry.messages];
     case 'model':
     case 'task':
+    case 'agent-run':
       return messages;
     default: {
       const unexpected: never = entry;

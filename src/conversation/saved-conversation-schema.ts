@@ -5,6 +5,7 @@
  * Runner keeps, so a loaded one can be handed to a Runner as its history.
  */
 import * as z from 'zod';
+import type { AgentRun } from '../agents/child-run.js';
 import type { Message } from '../core/types.js';
 
 /**
@@ -51,6 +52,23 @@ function buildSchemas() {
   /** An ISO 8601 timestamp, as `Date.prototype.toISOString` writes it. */
   const timestamp = z.iso.datetime({ offset: true });
 
+  const count = z.number().int().min(0);
+  /** A subagent's run as it ended, its transcript included. Checked against {@link AgentRun}. */
+  const agentRunSchema: z.ZodType<AgentRun> = z.object({
+    agent: z.string().min(1),
+    model: z.string(),
+    toolCallId: z.string().min(1),
+    depth: z.number().int().min(1),
+    task: z.string(),
+    outcome: z.enum(['completed', 'failed', 'cancelled']),
+    error: z.string().exactOptional(),
+    usage: z.object({ inputTokens: count, outputTokens: count }),
+    steps: count,
+    messages: z.array(messageSchema),
+    startedAt: z.number(),
+    endedAt: z.number(),
+  });
+
   /**
    * The body of a version-1 file (one JSON document, rewritten whole at every save) (the version itself is checked before this schema, so a
    * newer file gets "upgrade mcphost" rather than a list of fields it does not know).
@@ -83,6 +101,9 @@ function buildSchemas() {
    * - `model`: the conversation went on with another model;
    * - `task`: a tool call of the last step runs as a task on its server (the tasks extension), so
    *   that a later run can follow it if this one ends before it does. Changes no message.
+   * - `agent-run`: a subagent's run ended (version 4): which agent, its task, outcome, usage and its
+   *   whole transcript, so that a resumed conversation still shows what each child did (`/agents`).
+   *   Changes no message: the parent's history holds only the agent call and its result.
    */
   const journalEntrySchema = z.discriminatedUnion('type', [
     z.object({ type: z.literal('message'), at: timestamp, message: messageSchema }),
@@ -103,6 +124,7 @@ function buildSchemas() {
       tool: z.string().min(1),
       taskId: z.string().min(1),
     }),
+    z.object({ type: z.literal('agent-run'), at: timestamp, run: agentRunSchema }),
   ]);
   return { messageSchema, sessionBodySchema, journalHeaderSchema, journalEntrySchema };
 }

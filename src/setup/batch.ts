@@ -17,6 +17,7 @@ import type { RunnerEvent } from '../core/events.js';
 import { Runner } from '../core/runner.js';
 import { definedProperties } from '../util/defined-properties.js';
 import type { JobTools } from '../batch/job-tool-host.js';
+import { requireAgent } from './agents.js';
 import { startJobHost, type JobHostOptions } from './job-host.js';
 import { marksToolOutput, withUntrustedContentClause } from './safety-settings.js';
 
@@ -85,23 +86,39 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
 
   const runAttempt = async (job: NumberedJob, signal: AbortSignal): Promise<AttemptOutcome> => {
     const events = attemptLedger();
-    const model = job.job.model ?? shared.modelString;
     let tools: JobTools | undefined;
     try {
+      // `agent` in the line: the job runs as that agent, the line's own fields above its entry's.
+      const agent =
+        job.job.agent === undefined
+          ? undefined
+          : requireAgent(shared.agents, job.job.agent, `line ${job.line}: "agent"`);
+      const model = job.job.model ?? agent?.model ?? shared.modelString;
       tools = await host.openJob({
         model,
         where: `line ${job.line}: "servers"`,
         signal,
-        ...definedProperties({ servers: job.job.servers }),
+        ...definedProperties({ servers: job.job.servers, agent }),
       });
-      const systemPrompt = withUntrustedContentClause(job.job.system ?? shared.runner.systemPrompt, safety);
+      const systemPrompt = withUntrustedContentClause(
+        job.job.system ?? agent?.systemPrompt ?? shared.runner.systemPrompt,
+        safety,
+      );
       const runner = new Runner({
-        provider: await host.provider(model, `a job's "model"`),
+        provider: await host.provider(
+          model,
+          job.job.model === undefined && agent?.model !== undefined
+            ? `agent ${agent.name}: model`
+            : `a job's "model"`,
+        ),
         tools: tools.host,
         ...tools.runnerOptions,
         settings: { ...config.generation, ...runnerOptions.settings },
         markToolOutput: marksToolOutput(safety),
-        ...definedProperties({ systemPrompt, maxSteps: runnerOptions.maxSteps ?? config.maxSteps }),
+        ...definedProperties({
+          systemPrompt,
+          maxSteps: agent?.maxSteps ?? runnerOptions.maxSteps ?? config.maxSteps,
+        }),
         context: { ...config.context, ...runnerOptions.context },
       });
       const result = await runner.run(job.job.prompt, {
@@ -110,7 +127,7 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
           events.see(event);
           options.onJobEvent?.(job, event);
         },
-        ...definedProperties({ outputSchema: job.job.outputSchema }),
+        ...definedProperties({ outputSchema: job.job.outputSchema ?? agent?.outputSchema }),
       });
       return { kind: 'completed', result };
     } catch (error) {

@@ -36,6 +36,7 @@ import {
   type RunnerAroundPool,
 } from './runner-around-pool.js';
 import { definedProperties } from '../util/defined-properties.js';
+import type { AgentDefinition } from '../agents/definition.js';
 import { checkedAgents, loadAgentCatalog, requireAgent } from './agents.js';
 import { runnerTelemetry } from './telemetry.js';
 
@@ -51,6 +52,8 @@ export interface Assembly {
   readonly modelString: string;
   /** The runner's audit log, if the settings keep one (one sink per log: see src/setup/job-host.ts). */
   readonly audit: AuditSink | undefined;
+  /** The named agents found (a batch job's `agent` names one). */
+  readonly agents: ReadonlyMap<string, AgentDefinition>;
   /**
    * Starts more servers as this runner's were started (roots, sandbox, sign-in, and their
    * questions, logs and sampling through this runner), in a pool of their own that the caller
@@ -295,7 +298,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       }
       return started;
     };
-    return { runner: aroundPool.runner, config, modelString, audit, startServers };
+    return { runner: aroundPool.runner, config, modelString, audit, agents, startServers };
   } catch (error) {
     // Whatever failed after the servers started, they must not outlive it.
     await pool.close();

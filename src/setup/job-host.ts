@@ -19,6 +19,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig, parseConfig, type LoadedConfig } from '../../config/index.js';
+import type { AgentDefinition } from '../agents/definition.js';
+import { narrowedToolHost, toolFilterOf } from '../agents/tool-filter.js';
 import { JobToolHost, type JobTools } from '../batch/job-tool-host.js';
 import { ConfigError } from '../core/errors.js';
 import { QuestionQueue } from '../core/questions.js';
@@ -56,6 +58,11 @@ export interface JobToolsRequest {
   /** Where the job's `servers` come from, for the error that names an unknown one. */
   readonly where: string;
   readonly signal?: AbortSignal;
+  /**
+   * The named agent the job runs as (`agent` in its line): it is offered only the agent's tools,
+   * and its calls are audited under the agent's name.
+   */
+  readonly agent?: AgentDefinition | undefined;
 }
 
 export interface JobHost {
@@ -192,8 +199,16 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
         env,
         ...definedProperties({ onFlagged: notices.contentFlagged, onWarning: notices.warning }),
       });
+      const agent = request.agent;
       const jobTools: JobTools = {
-        host: guard,
+        host:
+          agent === undefined
+            ? guard
+            : narrowedToolHost(
+                guard.forAgent(agent.name),
+                toolFilterOf(agent, (name) => tools.locate(name)?.server),
+                agent.name,
+              ),
         runnerOptions: hookOptions,
         close: async () => {
           open.delete(jobTools);

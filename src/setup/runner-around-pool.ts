@@ -146,6 +146,7 @@ export function assembleAroundPool(
   const guard: GuardedToolHost = safety.guard;
   guardOfApps.current = guard;
   const agentRuns = new AgentRunBook();
+  agentRuns.reset(options.agentRuns);
   const agents = agentRuntime({
     agents: context.agents,
     guard,

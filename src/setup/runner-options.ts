@@ -111,6 +111,11 @@ export interface CreateRunnerOptions {
   readonly sandbox?: boolean;
   /** A conversation to continue (a loaded session). */
   readonly history?: readonly Message[];
+  /**
+   * The subagent runs of the conversation continued (a loaded session's `agentRuns`): the
+   * runner's `agentRuns` starts with them, and a journal going on in that file does not write them again.
+   */
+  readonly agentRuns?: readonly AgentRun[];
   /** The context window and compaction; each field overrides the config's (see docs/long-conversations.md). */
   readonly context?: ContextOptions;
   /**

@@ -7,6 +7,7 @@
 import type { JobRuntime } from '../jobs/workers/job-workflow.js';
 import type { JobTools } from '../batch/job-tool-host.js';
 import { definedProperties } from '../util/defined-properties.js';
+import { requireAgent } from './agents.js';
 import { startJobHost } from './job-host.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 import { marksToolOutput, withUntrustedContentClause } from './safety-settings.js';
@@ -32,6 +33,7 @@ export async function assembleWorkerRuntime(options: WorkerRuntimeOptions): Prom
     provider: (model) => host.provider(model, 'the job\'s "model"'),
     // Always the guard: with no server it still carries the host's `skill` tool.
     tools: (job): Promise<JobTools> => host.openJob({ ...job, where: '"servers"' }),
+    agent: (name) => requireAgent(shared.agents, name, '"agent"'),
     systemPrompt: (own) => withUntrustedContentClause(own ?? runner.systemPrompt, safety),
     markToolOutput: marksToolOutput(safety),
     ...definedProperties({

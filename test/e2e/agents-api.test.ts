@@ -4,7 +4,13 @@
  * one. On the Ollama fake with server-memory from npm.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRunner, type AgentRun, type RunnerEvent } from '../../src/index.js';
+import {
+  createRunner,
+  runBatch,
+  type AgentRun,
+  type BatchResult,
+  type RunnerEvent,
+} from '../../src/index.js';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { npmServerConfig, temporaryHome, type TemporaryHome } from '../support/cli.js';
 
@@ -90,5 +96,45 @@ describe('agents in the library', () => {
         homeDir: home.path,
       }),
     ).rejects.toThrow('agents option: bad.maxSteps: Too small: expected number to be >0');
+  }, 60_000);
+
+  it('runBatch runs a job with `agent` as that agent (its prompt and tools); an unknown one fails naming it', async () => {
+    home = await temporaryHome();
+    ollama = await startFakeOllama([textReply('helper here')]);
+    const results: BatchResult[] = [];
+    for await (const result of runBatch(
+      [
+        { id: 'helped', prompt: 'hi', agent: 'helper' },
+        { id: 'lost', prompt: 'hi', agent: 'nobody' },
+      ],
+      {
+        concurrency: 1,
+        runner: {
+          model: 'ollama:mistral-small',
+          providerUrl: ollama.url,
+          mcpServers: { memory: npmServerConfig('memory') },
+          agents: AGENTS,
+          env: {},
+          homeDir: home.path,
+        },
+      },
+    )) {
+      results.push(result);
+    }
+    const byId = new Map(results.map((result) => [result.id, result]));
+    expect(byId.get('helped')).toMatchObject({ status: 'ok', answer: 'helper here' });
+    expect(byId.get('lost')).toMatchObject({
+      status: 'failed',
+      error: { message: 'line 2: "agent": no agent named "nobody" (agents: helper)' },
+    });
+    const chats = ollama.requests.filter((request) => request.path === '/api/chat');
+    expect(chats).toHaveLength(1);
+    const body = chats[0]?.body as {
+      messages: Array<{ role: string; content: string }>;
+      tools: Array<{ function: { name: string } }>;
+    };
+    expect(body.messages[0]?.content).toContain('You help.');
+    expect(body.tools.length).toBeGreaterThan(3);
+    expect(body.tools.every((tool) => tool.function.name.startsWith('memory__'))).toBe(true);
   }, 60_000);
 });

@@ -297,7 +297,9 @@ describe('agents as Markdown files, and mcphost agents list', () => {
     await writeFile(bad, '---\ndescription: x\nmaxSteps: many\n---\n');
     run = await runCli(['agents', 'list'], home.path, { timeoutMs: 30_000 });
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe(`${bad}: maxSteps: Invalid input: expected number, received string`);
+    expect(run.stderr.trim()).toBe(
+      `mcphost: ${bad}: maxSteps: Invalid input: expected number, received string`,
+    );
     // A run with a bad agent file stops with the same line.
     run = await runCli(['-p', 'hi', '-m', 'openai:gpt-4o'], home.path, {
       env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' },

@@ -151,7 +151,7 @@ describe('sessions', () => {
         ...valid,
         messages: [{ role: 'user', content: [{ type: 'picture' }] }],
       }),
-      'newer.json': JSON.stringify({ ...valid, version: 4 }),
+      'newer.json': JSON.stringify({ ...valid, version: 5 }),
     };
     for (const [name, text] of Object.entries(files)) await writeFile(join(fixture.home.path, name), text);
     const cases: Array<[string[], string, RegExp]> = [
@@ -162,7 +162,7 @@ describe('sessions', () => {
         'broken.json',
         /messages\[0\]\.content\[0\]\.type: expected one of "text", "image"/,
       ],
-      [['-s', 'newer.json'], 'newer.json', /version 4 was written by a newer mcphost .*upgrade mcphost/],
+      [['-s', 'newer.json'], 'newer.json', /version 5 was written by a newer mcphost .*upgrade mcphost/],
       [['--save-session', 'newer.json'], 'newer.json', /newer mcphost.*refusing to overwrite it/],
     ];
     for (const [flags, name, message] of cases) {

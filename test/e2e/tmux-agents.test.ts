@@ -74,10 +74,35 @@ describe.skipIf(!hasTmux)('an agent in the chat', () => {
 
     chat.type('/agents');
     chat.keys('Enter');
-    screen = await chat.waitFor('Agent runs (1):');
-    expect(screen).toMatch(/writer\s+ollama:mistral-small · completed · 2 steps/);
+    screen = await chat.waitFor('Agent runs (1;');
+    expect(screen).toMatch(/1\. writer\s+ollama:mistral-small · completed · 2 steps/);
 
     chat.keys('C-d');
     expect(await chat.waitForExit()).toBe(0);
+
+    // The conversation was saved with the child's transcript: -c takes it up, runs and all.
+    const resumed = await fixture.startChat({
+      args: ['--no-color', '-c'],
+      columns: 200,
+      ready: 'mistral-small',
+    });
+    screen = await resumed.waitFor('agents: 1 run kept');
+    resumed.type('/agents');
+    resumed.keys('Enter');
+    screen = await resumed.waitFor('Agent runs (1;');
+    expect(screen).toMatch(/1\. writer\s+ollama:mistral-small · completed · 2 steps/);
+    resumed.type('/agents 1');
+    resumed.keys('Enter');
+    screen = await resumed.waitFor('⤶ writer (ollama:mistral-small) done');
+    expect(screen).toMatch(/^\[writer\] → filesystem__write_file/m);
+    expect(screen).toMatch(/^\[writer\] {3}← filesystem__write_file/m);
+    expect(screen).toContain('[writer] child wrote the file');
+    // /history shows the child's calls under the agent call that ran it.
+    resumed.type('/history');
+    resumed.keys('Enter');
+    screen = await resumed.waitFor('parent saw: child wrote the file');
+    expect(screen).toMatch(/→ agent .*\n {12}\[writer\] → filesystem__write_file/);
+    resumed.keys('C-d');
+    expect(await resumed.waitForExit()).toBe(0);
   });
 });

@@ -223,6 +223,37 @@ describe('the agent tool', () => {
     });
   });
 
+  it("an agent's maxTokens counts the tokens of the agents it calls; past it, the agent is stopped", async () => {
+    const host = new FakeToolHost(TOOLS);
+    // Each tool step of the scripted model costs 27 tokens, each text answer 15: on its own the
+    // lead (a call, then its answer) would use 42, under its 50; with the helper's 27 it is past.
+    const lead = agent('lead', { agents: ['helper'], budgets: { maxTokens: 50 } });
+    const helper = agent('helper', {});
+    const provider = new ScriptedProvider([
+      toolReply({ id: 'p1', name: 'agent', input: { agent: 'lead', task: 'lead it' } }),
+      toolReply({ id: 'l1', name: 'agent', input: { agent: 'helper', task: 'help' } }),
+      toolReply({ id: 'h1', name: 'memory__read_graph', input: {} }),
+      textReply('parent done'),
+    ]);
+    const runtime = runtimeOf([lead, helper], host, { parent: provider });
+    const result = await new Runner({
+      provider,
+      tools: new AgentToolHost({ inner: host, runtime, level: { depth: 0, mayCall: 'all' } }),
+    }).run('go');
+    expect(result.text).toBe('parent done');
+    expect(result.toolCalls[0]?.result).toMatchObject({
+      isError: true,
+      content: [
+        { text: 'The agent "lead" was stopped: it used more than its 50 tokens (budgets.maxTokens).' },
+      ],
+    });
+    const outcomes = Object.fromEntries(runtime.runs.map((run) => [run.agent, run]));
+    expect(outcomes.lead?.outcome).toBe('failed');
+    expect(outcomes.helper?.outcome).toBe('cancelled');
+    // Its own usage is its own model calls only.
+    expect(outcomes.lead?.usage).toEqual({ inputTokens: 20, outputTokens: 7 });
+  });
+
   it("a child's failure and a structured answer come back as tool results", async () => {
     const host = new FakeToolHost(TOOLS);
     const broken = agent('broken', { model: 'gone:model' });

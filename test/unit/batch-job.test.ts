@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/util/canonical-json.js';
 import {
@@ -123,6 +124,24 @@ describe('the job key', () => {
     expect(jobKey({ prompt: 'x', outputSchema: { a: 1, b: 2 } }, 2)).not.toBe(base);
     expect(jobKey({ prompt: 'y', outputSchema: { a: 1, b: 2 } }, 1)).not.toBe(base);
     expect(jobKey({ prompt: 'x', model: 'ollama:m', outputSchema: { a: 1, b: 2 } }, 1)).not.toBe(base);
+  });
+
+  it('changes with the agent; a line without one keeps the key earlier versions recorded', () => {
+    const plain = jobOf(parseJobLine('{"prompt": "x"}', 1));
+    const asAgent = jobOf(parseJobLine('{"prompt": "x", "agent": "reviewer"}', 1));
+    expect(asAgent.job.agent).toBe('reviewer');
+    expect(asAgent.key).not.toBe(plain.key);
+    // The hash of what decided a job's answer before `agent` existed (canonical JSON, as jobKey).
+    const before = canonicalJson({
+      prompt: 'x',
+      model: null,
+      system: null,
+      servers: null,
+      outputSchema: null,
+    });
+    expect(plain.key).toBe(`line:1:${createHash('sha256').update(before).digest('hex').slice(0, 12)}`);
+    const empty = parseJobLine('{"prompt": "x", "agent": ""}', 4);
+    expect(empty.kind === 'invalid' && empty.message).toMatch(/^line 4: "agent": /);
   });
 
   it('changes when a --var changes the filled prompt', () => {

@@ -9,6 +9,7 @@ import {
   saveConversation,
   serializeSavedConversation,
 } from '../../src/conversation/saved-conversation.js';
+import type { AgentRun } from '../../src/agents/child-run.js';
 import type { Message } from '../../src/core/types.js';
 
 import {
@@ -139,21 +140,21 @@ describe('ConversationJournal and openConversationFiles', () => {
     expect(converted.messages).toEqual([...messages, reply]);
   });
 
-  it('writes journals of version 3, and brings a version-2 journal it goes on in to 3 before a task entry', async () => {
+  it('writes journals of version 4, and brings a version-2 journal it goes on in to 4 before a task entry', async () => {
     const path = join(folder.path, 'tasks.jsonl');
     const fresh = await ConversationJournal.open(path, { now: clock() });
     await fresh.record({ model: session.model, messages: messages.slice(0, 2) });
     const header = (text: string) => JSON.parse(text.slice(0, text.indexOf('\n'))) as { version: number };
-    expect(header(await readFile(path, 'utf8')).version).toBe(3);
+    expect(header(await readFile(path, 'utf8')).version).toBe(4);
 
     // A journal an earlier mcphost wrote: header version 2.
-    const older = serializeSavedConversation(session).replace('"version":3', '"version":2');
+    const older = serializeSavedConversation(session).replace('"version":4', '"version":2');
     expect(header(older).version).toBe(2);
     await writeFile(path, older);
     const opened = await openConversationFiles({ both: path }, { now: clock() });
     await opened.journal!.recordTask({ toolCallId: 'call-1', server: 's', tool: 'slow', taskId: 'task-1' });
     const text = await readFile(path, 'utf8');
-    expect(header(text).version).toBe(3);
+    expect(header(text).version).toBe(4);
     // Every entry is kept, the task's appended after them.
     expect(text.split('\n').slice(1)).toEqual([
       ...older.split('\n').slice(1, -1),
@@ -165,12 +166,89 @@ describe('ConversationJournal and openConversationFiles', () => {
     expect(loaded.createdAt).toBe(session.createdAt);
   });
 
+  it("keeps each subagent run's transcript once, beside the history; a version-3 journal still loads", async () => {
+    const run = (toolCallId: string, answer: string): AgentRun => ({
+      agent: 'researcher',
+      model: 'openai:gpt-4o-mini',
+      toolCallId,
+      depth: 1,
+      task: 'Read the graph',
+      outcome: 'completed',
+      usage: { inputTokens: 11, outputTokens: 3 },
+      steps: 2,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Read the graph' }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', id: 'c1', name: 'memory__read_graph', input: {} }],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c1',
+              toolName: 'memory__read_graph',
+              content: [{ type: 'text', text: '{}' }],
+              isError: false,
+            },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'text', text: answer }] },
+      ],
+      startedAt: 1000,
+      endedAt: 2000,
+    });
+    const path = join(folder.path, 'agents.jsonl');
+    const journal = await ConversationJournal.open(path, { now: clock() });
+    const first = run('toolu_1', 'It is empty.');
+    await journal.record({ model: session.model, messages: messages.slice(0, 1), agentRuns: [first] });
+    const second = run('toolu_2', 'Still empty.');
+    // Recorded again with every change of the history: each run is written once.
+    await journal.record({ model: session.model, messages: messages.slice(0, 2), agentRuns: [first] });
+    await journal.record({
+      model: session.model,
+      messages: messages.slice(0, 3),
+      agentRuns: [first, second],
+    });
+    const runLines = async () =>
+      (await readFile(path, 'utf8')).split('\n').filter((line) => line.includes('"type":"agent-run"'));
+    expect(await runLines()).toHaveLength(2);
+    const loaded = await loadSavedConversation(path);
+    expect(loaded.messages).toEqual(messages.slice(0, 3));
+    expect(loaded.agentRuns).toEqual([first, second]);
+
+    // Going on in it (-c): the loaded runs are not written again, a new one is.
+    const opened = await openConversationFiles({ both: path }, { now: clock() });
+    const third = run('toolu_3', 'Done.');
+    const kept = opened.loaded?.agentRuns ?? [];
+    await opened.journal!.record({
+      model: session.model,
+      messages: messages.slice(0, 4),
+      agentRuns: [...kept, third],
+    });
+    expect(await runLines()).toHaveLength(3);
+    expect((await loadSavedConversation(path)).agentRuns?.map((each) => each.toolCallId)).toEqual([
+      'toolu_1',
+      'toolu_2',
+      'toolu_3',
+    ]);
+
+    // A journal of version 3 (before agent runs were kept) loads, with none.
+    const older = join(folder.path, 'older.jsonl');
+    await writeFile(older, serializeSavedConversation(session).replace('"version":4', '"version":3'));
+    const olderLoaded = await loadSavedConversation(older);
+    expect(olderLoaded.version).toBe(3);
+    expect(olderLoaded.messages).toEqual(session.messages);
+    expect(olderLoaded.agentRuns).toBeUndefined();
+  });
+
   it('a journal of a newer version is one line naming the file and both versions', async () => {
     const path = join(folder.path, 'newer.jsonl');
-    await writeFile(path, serializeSavedConversation(session).replace('"version":3', '"version":4'));
+    await writeFile(path, serializeSavedConversation(session).replace('"version":4', '"version":5'));
     const error = await openConversationFiles({ both: path }).catch((reason: unknown) => reason);
     expect(String(error)).toBe(
-      `ConfigError: ${path}: session format version 4 was written by a newer mcphost (this one reads up to 3): upgrade mcphost`,
+      `ConfigError: ${path}: session format version 5 was written by a newer mcphost (this one reads up to 4): upgrade mcphost`,
     );
   });
 
@@ -194,7 +272,7 @@ describe('ConversationJournal and openConversationFiles', () => {
     expect(await readFile(corrupt, 'utf8')).toBe('{"version": 1,');
 
     const newer = join(folder.path, 'newer.json');
-    const newerText = JSON.stringify({ ...JSON.parse(versionOneText(session)), version: 4 });
+    const newerText = JSON.stringify({ ...JSON.parse(versionOneText(session)), version: 5 });
     await writeFile(newer, newerText);
     await expectConfigError(openConversationFiles({ both: newer }), newer, /newer mcphost/);
     expect(await readFile(newer, 'utf8')).toBe(newerText);

@@ -96,11 +96,11 @@ describe('saved conversation files', () => {
       /not an mcphost session file \(no "version"\)/,
     );
 
-    await write({ ...JSON.parse(versionOneText(session)), version: 4 });
+    await write({ ...JSON.parse(versionOneText(session)), version: 5 });
     await expectConfigError(
       loadSavedConversation(path),
       path,
-      /version 4 was written by a newer mcphost .*upgrade mcphost/,
+      /version 5 was written by a newer mcphost .*upgrade mcphost/,
     );
 
     const broken = JSON.parse(versionOneText(session)) as { messages: Array<{ content: unknown[] }> };

@@ -75,6 +75,8 @@ export interface ChatHost {
   skills?(): Promise<readonly SkillSummary[]>;
   /** The subagent runs of this conversation, for `/agents`. */
   agentRuns?(): readonly AgentRun[];
+  /** Replaces the subagent runs with a resumed conversation's (`/resume`). */
+  restoreAgentRuns?(runs: readonly AgentRun[]): void;
   /** The tool calls running as tasks, for `/tasks`. */
   runningTasks?(): readonly RunningTask[];
 }

@@ -321,8 +321,14 @@ export class ChatSession implements Prompter {
       },
       saveConversation: async (path) => {
         const absolute = userPath(io, path);
+        const runs = host.agentRuns?.();
         await copies.saveCopy(
-          { provider: host.runner.provider, systemPrompt: host.systemPrompt, history: host.runner.history },
+          {
+            provider: host.runner.provider,
+            systemPrompt: host.systemPrompt,
+            history: host.runner.history,
+            ...(runs === undefined ? {} : { agentRuns: { runs } }),
+          },
           absolute,
         );
         return absolute;
@@ -353,6 +359,7 @@ export class ChatSession implements Prompter {
         const opened = await openConversationFiles({ both: path });
         const messages = opened.loaded?.messages ?? [];
         host.runner.reset(messages);
+        host.restoreAgentRuns?.(opened.loaded?.agentRuns ?? []);
         recorder.switchTo(opened.journal);
         // Saved at once under the model in use, so that the file says which model goes on with it.
         await recorder.recordChange(host.runner, host.runner.history);

@@ -77,7 +77,11 @@ async function resume(chosen: string, context: CommandContext): Promise<CommandO
     const summary = pick(summaries, answer);
     if (typeof summary === 'string') return failed(`Could not resume: ${summary}`);
     const messages = await saved.takeUp(summary.path);
-    const [head = '', ...exchange] = continuingNotice(summary.id, messages, context.columns());
+    const [head = '', ...exchange] = continuingNotice(
+      summary.id,
+      { messages, agentRuns: context.agentRuns?.() },
+      context.columns(),
+    );
     return show([head, ...exchange.map((line) => `  ${line}`)].join('\n'));
   } catch (failure) {
     return failed(`Could not resume: ${describeFailure(failure, context.debug)}`);

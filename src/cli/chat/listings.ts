@@ -4,8 +4,10 @@ import { formatTokens, toolModeNotice } from '../output/text.js';
 import type { ToolMode } from '../../context/tool-catalog.js';
 import type { ToolDescription } from '../../mcp/pool.js';
 import type { ServerState, ServerStatus } from '../../mcp/status.js';
+import type { AgentRun } from '../../agents/child-run.js';
 import type { Message } from '../../core/types.js';
 import { argumentsText, previewResult } from '../activity.js';
+import { agentRunLines } from './agent-transcript.js';
 import { oneLine, shorten } from './sanitize.js';
 import type { Style } from './style.js';
 import { formatCount, type UsageTotals } from './usage.js';
@@ -90,8 +92,16 @@ function paintState(state: ServerState, style: Style): string {
   }
 }
 
-/** The conversation, one line per part, cut to the width. */
-export function listHistory(history: readonly Message[], style: Style, columns: number): string {
+/**
+ * The conversation, one line per part, cut to the width; under an agent call, what the agent did
+ * (from `agentRuns`, the conversation's subagent runs), indented as the chat showed it live.
+ */
+export function listHistory(
+  history: readonly Message[],
+  style: Style,
+  columns: number,
+  agentRuns: readonly AgentRun[] = [],
+): string {
   if (history.length === 0) return 'The conversation is empty.';
   const room = Math.max(20, columns - 14);
   const lines: string[] = [];
@@ -110,6 +120,10 @@ export function listHistory(history: readonly Message[], style: Style, columns: 
           lines.push(
             `${label}${style.cyan('→')} ${shorten(`${oneLine(block.name)} ${argumentsText(block)}`, room - 2)}`,
           );
+          // The main run's children only: a grandchild's call id is one of its parent's transcript.
+          for (const run of agentRuns.filter((each) => each.depth === 1 && each.toolCallId === block.id)) {
+            for (const line of agentRunLines(run)) lines.push(`${' '.repeat(12)}${shorten(line, room - 2)}`);
+          }
           break;
         case 'tool-result': {
           const first = previewResult(block, 1).lines[0] ?? '(empty)';

@@ -69,7 +69,8 @@ const CORE_COMMANDS: readonly ChatCommand[] = [
   {
     name: '/history',
     summary: 'show the conversation so far',
-    run: (_, context) => show(listHistory(context.runner.history, context.style, context.columns())),
+    run: (_, context) =>
+      show(listHistory(context.runner.history, context.style, context.columns(), context.agentRuns?.())),
   },
   {
     name: '/clear',

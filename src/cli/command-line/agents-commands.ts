@@ -8,7 +8,7 @@ import { loadConfig } from '../../../config/index.js';
 import { describeSource, type AgentDefinition } from '../../agents/definition.js';
 import { loadAgentCatalog } from '../../setup/agents.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
-import type { CliIO } from '../io.js';
+import { notice, type CliIO } from '../io.js';
 
 export async function runAgentsList(context: {
   readonly io: CliIO;
@@ -22,7 +22,8 @@ export async function runAgentsList(context: {
     projectDir: io.cwd,
   });
   const catalog = await loadAgentCatalog({ config, homeDir: io.homeDir, env: io.env });
-  for (const problem of catalog.problems) io.stderr.write(`${problem}\n`);
+  // As every other line of mcphost's own on stderr (and as a run stopped by the same entry says it).
+  for (const problem of catalog.problems) notice(io, problem);
   const agents = [...catalog.agents.values()];
   if (agents.length === 0) {
     io.stdout.write(

@@ -12,6 +12,7 @@ import { ConfigError } from '../../core/errors.js';
 import { DATABASE_URL_VARIABLE, databaseAddress } from '../../jobs/workers/database.js';
 import { JobsClient, type JobState } from '../../jobs/workers/jobs-client.js';
 import { DEFAULT_DEAD_AFTER_MS, startWorker, type WorkerNotice } from '../../jobs/workers/worker.js';
+import { checkedAgents, loadAgentCatalog, requireAgent } from '../../setup/agents.js';
 import { defaultModel } from '../../setup/create-runner.js';
 import { JOB_DIR_VARIABLE } from '../../setup/job-host.js';
 import { assembleWorkerRuntime } from '../../setup/worker-runtime.js';
@@ -65,7 +66,9 @@ export async function runJobsCommand(
   const url = await databaseUrl(command.db, io);
   // The file is read before the database is opened: a missing file is the first thing to say.
   const submission =
-    command.action === 'submit' ? await readJobsFile(command.file, command.vars, io) : undefined;
+    command.action === 'submit'
+      ? await withAgentModels(await readJobsFile(command.file, command.vars, io), command.file, io)
+      : undefined;
   const client = await JobsClient.open(url);
   try {
     // Keys that name no job are one line naming them, before anything is done to the others.
@@ -204,6 +207,40 @@ async function knownJobs(
     );
   }
   return states;
+}
+
+/**
+ * A job with `agent` runs on the agent's model unless its line names one: the model decides the
+ * queue, so it is chosen here. A job naming no agent of this config and agent files is one notice
+ * naming the file, the line and the agent, and is not submitted.
+ */
+async function withAgentModels(
+  submission: { readonly jobs: NumberedJob[]; readonly invalid: number },
+  file: string,
+  io: CliIO,
+): Promise<{ readonly jobs: NumberedJob[]; readonly invalid: number }> {
+  if (!submission.jobs.some((numbered) => numbered.job.agent !== undefined)) return submission;
+  const config = await readConfig(io, { projectDir: io.cwd });
+  const agents = checkedAgents(await loadAgentCatalog({ config, homeDir: io.homeDir, env: io.env }));
+  const jobs: NumberedJob[] = [];
+  let invalid = submission.invalid;
+  for (const numbered of submission.jobs) {
+    const name = numbered.job.agent;
+    if (name === undefined) {
+      jobs.push(numbered);
+      continue;
+    }
+    try {
+      const agent = requireAgent(agents, name, `line ${numbered.line}: "agent"`);
+      const model = numbered.job.model ?? agent.model;
+      jobs.push(model === undefined ? numbered : { ...numbered, job: { ...numbered.job, model } });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      invalid += 1;
+      notice(io, `${file}: ${error.message}`);
+    }
+  }
+  return { jobs, invalid };
 }
 
 /** Reads and parses a jobs file; each bad line is one notice naming the file and the line. */

@@ -10,6 +10,7 @@ import {
   type CompactionRecord,
   type ConversationState,
 } from '../../conversation/conversation-journal.js';
+import type { AgentRun } from '../../agents/child-run.js';
 import type { HistoryChange } from '../../core/runner.js';
 import type { JournaledTask } from '../../conversation/saved-conversation.js';
 import type { Message, Provider } from '../../core/types.js';
@@ -25,13 +26,18 @@ export interface RecordedRunner {
   readonly provider: Provider;
   readonly systemPrompt?: string | undefined;
   readonly history: readonly Message[];
+  /** Its subagent runs, each with its transcript (an McpRunner's `agentRuns`). */
+  readonly agentRuns?: { readonly runs: readonly AgentRun[] };
 }
 
-/** The state to save, read from the runner: the model in use, its system prompt, the history. */
+/**
+ * The state to save, read from the runner: the model in use, its system prompt, the history and
+ * the subagent runs.
+ */
 export function conversationStateOf(runner: RecordedRunner, messages = runner.history): ConversationState {
   return {
     model: modelNameOf(runner.provider),
-    ...definedProperties({ systemPrompt: runner.systemPrompt }),
+    ...definedProperties({ systemPrompt: runner.systemPrompt, agentRuns: runner.agentRuns?.runs }),
     messages,
   };
 }

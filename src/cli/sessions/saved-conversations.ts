@@ -123,7 +123,16 @@ export function conversationList(summaries: readonly ConversationSummary[], widt
 }
 
 /** "continuing <id>: 14 messages", and the last exchange, for the user to pick up the thread. */
-export function continuingNotice(id: string, messages: readonly Message[], width = 100): readonly string[] {
+export function continuingNotice(
+  id: string,
+  conversation: {
+    readonly messages: readonly Message[];
+    readonly agentRuns?: readonly unknown[] | undefined;
+  },
+  width = 100,
+): readonly string[] {
+  const { messages } = conversation;
+  const agentRuns = conversation.agentRuns?.length ?? 0;
   const lastUser = [...messages]
     .reverse()
     .find((message) => message.role === 'user' && textOf(message) !== '');
@@ -134,5 +143,8 @@ export function continuingNotice(id: string, messages: readonly Message[], width
   const lines = [`continuing ${id}: ${messages.length} messages`];
   if (lastUser !== undefined) lines.push(`you: ${clip(textOf(lastUser))}`);
   if (lastAnswer !== undefined) lines.push(`model: ${clip(textOf(lastAnswer))}`);
+  if (agentRuns > 0) {
+    lines.push(`agents: ${agentRuns} run${agentRuns === 1 ? '' : 's'} kept (/agents in the chat lists them)`);
+  }
   return lines;
 }

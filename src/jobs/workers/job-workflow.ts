@@ -13,6 +13,7 @@ import type { ContextOptions } from '../../context/context-budget.js';
 import { messageOf, ProviderError } from '../../core/errors.js';
 import type { RunResult } from '../../core/events.js';
 import { definedProperties } from '../../util/defined-properties.js';
+import type { AgentDefinition } from '../../agents/definition.js';
 import type { JobTools } from '../../batch/job-tool-host.js';
 import type { JobInput, JobOutput } from './job-input.js';
 import { JOB_WORKFLOW_NAME } from './names.js';
@@ -28,7 +29,16 @@ export interface JobRuntime {
    * the job's `servers` when it names some, behind a guard of the job's own (its budgets start
    * fresh). Throws a one-line error naming a server the worker does not have.
    */
-  tools(job: { readonly servers?: readonly string[] | undefined; readonly model: string }): Promise<JobTools>;
+  tools(job: {
+    readonly servers?: readonly string[] | undefined;
+    readonly model: string;
+    readonly agent?: AgentDefinition | undefined;
+  }): Promise<JobTools>;
+  /**
+   * The named agent a job's `agent` names, from the worker's config and agent files; throws a
+   * one-line ConfigError naming an agent the worker does not have.
+   */
+  agent(name: string): AgentDefinition;
   /**
    * The system prompt of a job: its own (`system`), else the config's, with the untrusted-content
    * clause the worker's settings ask for (as in a batch).
@@ -65,15 +75,18 @@ async function runJob(input: JobInput): Promise<JobOutput> {
   const startedAt = await DBOS.now();
   const provider = new RecordedProvider(await runtime.provider(input.job.model));
   let jobTools: JobTools;
+  let agent: AgentDefinition | undefined;
   try {
-    jobTools = await runtime.tools({ servers: input.job.servers, model: input.job.model });
+    // `agent` in the line: the job runs as that agent (its model was chosen when it was submitted).
+    agent = input.job.agent === undefined ? undefined : runtime.agent(input.job.agent);
+    jobTools = await runtime.tools({ servers: input.job.servers, model: input.job.model, agent });
   } catch (error) {
     const kind = error instanceof Error && error.name !== 'Error' ? error.name : 'ConfigError';
     throw new JobFailedError(kind, messageOf(error));
   }
   let result;
   try {
-    result = await runWithTools(input, jobTools, provider, runtime);
+    result = await runWithTools(input, jobTools, provider, runtime, agent);
   } finally {
     await jobTools.close();
   }
@@ -101,16 +114,17 @@ async function runWithTools(
   jobTools: JobTools,
   provider: Provider,
   runtime: JobRuntime,
+  agent: AgentDefinition | undefined,
 ): Promise<RunResult> {
   const tools = new RecordedToolHost(jobTools.host, input.key);
-  const systemPrompt = runtime.systemPrompt(input.job.system);
+  const systemPrompt = runtime.systemPrompt(input.job.system ?? agent?.systemPrompt);
   const runner = new Runner({
     provider,
     ...jobTools.runnerOptions,
     tools,
     ...definedProperties({
       systemPrompt,
-      maxSteps: runtime.maxSteps,
+      maxSteps: agent?.maxSteps ?? runtime.maxSteps,
       context: runtime.context,
       settings: runtime.settings,
     }),
@@ -120,7 +134,10 @@ async function runWithTools(
   });
   try {
     // The schema's follow-up answers are model calls like any other: each one a recorded step.
-    return await runner.run(input.job.prompt, definedProperties({ outputSchema: input.job.outputSchema }));
+    return await runner.run(
+      input.job.prompt,
+      definedProperties({ outputSchema: input.job.outputSchema ?? agent?.outputSchema }),
+    );
   } catch (error) {
     const kind = error instanceof Error ? error.name : 'Error';
     const retryable = error instanceof ProviderError && error.retryable;
