@@ -35,10 +35,13 @@ import { loadLocalModel, localThreads, type LoadedModel } from './runtime.js';
 import { dropOmittedProperties } from './schema.js';
 import { answerGrammar, answerText } from './answer-grammar.js';
 import { definedProperties } from '../../src/util/defined-properties.js';
+import { noNativeToolsReason, wrapperToolCalling, type WrapperToolCalling } from './function-calling.js';
 
 /** What the provider holds once the model is loaded. */
 interface Session extends LoadedModel {
   readonly chat: LlamaChat;
+  /** What the chat wrapper says of tool calling (`toolCalling: auto`). */
+  readonly toolCalling: WrapperToolCalling;
 }
 
 /** A GGUF model run in-process by llama.cpp. */
@@ -54,6 +57,7 @@ export class LocalProvider implements Provider {
   #turn: Promise<void> = Promise.resolve();
   #closed = false;
   #warnedImages = false;
+  #toolCalling: WrapperToolCalling | undefined;
 
   /** @throws ConfigError when `MCPHOST_LOCAL_THREADS` is not a positive whole number. */
   constructor(options: ProviderOptions, modelPath: string) {
@@ -67,6 +71,22 @@ export class LocalProvider implements Provider {
   async contextWindow(): Promise<number | undefined> {
     const session = await this.#load();
     return session.context.contextSize;
+  }
+
+  /**
+   * Whether the model calls tools natively: its chat wrapper has a function-call syntax of its own
+   * (function-calling.ts). This loads the model, as its first call would.
+   */
+  async supportsTools(): Promise<boolean> {
+    const session = await this.#load();
+    return session.toolCalling.native;
+  }
+
+  /** The chat wrapper that lacks a function-call syntax, once {@link supportsTools} said so. */
+  noNativeToolsReason(): string | undefined {
+    return this.#toolCalling === undefined || this.#toolCalling.native
+      ? undefined
+      : noNativeToolsReason(this.#toolCalling);
   }
 
   /** Releases the context and the model. Calls after it fail; closing twice is harmless. */
@@ -93,7 +113,9 @@ export class LocalProvider implements Provider {
         ...definedProperties({ signal }),
       });
       const chat = new loaded.binding.LlamaChat({ contextSequence: loaded.context.getSequence() });
-      return { ...loaded, chat };
+      const toolCalling = wrapperToolCalling(chat.chatWrapper, loaded.binding);
+      this.#toolCalling = toolCalling;
+      return { ...loaded, chat, toolCalling };
     })();
     // A failed load (a missing file, an abort) is tried again on the next call.
     this.#session.catch(() => {

@@ -242,6 +242,12 @@ export interface Provider {
    */
   supportsTools?(): Promise<boolean | undefined>;
   /**
+   * Why the model has no native tool calling, in a few words, once {@link supportsTools} resolved
+   * `false`, for a provider that knows more than "no" (the embedded model's chat wrapper). Said in
+   * the line that turns prompted tool calling on, and in the error under `toolCalling: native`.
+   */
+  noNativeToolsReason?(): string | undefined;
+  /**
    * Releases what the provider holds (the embedded model's memory). Optional: providers over HTTP
    * hold nothing. Called once when the runner closes, or when `/model` replaces the provider.
    */
