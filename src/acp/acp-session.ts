@@ -196,6 +196,7 @@ export class AcpSession {
         this.#onAgentEvent({ ...inner, toolCallId: idOf(inner.toolCallId) }, locate);
         return;
       case 'text-delta':
+      case 'reasoning-delta':
       case 'retry':
       case 'step-start':
       case 'step-finish':
@@ -214,6 +215,9 @@ export class AcpSession {
     switch (event.type) {
       case 'text-delta':
         this.#send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text } });
+        return;
+      case 'reasoning-delta':
+        this.#send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: event.text } });
         return;
       case 'tool-call':
         this.#send({ sessionUpdate: 'tool_call', ...toolCallOf(event.call, locate) });

@@ -213,6 +213,13 @@ export interface Usage {
 export type ProviderEvent =
   /** A piece of the answer's text, as soon as it arrives. */
   | { readonly type: 'text-delta'; readonly text: string }
+  /**
+   * A piece of the model's reasoning, for a model that streams it apart from the answer (Ollama's
+   * `thinking`, Anthropic's `thinking_delta`, Gemini's thought parts, `reasoning_content` of
+   * OpenAI-compatible servers, a `<think>` segment of the embedded model). Shown as such (ACP's
+   * `agent_thought_chunk`), never part of the answer's text, and never sent back to the model.
+   */
+  | { readonly type: 'reasoning-delta'; readonly text: string }
   /** A complete tool call (adapters assemble streamed argument fragments first). */
   | { readonly type: 'tool-call'; readonly call: ToolCallBlock }
   /** Always the last event of a successful call. */

@@ -175,6 +175,7 @@ export function reportEvent(
       if (line !== undefined) io.stderr.write(`${line}\n`);
       return;
     }
+    case 'reasoning-delta': // -p prints the answer only: reasoning goes to stream-json and ACP
     case 'step-start':
     case 'done':
       return;
