@@ -12,7 +12,8 @@
  *
  * The model and its context are loaded on first use, once per provider, kept for every call (the
  * context's cache makes the next step cheap: only the new tokens are evaluated), and released by
- * {@link LocalProvider.close}. Thought segments (Qwen3's `<think>`) are kept out of the answer.
+ * {@link LocalProvider.close}. Thought segments (Qwen3's `<think>`) are kept out of the answer and
+ * streamed as reasoning.
  */
 import type { ChatModelFunctions, LlamaChat, LlamaChatResponse, TokenBias } from 'node-llama-cpp';
 import { AbortedError, ProviderError } from '../../src/core/errors.js';
@@ -188,6 +189,8 @@ export class LocalProvider implements Provider {
         // A JSON answer is given whole, once its omitted properties are taken out (answer-grammar.ts).
         if (chunk.type === undefined && chunk.text !== '' && answer === undefined)
           channel.pushMerging({ type: 'text-delta', text: chunk.text }, joinTexts);
+        else if (chunk.type === 'segment' && chunk.segmentType === 'thought' && chunk.text !== '')
+          channel.pushMerging({ type: 'reasoning-delta', text: chunk.text }, joinTexts);
       },
       // node-llama-cpp takes a grammar or functions, never both; a grammar comes only without tools.
       ...(answer !== undefined ? { grammar: answer.grammar } : functions !== undefined ? { functions } : {}),
@@ -240,11 +243,13 @@ export class LocalProvider implements Provider {
   }
 }
 
-/** Two text pieces waiting in a row are one. */
+/** Two text (or two reasoning) pieces waiting in a row are one. */
 function joinTexts(waiting: ProviderEvent, next: ProviderEvent): ProviderEvent | undefined {
-  return waiting.type === 'text-delta' && next.type === 'text-delta'
-    ? { type: 'text-delta', text: waiting.text + next.text }
-    : undefined;
+  if (waiting.type === 'text-delta' && next.type === 'text-delta')
+    return { type: 'text-delta', text: waiting.text + next.text };
+  if (waiting.type === 'reasoning-delta' && next.type === 'reasoning-delta')
+    return { type: 'reasoning-delta', text: waiting.text + next.text };
+  return undefined;
 }
 
 function toLocalError(error: unknown): Error {
