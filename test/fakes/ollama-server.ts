@@ -37,10 +37,7 @@ export type FakeOllamaReply =
   /** A normal answer: text (one chunk per string), then tool calls (one chunk each), then the final line. */
   | {
       readonly type: 'answer';
-      /**
-       * A thinking model's reasoning, streamed first, one line per string, in `message.thinking`
-       * with an empty `content`, as Ollama streams qwen3's or deepseek-r1's.
-       */
+      /** Reasoning, streamed first: one line each in `message.thinking`, as Ollama streams qwen3's. */
       readonly thinking?: readonly string[];
       readonly text?: string | readonly string[];
       readonly toolCalls?: readonly FakeToolCall[];
