@@ -112,8 +112,11 @@ export class TurnView {
         // it would bury the answer in the scrollback. The status line says the model is thinking,
         // and how much, which is what a person waiting needs; an editor (ACP) gets the text itself.
         this.#reasoning += event.text.length;
-        if (this.#answer.empty)
-          this.#showStatus(`thinking · ${formatCount(this.#reasoning)} characters of reasoning`);
+        if (this.#answer.empty) {
+          this.#showStatus(`thinking · ${formatCount(this.#reasoning)} characters of reasoning`, {
+            keepClock: true,
+          });
+        }
         return;
       case 'text-delta':
         this.#options.status.hide();
