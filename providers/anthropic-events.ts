@@ -47,12 +47,27 @@ const contentBlockSchema = z
     };
   });
 
-/** A delta: text and tool input fragments are read; thinking, signatures, citations are not. */
+/**
+ * A delta: text, thinking and tool input fragments are read; signatures and citations are not (the
+ * thinking is shown, never sent back: mcphost does not turn thinking on, and only a request with
+ * thinking on needs its blocks, signed, in the history).
+ */
 const deltaSchema = z
-  .looseObject({ type: z.string(), text: z.unknown().optional(), partial_json: z.unknown().optional() })
+  .looseObject({
+    type: z.string(),
+    text: z.unknown().optional(),
+    thinking: z.unknown().optional(),
+    partial_json: z.unknown().optional(),
+  })
   .transform((delta, context) => {
-    const { type, text, partial_json: partialJson } = delta;
+    const { type, text, thinking, partial_json: partialJson } = delta;
     if (type === 'text_delta' && typeof text === 'string') return { type: 'text_delta' as const, text };
+    // A thinking delta without its text is passed over, like a block type newer than this code.
+    if (type === 'thinking_delta') {
+      return typeof thinking === 'string'
+        ? { type: 'thinking_delta' as const, thinking }
+        : { type: 'other' as const };
+    }
     if (type === 'input_json_delta' && typeof partialJson === 'string') {
       return { type: 'input_json_delta' as const, partialJson };
     }

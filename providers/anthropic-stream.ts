@@ -50,6 +50,8 @@ export async function* fromAnthropicStream(
       case 'content_block_delta':
         if (event.delta.type === 'text_delta') {
           if (event.delta.text !== '') yield { type: 'text-delta', text: event.delta.text };
+        } else if (event.delta.type === 'thinking_delta') {
+          if (event.delta.thinking !== '') yield { type: 'reasoning-delta', text: event.delta.thinking };
         } else if (event.delta.type === 'input_json_delta') {
           const pending = toolCalls.get(event.index);
           if (pending !== undefined) pending.json += event.delta.partialJson;

@@ -91,8 +91,12 @@ export async function* fromGeminiStream(
       if (part.functionCall !== undefined) {
         calledTools = true;
         yield { type: 'tool-call', call: toToolCall(part.functionCall, part.thoughtSignature, createId) };
-      } else if (part.text !== undefined && part.text !== '' && part.thought !== true) {
-        yield { type: 'text-delta', text: part.text };
+      } else if (part.text !== undefined && part.text !== '') {
+        // A thought part (a summary of the model's thinking, sent with `includeThoughts`) is
+        // reasoning, never the answer; its signature matters only on function calls (kept above).
+        yield part.thought === true
+          ? { type: 'reasoning-delta', text: part.text }
+          : { type: 'text-delta', text: part.text };
       }
     }
   }

@@ -192,6 +192,8 @@ const chunkSchema = z.object({
   message: z
     .object({
       content: z.string().optional(),
+      // A thinking model's reasoning, apart from `content` (qwen3, deepseek-r1, gpt-oss).
+      thinking: z.string().nullish(),
       tool_calls: z
         .array(z.object({ function: z.object({ name: z.string(), arguments: z.unknown() }) }))
         .nullish(),
@@ -234,6 +236,8 @@ export interface ChunkContext {
 /** The events one chunk gives: its text, its tool calls, and the finish when it is the last. */
 export function fromOllamaChunk(chunk: OllamaChunk, context: ChunkContext): ProviderEvent[] {
   const events: ProviderEvent[] = [];
+  const thinking = chunk.message?.thinking ?? '';
+  if (thinking !== '') events.push({ type: 'reasoning-delta', text: thinking });
   const text = chunk.message?.content ?? '';
   if (text !== '') events.push({ type: 'text-delta', text });
   const calls = chunk.message?.tool_calls ?? [];

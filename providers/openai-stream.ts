@@ -24,6 +24,10 @@ const chunkSchema = z.object({
           .object({
             content: z.string().nullish(),
             refusal: z.string().nullish(),
+            // Reasoning apart from the answer: `reasoning_content` (DeepSeek, vLLM, llama.cpp's
+            // server), `reasoning` (OpenRouter, Ollama's /v1, vLLM since 0.10). Never sent back.
+            reasoning_content: z.string().nullish(),
+            reasoning: z.string().nullish(),
             tool_calls: z
               .array(
                 z.object({
@@ -132,6 +136,9 @@ export class OpenAIStreamAccumulator {
     const choice = choices?.find((candidate) => (candidate.index ?? 0) === 0);
     if (choice === undefined) return events;
     const delta = choice.delta;
+    // A server that sends both fields sends the same text in each (vLLM while it moves to `reasoning`).
+    const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+    if (reasoning) events.push({ type: 'reasoning-delta', text: reasoning });
     if (delta?.content) events.push({ type: 'text-delta', text: delta.content });
     // A refusal is the model's answer to the user; show it like text.
     if (delta?.refusal) events.push({ type: 'text-delta', text: delta.refusal });

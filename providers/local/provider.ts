@@ -12,7 +12,8 @@
  *
  * The model and its context are loaded on first use, once per provider, kept for every call (the
  * context's cache makes the next step cheap: only the new tokens are evaluated), and released by
- * {@link LocalProvider.close}. Thought segments (Qwen3's `<think>`) are kept out of the answer.
+ * {@link LocalProvider.close}. Thought segments (Qwen3's `<think>`) are kept out of the answer and
+ * streamed as reasoning.
  */
 import type { ChatModelFunctions, LlamaChat, LlamaChatResponse, TokenBias } from 'node-llama-cpp';
 import { AbortedError, ProviderError } from '../../src/core/errors.js';
@@ -35,10 +36,13 @@ import { loadLocalModel, localThreads, type LoadedModel } from './runtime.js';
 import { dropOmittedProperties } from './schema.js';
 import { answerGrammar, answerText } from './answer-grammar.js';
 import { definedProperties } from '../../src/util/defined-properties.js';
+import { noNativeToolsReason, wrapperToolCalling, type WrapperToolCalling } from './function-calling.js';
 
 /** What the provider holds once the model is loaded. */
 interface Session extends LoadedModel {
   readonly chat: LlamaChat;
+  /** What the chat wrapper says of tool calling (`toolCalling: auto`). */
+  readonly toolCalling: WrapperToolCalling;
 }
 
 /** A GGUF model run in-process by llama.cpp. */
@@ -54,6 +58,7 @@ export class LocalProvider implements Provider {
   #turn: Promise<void> = Promise.resolve();
   #closed = false;
   #warnedImages = false;
+  #toolCalling: WrapperToolCalling | undefined;
 
   /** @throws ConfigError when `MCPHOST_LOCAL_THREADS` is not a positive whole number. */
   constructor(options: ProviderOptions, modelPath: string) {
@@ -67,6 +72,22 @@ export class LocalProvider implements Provider {
   async contextWindow(): Promise<number | undefined> {
     const session = await this.#load();
     return session.context.contextSize;
+  }
+
+  /**
+   * Whether the model calls tools natively: its chat wrapper has a function-call syntax of its own
+   * (function-calling.ts). This loads the model, as its first call would.
+   */
+  async supportsTools(): Promise<boolean> {
+    const session = await this.#load();
+    return session.toolCalling.native;
+  }
+
+  /** The chat wrapper that lacks a function-call syntax, once {@link supportsTools} said so. */
+  noNativeToolsReason(): string | undefined {
+    return this.#toolCalling === undefined || this.#toolCalling.native
+      ? undefined
+      : noNativeToolsReason(this.#toolCalling);
   }
 
   /** Releases the context and the model. Calls after it fail; closing twice is harmless. */
@@ -93,7 +114,9 @@ export class LocalProvider implements Provider {
         ...definedProperties({ signal }),
       });
       const chat = new loaded.binding.LlamaChat({ contextSequence: loaded.context.getSequence() });
-      return { ...loaded, chat };
+      const toolCalling = wrapperToolCalling(chat.chatWrapper, loaded.binding);
+      this.#toolCalling = toolCalling;
+      return { ...loaded, chat, toolCalling };
     })();
     // A failed load (a missing file, an abort) is tried again on the next call.
     this.#session.catch(() => {
@@ -166,6 +189,8 @@ export class LocalProvider implements Provider {
         // A JSON answer is given whole, once its omitted properties are taken out (answer-grammar.ts).
         if (chunk.type === undefined && chunk.text !== '' && answer === undefined)
           channel.pushMerging({ type: 'text-delta', text: chunk.text }, joinTexts);
+        else if (chunk.type === 'segment' && chunk.segmentType === 'thought' && chunk.text !== '')
+          channel.pushMerging({ type: 'reasoning-delta', text: chunk.text }, joinTexts);
       },
       // node-llama-cpp takes a grammar or functions, never both; a grammar comes only without tools.
       ...(answer !== undefined ? { grammar: answer.grammar } : functions !== undefined ? { functions } : {}),
@@ -218,11 +243,13 @@ export class LocalProvider implements Provider {
   }
 }
 
-/** Two text pieces waiting in a row are one. */
+/** Two text (or two reasoning) pieces waiting in a row are one. */
 function joinTexts(waiting: ProviderEvent, next: ProviderEvent): ProviderEvent | undefined {
-  return waiting.type === 'text-delta' && next.type === 'text-delta'
-    ? { type: 'text-delta', text: waiting.text + next.text }
-    : undefined;
+  if (waiting.type === 'text-delta' && next.type === 'text-delta')
+    return { type: 'text-delta', text: waiting.text + next.text };
+  if (waiting.type === 'reasoning-delta' && next.type === 'reasoning-delta')
+    return { type: 'reasoning-delta', text: waiting.text + next.text };
+  return undefined;
 }
 
 function toLocalError(error: unknown): Error {

@@ -260,6 +260,7 @@ export class AcpSession {
         this.#onAgentEvent({ ...inner, toolCallId: idOf(inner.toolCallId) }, locate);
         return;
       case 'text-delta':
+      case 'reasoning-delta':
       case 'retry':
       case 'step-start':
       case 'step-finish':
@@ -278,6 +279,9 @@ export class AcpSession {
     switch (event.type) {
       case 'text-delta':
         this.#send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text } });
+        return;
+      case 'reasoning-delta':
+        this.#send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: event.text } });
         return;
       case 'tool-call':
         this.#parts.links.started(event.call, locate(event.call.name)?.server);

@@ -55,6 +55,7 @@ function shownLine(
     case 'retry':
       return style.dim(`[${who}] ⟳ ${oneLine(child.error.message)} (retry ${child.attempt})`);
     case 'text-delta':
+    case 'reasoning-delta':
     case 'step-finish':
     case 'compaction':
     case 'tool-mode':

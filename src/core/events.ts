@@ -57,6 +57,11 @@ export type RunnerEvent =
   | { readonly type: 'step-start'; readonly step: number }
   /** Part of the model's text, as it streams. */
   | { readonly type: 'text-delta'; readonly text: string }
+  /**
+   * Part of the model's reasoning, as it streams, for a model that shows it apart from its answer.
+   * Never in {@link RunResult.text} or the history; `-p` text never prints it.
+   */
+  | { readonly type: 'reasoning-delta'; readonly text: string }
   /** The model asked for a tool; it is about to run (all calls of a step run in parallel). */
   | { readonly type: 'tool-call'; readonly call: ToolCallBlock }
   /** A tool call finished (successfully or not: see `result.isError`). */

@@ -51,7 +51,8 @@ export async function callModel(
   let next = opened.first;
   try {
     while (next.done !== true) {
-      if (next.value.type === 'text-delta' && next.value.text !== '') emit(next.value);
+      const event = next.value;
+      if ((event.type === 'text-delta' || event.type === 'reasoning-delta') && event.text !== '') emit(event);
       assembler.add(next.value);
       next = await opened.iterator.next();
     }
@@ -73,6 +74,10 @@ class ReplyAssembler {
     switch (event.type) {
       case 'text-delta':
         this.#text += event.text;
+        return;
+      case 'reasoning-delta':
+        // Shown while it streams, never kept: no vendor here needs it back in the history for a
+        // run as mcphost makes them (Anthropic's thinking blocks are needed only with thinking on).
         return;
       case 'tool-call':
         this.#flushText();

@@ -213,6 +213,13 @@ export interface Usage {
 export type ProviderEvent =
   /** A piece of the answer's text, as soon as it arrives. */
   | { readonly type: 'text-delta'; readonly text: string }
+  /**
+   * A piece of the model's reasoning, for a model that streams it apart from the answer (Ollama's
+   * `thinking`, Anthropic's `thinking_delta`, Gemini's thought parts, `reasoning_content` of
+   * OpenAI-compatible servers, a `<think>` segment of the embedded model). Shown as such (ACP's
+   * `agent_thought_chunk`), never part of the answer's text, and never sent back to the model.
+   */
+  | { readonly type: 'reasoning-delta'; readonly text: string }
   /** A complete tool call (adapters assemble streamed argument fragments first). */
   | { readonly type: 'tool-call'; readonly call: ToolCallBlock }
   /** Always the last event of a successful call. */
@@ -241,6 +248,12 @@ export interface Provider {
    * unknown, tried natively (a vendor's refusal then turns to the prompt).
    */
   supportsTools?(): Promise<boolean | undefined>;
+  /**
+   * Why the model has no native tool calling, in a few words, once {@link supportsTools} resolved
+   * `false`, for a provider that knows more than "no" (the embedded model's chat wrapper). Said in
+   * the line that turns prompted tool calling on, and in the error under `toolCalling: native`.
+   */
+  noNativeToolsReason?(): string | undefined;
   /**
    * Releases what the provider holds (the embedded model's memory). Optional: providers over HTTP
    * hold nothing. Called once when the runner closes, or when `/model` replaces the provider.

@@ -22,11 +22,14 @@ beforeAll(async () => {
   noiseModel = await writeTinyGguf(join(folder, 'noise.gguf'));
   // Leans to `"`, so the string argument of a forced call ends (see TinyGgufShape.favouredByte). Its
   // tokens are single bytes: a window of 4,096 holds the system prompt with server-everything's tools,
-  // which now include the host's two resource tools (the server has resources).
+  // which now include the host's two resource tools (the server has resources). Qwen3's template:
+  // its chat wrapper has a function-call syntax, so `toolCalling: auto` calls natively (ChatML's
+  // has none, and would be prompted).
   quotingModel = await writeTinyGguf(join(folder, 'quoting.gguf'), {
     ...TINY_GGUF_SHAPE,
     favouredByte: '"',
     contextLength: 4096,
+    chatTemplate: 'qwen3',
   });
 });
 afterAll(async () => {
@@ -87,6 +90,8 @@ describe('mcphost -p with the embedded model', () => {
       { env: { MCPHOST_LOCAL_THREADS: '1', MCPHOST_LOCAL_TEST_FORCE_TOOL_CALL: '1' }, timeoutMs: 60_000 },
     );
     expect(run.code).toBe(0);
+    // Qwen's chat wrapper has a function-call syntax: `toolCalling: auto` stays native.
+    expect(run.stderr).not.toContain('prompted tool calling');
     const result = JSON.parse(run.stdout) as JsonResult;
     expect(result.toolCalls).toHaveLength(1);
     const [call] = result.toolCalls;

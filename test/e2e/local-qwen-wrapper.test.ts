@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 describe("the local provider with Qwen3's chat wrapper", () => {
-  it('keeps a thought segment out of the answer', async () => {
+  it('keeps a thought segment out of the answer, and streams it as reasoning', async () => {
     const provider = await createProvider(`local:${modelPath}`, {
       env: { ...env, MCPHOST_LOCAL_TEST_FORCE_TEXT: '<think>\nsecret plan\n</think>\n\nvisible' },
     });
@@ -47,6 +47,10 @@ describe("the local provider with Qwen3's chat wrapper", () => {
       const text = events.map((event) => (event.type === 'text-delta' ? event.text : '')).join('');
       expect(text).not.toContain('secret');
       expect(text).not.toContain('think>');
+      // The thought comes as reasoning instead (ACP's agent_thought_chunk).
+      const reasoning = events.map((event) => (event.type === 'reasoning-delta' ? event.text : '')).join('');
+      expect(reasoning).toContain('secret plan');
+      expect(reasoning).not.toContain('visible');
       expect(text.trimStart().startsWith('visible')).toBe(true);
       const finish = events.at(-1);
       // The thought's tokens are written by the model, so they count as its output.

@@ -11,16 +11,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProvider } from '../../providers/index.js';
 import { Runner } from '../../src/core/runner.js';
 import type { JsonSchemaObject, ToolHost, ToolResultBlock } from '../../src/core/types.js';
-import { writeTinyGguf } from '../fixtures/tiny-gguf.js';
+import { TINY_GGUF_SHAPE, writeTinyGguf } from '../fixtures/tiny-gguf.js';
 import { answerText } from '../../providers/local/answer-grammar.js';
 
 let folder: string;
 let modelPath: string;
+let qwenModelPath: string;
 const env = { MCPHOST_LOCAL_THREADS: '1' };
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'mcphost-local-schema-'));
   modelPath = await writeTinyGguf(join(folder, 'tiny.gguf'));
+  // Qwen3's template: its chat wrapper has a function-call syntax, so tools are called natively.
+  qwenModelPath = await writeTinyGguf(join(folder, 'tiny-qwen3.gguf'), {
+    ...TINY_GGUF_SHAPE,
+    chatTemplate: 'qwen3',
+  });
 });
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
@@ -64,7 +70,7 @@ describe('local provider: answers under a JSON-schema grammar', () => {
   });
 
   it('with tools, applies the grammar on the answer step after the free-text answer is refused', async () => {
-    const provider = await createProvider(`local:${modelPath}`, {
+    const provider = await createProvider(`local:${qwenModelPath}`, {
       env: { ...env, MCPHOST_LOCAL_TEST_FORCE_TOOL_CALL: '1' },
     });
     const host: ToolHost = {

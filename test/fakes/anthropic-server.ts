@@ -16,6 +16,11 @@ export type FakeAnthropicBlock =
   /** Text, streamed as `chunks` when given (they must join to `text`), else in one delta. */
   | { readonly type: 'text'; readonly text: string; readonly chunks?: readonly string[] }
   /**
+   * A thinking block: `thinking_delta`s (`chunks`, else one), then its `signature_delta`, as the
+   * real API streams one (it sends them when a request turns thinking on).
+   */
+  | { readonly type: 'thinking'; readonly thinking: string; readonly chunks?: readonly string[] }
+  /**
    * A tool call. Streamed as `fragments` of `partial_json` when given (they need not join to
    * valid JSON: that is how a model's bad arguments look), else as the JSON of `input` in 3 pieces.
    */
@@ -278,17 +283,26 @@ function messageJson(
     type: 'message',
     role: 'assistant',
     model,
-    content: content.map((block) =>
-      block.type === 'text'
-        ? { type: 'text', text: block.text, citations: null }
-        : {
+    content: content.map((block) => {
+      switch (block.type) {
+        case 'text':
+          return { type: 'text', text: block.text, citations: null };
+        case 'thinking':
+          return { type: 'thinking', thinking: block.thinking, signature: FAKE_SIGNATURE };
+        case 'tool_use':
+          return {
             type: 'tool_use',
             id: block.id,
             name: block.name,
             input: block.input ?? {},
             caller: { type: 'direct' },
-          },
-    ),
+          };
+        default: {
+          const unexpected: never = block;
+          throw new TypeError(`unknown fake block ${JSON.stringify(unexpected)}`);
+        }
+      }
+    }),
     stop_reason: stopReason,
     stop_sequence: null,
     stop_details: null,
@@ -312,9 +326,30 @@ function startStream(response: ServerResponse, model: string, inputTokens: numbe
   sendEvent(response, 'ping', { type: 'ping' });
 }
 
+/** What a thinking block's `signature` looks like to the client: opaque base64. */
+const FAKE_SIGNATURE = 'RXF1YWxseSBvcGFxdWUgdG8gdGhlIGNsaWVudA==';
+
 function streamBlocks(response: ServerResponse, content: readonly FakeAnthropicBlock[]): void {
   for (const [index, block] of content.entries()) {
-    if (block.type === 'text') {
+    if (block.type === 'thinking') {
+      sendEvent(response, 'content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      });
+      for (const thinking of block.chunks ?? [block.thinking]) {
+        sendEvent(response, 'content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'thinking_delta', thinking },
+        });
+      }
+      sendEvent(response, 'content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature: FAKE_SIGNATURE },
+      });
+    } else if (block.type === 'text') {
       sendEvent(response, 'content_block_start', {
         type: 'content_block_start',
         index,

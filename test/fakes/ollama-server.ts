@@ -37,6 +37,8 @@ export type FakeOllamaReply =
   /** A normal answer: text (one chunk per string), then tool calls (one chunk each), then the final line. */
   | {
       readonly type: 'answer';
+      /** Reasoning, streamed first: one line each in `message.thinking`, as Ollama streams qwen3's. */
+      readonly thinking?: readonly string[];
       readonly text?: string | readonly string[];
       readonly toolCalls?: readonly FakeToolCall[];
       /** `stop` unless given (`length` when cut by `num_predict`). */
@@ -361,9 +363,11 @@ async function sendAnswer(
     reply.evalCount ?? texts.length + calls.length,
   );
   if (!chat.stream) {
+    const thinking = (reply.thinking ?? []).join('');
     const message = {
       role: 'assistant',
       content: texts.join(''),
+      ...(thinking === '' ? {} : { thinking }),
       ...(calls.length > 0 ? { tool_calls: calls } : {}),
     };
     sendJson(response, 200, { ...final, message });
@@ -371,6 +375,10 @@ async function sendAnswer(
   }
   startStream(response);
   const lines = [
+    ...(reply.thinking ?? []).map((thinking) => ({
+      ...textLine(chat.model, ''),
+      message: { role: 'assistant', content: '', thinking },
+    })),
     ...texts.map((text) => textLine(chat.model, text)),
     ...calls.map((call) => ({
       ...textLine(chat.model, ''),

@@ -25,23 +25,33 @@ export interface FakeUsage {
   readonly completion_tokens: number;
 }
 
+/**
+ * Reasoning streamed before the answer, in the delta field each server uses: `reasoning_content`
+ * (DeepSeek, vLLM, llama.cpp's server; the default) or `reasoning` (OpenRouter, Ollama's /v1),
+ * with `content: null` beside it, as those servers send it.
+ */
+export interface FakeReasoning {
+  readonly reasoning?: string;
+  readonly reasoningField?: 'reasoning_content' | 'reasoning';
+}
+
 /** What the fake answers to one request. */
 export type FakeOpenAIReply =
   /** A text answer, streamed a few characters per chunk. */
-  | {
+  | ({
       readonly type: 'text';
       readonly text: string;
       readonly finishReason?: string;
       readonly usage?: FakeUsage;
-    }
+    } & FakeReasoning)
   /** Tool calls (after optional text); arguments in fragments, calls interleaved. */
-  | {
+  | ({
       readonly type: 'tool-calls';
       readonly calls: readonly FakeToolCall[];
       readonly text?: string;
       readonly finishReason?: string;
       readonly usage?: FakeUsage;
-    }
+    } & FakeReasoning)
   /** Raw chunk objects, streamed as they are, then `[DONE]` (for odd servers and edge cases). */
   | { readonly type: 'chunks'; readonly chunks: readonly unknown[] }
   /** An HTTP error with OpenAI's error body. */
@@ -279,14 +289,21 @@ function reply(response: ServerResponse, body: Record<string, unknown>, scripted
     response.end('data: [DONE]\n\n');
   };
 
+  const sendReasoning = (reasoning: FakeReasoning): void => {
+    const field = reasoning.reasoningField ?? 'reasoning_content';
+    for (const piece of fragments(reasoning.reasoning ?? '')) send(chunk({ content: null, [field]: piece }));
+  };
+
   switch (scripted.type) {
     case 'text':
       send(chunk({ role: 'assistant', content: '', refusal: null }));
+      sendReasoning(scripted);
       for (const piece of fragments(scripted.text)) send(chunk({ content: piece }));
       finish(scripted.finishReason ?? 'stop', scripted.usage ?? defaultUsage(scripted.text));
       return;
     case 'tool-calls':
       send(chunk({ role: 'assistant', content: null, refusal: null }));
+      sendReasoning(scripted);
       for (const piece of fragments(scripted.text ?? '')) send(chunk({ content: piece }));
       for (const delta of toolCallDeltas(scripted.calls)) send(chunk({ tool_calls: [delta] }));
       finish(

@@ -78,7 +78,7 @@ describe('fromAnthropicStream', () => {
     ]);
   });
 
-  it('skips event, block and delta types it does not read, as the API may add new ones', async () => {
+  it('reads thinking as reasoning, and skips event, block and delta types it does not read, as the API may add new ones', async () => {
     const events = await collect([
       start,
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } },
@@ -93,6 +93,7 @@ describe('fromAnthropicStream', () => {
       stop,
     ]);
     expect(events).toEqual([
+      { type: 'reasoning-delta', text: 'Hmm' },
       { type: 'text-delta', text: 'Hi' },
       { type: 'finish', reason: 'stop', usage: { inputTokens: 30, outputTokens: 2 } },
     ]);

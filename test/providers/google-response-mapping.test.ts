@@ -90,7 +90,7 @@ describe('fromGeminiStream', () => {
     ]);
   });
 
-  it('skips thought summaries and empty text', async () => {
+  it('gives thought summaries as reasoning, and skips empty text', async () => {
     const events = await collect([
       chunk(
         [{ text: 'thinking…', thought: true }, { text: '', thoughtSignature: 's' }, { text: 'ok' }],
@@ -98,6 +98,7 @@ describe('fromGeminiStream', () => {
       ),
     ]);
     expect(events).toEqual([
+      { type: 'reasoning-delta', text: 'thinking…' },
       { type: 'text-delta', text: 'ok' },
       { type: 'finish', reason: 'stop' },
     ]);

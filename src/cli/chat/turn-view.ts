@@ -79,6 +79,8 @@ export class TurnView {
   readonly #answeringMs = new Map<string, number>();
   /** The last progress each running call reported, by call id. */
   readonly #progress = new Map<string, CallProgress>();
+  /** Characters of reasoning the model streamed in this step (the status line counts them). */
+  #reasoning = 0;
 
   constructor(options: TurnViewOptions) {
     this.#options = options;
@@ -102,7 +104,19 @@ export class TurnView {
   onEvent(event: RunnerEvent): void {
     switch (event.type) {
       case 'step-start':
+        this.#reasoning = 0;
         if (event.step > 1) this.#showStatus('thinking');
+        return;
+      case 'reasoning-delta':
+        // Reasoning stays off the screen: it runs to thousands of words, and printed (even dimmed)
+        // it would bury the answer in the scrollback. The status line says the model is thinking,
+        // and how much, which is what a person waiting needs; an editor (ACP) gets the text itself.
+        this.#reasoning += event.text.length;
+        if (this.#answer.empty) {
+          this.#showStatus(`thinking · ${formatCount(this.#reasoning)} characters of reasoning`, {
+            keepClock: true,
+          });
+        }
         return;
       case 'text-delta':
         this.#options.status.hide();

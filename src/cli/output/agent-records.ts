@@ -110,6 +110,7 @@ export class AgentRunTracker {
         return;
       case 'step-start':
       case 'text-delta':
+      case 'reasoning-delta':
       case 'tool-call':
       case 'retry':
       case 'compaction':
@@ -200,6 +201,7 @@ export function jsonAgentEvent(event: AgentEvent): JsonAgentStreamEvent | undefi
         },
       };
     case 'text-delta':
+    case 'reasoning-delta':
     case 'compaction':
     case 'tool-mode':
     case 'agent-event':

@@ -166,6 +166,9 @@ export class StreamJsonReporter extends JsonReporter {
       case 'text-delta':
         writeJson(this.io, { type: 'text-delta', step: tracker.step, text: event.text });
         return;
+      case 'reasoning-delta':
+        writeJson(this.io, { type: 'reasoning-delta', step: tracker.step, text: event.text });
+        return;
       case 'tool-call':
         writeJson(this.io, {
           type: 'tool-call',

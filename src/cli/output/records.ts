@@ -109,6 +109,7 @@ export class RunTracker {
         this.agents.observe(event);
         return;
       case 'tool-call':
+      case 'reasoning-delta':
       case 'retry':
       case 'compaction':
       case 'tool-mode':

@@ -116,6 +116,8 @@ export type StreamEvent =
     }
   /** A piece of the model's text, as it streams. `step` counts model calls from 1. */
   | { readonly type: 'text-delta'; readonly step: number; readonly text: string }
+  /** A piece of the model's reasoning, for a model that streams it apart from its answer; never in `text`. */
+  | { readonly type: 'reasoning-delta'; readonly step: number; readonly text: string }
   /** The model asked for a tool; it is about to run. */
   | ({ readonly type: 'tool-call'; readonly step: number } & Omit<
       JsonToolCall,

@@ -71,7 +71,7 @@ export function toolCallingNotice(calling: Exclude<ToolCalling, { kind: 'native'
         calling.reason === 'configured'
           ? 'toolCalling is "prompt"'
           : calling.reason === 'model-lacks-tools'
-            ? `${calling.model} has no native tool calling`
+            ? `${calling.model} has no native tool calling${calling.detail === undefined ? '' : ` (${calling.detail})`}`
             : `the server refused tools for ${calling.model} (${calling.detail ?? 'no details'})`;
       return (
         `prompted tool calling on: ${why}, so the tools are described in the prompt and each answer is held ` +
@@ -175,6 +175,7 @@ export function reportEvent(
       if (line !== undefined) io.stderr.write(`${line}\n`);
       return;
     }
+    case 'reasoning-delta': // -p prints the answer only: reasoning goes to stream-json and ACP
     case 'step-start':
     case 'done':
       return;

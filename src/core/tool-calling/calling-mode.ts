@@ -37,6 +37,7 @@ export type ToolCalling =
       readonly kind: 'prompt';
       readonly reason: PromptedReason;
       readonly model: string;
+      /** The vendor's words (`vendor-refused`), or why the model lacks tools where known (`model-lacks-tools`). */
       readonly detail?: string;
     }
   | { readonly kind: 'none' };
@@ -98,12 +99,20 @@ export class ToolCallingChoice {
       case 'prompt':
         return { kind: 'prompt', reason: 'configured', model: modelName(provider) };
       case 'native':
-        if ((await provider.supportsTools?.()) === false) throw noToolCalling(provider);
+        if ((await provider.supportsTools?.()) === false) {
+          throw noToolCalling(provider, provider.noNativeToolsReason?.());
+        }
         return NATIVE;
-      case 'auto':
-        return (await provider.supportsTools?.()) === false
-          ? { kind: 'prompt', reason: 'model-lacks-tools', model: modelName(provider) }
-          : NATIVE;
+      case 'auto': {
+        if ((await provider.supportsTools?.()) !== false) return NATIVE;
+        const detail = provider.noNativeToolsReason?.();
+        return {
+          kind: 'prompt',
+          reason: 'model-lacks-tools',
+          model: modelName(provider),
+          ...(detail === undefined ? {} : { detail }),
+        };
+      }
       default: {
         const unexpected: never = this.#setting;
         throw new TypeError(`unknown toolCalling setting ${String(unexpected)}`);

@@ -29,6 +29,11 @@ import type {
 export const PROMPTED_FORMAT_NAME = 'tool_step';
 /** A tool's description in the prompt, at most (characters). */
 const MAX_DESCRIPTION = 200;
+/**
+ * Calls in one step's answer, at most: parallel calls past a handful are rare, and the bound keeps
+ * a constrained answer finite (a weak model under a grammar can add calls until its token limit).
+ */
+export const MAX_CALLS_PER_STEP = 8;
 /** Parameters listed per tool, at most. */
 const MAX_PARAMETERS = 12;
 /** Per-tool argument schemas are put in the format only up to this many tools… */
@@ -90,7 +95,7 @@ export function stepSchema(tools: readonly ToolSpec[]): JsonSchemaObject {
   return {
     type: 'object',
     properties: {
-      calls: { type: 'array', items: callSchema(tools) },
+      calls: { type: 'array', items: callSchema(tools), maxItems: MAX_CALLS_PER_STEP },
       answer: { type: 'string' },
     },
     required: ['calls', 'answer'],

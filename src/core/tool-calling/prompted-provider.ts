@@ -86,6 +86,10 @@ async function* promptedChat(provider: Provider, request: ChatRequest): AsyncGen
         // A wrapped provider that called natively after all: its call is as good as any.
         yield event;
         break;
+      case 'reasoning-delta':
+        // Reasoning is apart from the JSON the step is held to: it passes as it comes.
+        yield event;
+        break;
       case 'finish':
         finish = event.usage === undefined ? { reason: event.reason } : event;
         break;
