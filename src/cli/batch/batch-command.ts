@@ -15,7 +15,9 @@ import { readSystemPrompt } from '../../setup/system-prompt.js';
 import type { CliOptions } from '../args.js';
 import type { BatchCommand } from '../command-line/batch-tree.js';
 import { ExitCode, signalExitCode, type ExitCodeValue } from '../exit-codes.js';
-import { userPath, type CliIO } from '../io.js';
+import { pathIn, userPath, type CliIO } from '../io.js';
+import { readEarlySettings } from '../../../config/index.js';
+import { startTelemetryExport } from '../telemetry-export.js';
 import type { SignalSource } from '../run-command.js';
 import { runnerOptionsFor } from '../runner-options.js';
 import { BatchProgress } from './progress.js';
@@ -91,6 +93,21 @@ export async function runBatchCommand(
   });
   const started = Date.now();
   let writeFailure: unknown;
+  // One trace per job when an OTLP endpoint is given (docs/telemetry.md): exported before exit.
+  const telemetry =
+    jobs.length === 0
+      ? undefined
+      : (
+          await readEarlySettings({
+            homeDir: io.homeDir,
+            env: io.env,
+            configPath: pathIn(io, options.configPath),
+          })
+        ).telemetry;
+  const exporting =
+    jobs.length === 0
+      ? undefined
+      : await startTelemetryExport(io.env, telemetry, (message) => progress.note(`warning: ${message}`));
   youngGenerationGrows(true);
   try {
     if (jobs.length > 0) {
@@ -99,6 +116,7 @@ export async function runBatchCommand(
       for await (const result of runBatch(jobs, {
         runner: {
           ...base,
+          ...(telemetry?.captureContent === true ? { telemetry: { captureContent: true } } : {}),
           onEvent: (event) => {
             const note = noteFor(event, options.debug);
             if (note !== undefined) progress.note(note);
@@ -138,6 +156,7 @@ export async function runBatchCommand(
     youngGenerationGrows(false);
     progress.end();
     await results.close();
+    await exporting?.shutdown();
     for (const [signal, listener] of listeners) signals.off(signal, listener);
   }
   const { done: ran, failed } = progress.counts;
