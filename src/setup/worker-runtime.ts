@@ -21,7 +21,7 @@ export interface WorkerRuntime {
 
 type WorkerRuntimeOptions = Pick<
   CreateRunnerOptions,
-  'configPath' | 'model' | 'env' | 'homeDir' | 'projectDir' | 'maxSteps' | 'onEvent'
+  'configPath' | 'model' | 'env' | 'homeDir' | 'projectDir' | 'maxSteps' | 'onEvent' | 'telemetry'
 >;
 
 export async function assembleWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
@@ -31,7 +31,8 @@ export async function assembleWorkerRuntime(options: WorkerRuntimeOptions): Prom
   const runtime: JobRuntime = {
     provider: (model) => host.provider(model, 'the job\'s "model"'),
     // Always the guard: with no server it still carries the host's `skill` tool.
-    tools: (job): Promise<JobTools> => host.openJob({ ...job, where: '"servers"' }),
+    tools: (job): Promise<JobTools> =>
+      host.openJob({ servers: job.servers, model: job.model, jobKey: job.key, where: '"servers"' }),
     systemPrompt: (own) => withUntrustedContentClause(own ?? runner.systemPrompt, safety),
     markToolOutput: marksToolOutput(safety),
     ...definedProperties({

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import {
   context,
+  INVALID_SPAN_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -107,6 +108,8 @@ export const ATTR_MCPHOST_JOB_ATTEMPTS = 'mcphost.job.attempts';
 
 /** DBOS's tracer name (`trace.getTracer('dbos-tracer')` in @dbos-inc/dbos-sdk's telemetry/traces). */
 const DBOS_TRACER = 'dbos-tracer';
+/** The tracer of DBOS's check at launch that a context manager works: one `probe` span, a trace of its own. */
+const DBOS_PROBE_TRACER = 'otel-bootstrap-check';
 /** The attribute DBOS puts the workflow id in, in its legacy and its semconv formats. */
 const WORKFLOW_ID_ATTRIBUTES = ['operationUUID', 'dbos.operation.workflow_id'] as const;
 
@@ -132,6 +135,9 @@ export function jobWorkflowTraces(
 ): TracerProvider {
   return {
     getTracer(name: string, version?: string, tracerOptions?: TracerOptions): Tracer {
+      // The probe's span is still put in a context and found there (what DBOS checks), but it is
+      // not recorded.
+      if (name === DBOS_PROBE_TRACER) return new UnrecordedTracer();
       const tracer = provider.getTracer(name, version, tracerOptions);
       return name === DBOS_TRACER ? new JobWorkflowTracer(tracer, options) : tracer;
     },
@@ -172,6 +178,19 @@ class JobWorkflowTracer implements Tracer {
   // DBOS starts its spans with startSpan only; this one is passed on as it is.
   startActiveSpan: Tracer['startActiveSpan'] = (...args: unknown[]) =>
     (this.#inner.startActiveSpan as (...values: unknown[]) => unknown)(...args) as never;
+}
+
+/** Spans that are not recorded (the API's own no-op tracer is not exported). */
+class UnrecordedTracer implements Tracer {
+  startSpan(): Span {
+    return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+  }
+
+  startActiveSpan: Tracer['startActiveSpan'] = (...args: unknown[]) => {
+    const work = args.at(-1) as (span: Span) => unknown;
+    const span = this.startSpan();
+    return context.with(trace.setSpan(context.active(), span), work, undefined, span) as never;
+  };
 }
 
 function workflowIdOf(options: SpanOptions | undefined): string | undefined {

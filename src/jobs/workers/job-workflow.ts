@@ -28,7 +28,12 @@ export interface JobRuntime {
    * the job's `servers` when it names some, behind a guard of the job's own (its budgets start
    * fresh). Throws a one-line error naming a server the worker does not have.
    */
-  tools(job: { readonly servers?: readonly string[] | undefined; readonly model: string }): Promise<JobTools>;
+  tools(job: {
+    readonly servers?: readonly string[] | undefined;
+    readonly model: string;
+    /** The job's key, on its spans. */
+    readonly key: string;
+  }): Promise<JobTools>;
   /**
    * The system prompt of a job: its own (`system`), else the config's, with the untrusted-content
    * clause the worker's settings ask for (as in a batch).
@@ -66,7 +71,7 @@ async function runJob(input: JobInput): Promise<JobOutput> {
   const provider = new RecordedProvider(await runtime.provider(input.job.model));
   let jobTools: JobTools;
   try {
-    jobTools = await runtime.tools({ servers: input.job.servers, model: input.job.model });
+    jobTools = await runtime.tools({ servers: input.job.servers, model: input.job.model, key: input.key });
   } catch (error) {
     const kind = error instanceof Error && error.name !== 'Error' ? error.name : 'ConfigError';
     throw new JobFailedError(kind, messageOf(error));
@@ -113,6 +118,8 @@ async function runWithTools(
       maxSteps: runtime.maxSteps,
       context: runtime.context,
       settings: runtime.settings,
+      // Runs inside DBOS's workflow span: the run's spans nest under it, its steps' under the run.
+      observer: jobTools.observer,
     }),
     markToolOutput: runtime.markToolOutput,
     // A durable sleep: a replay skips the waits between retries that already happened.
