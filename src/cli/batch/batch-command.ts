@@ -4,12 +4,13 @@
  * as it ends, shows progress on stderr, and ends with a summary and an exit code (docs/batch.md).
  */
 import { readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { parseJobLines, type NumberedJob } from '../../batch/job.js';
 import { ConfigError, messageOf } from '../../core/errors.js';
 import { redactText } from '../../safety/redact.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
-import { runBatch } from '../../setup/batch.js';
+import { JOB_DIR_VARIABLE, runBatch } from '../../setup/batch.js';
 import type { HostEvent } from '../../setup/host-event.js';
 import { readSystemPrompt } from '../../setup/system-prompt.js';
 import type { CliOptions } from '../args.js';
@@ -100,7 +101,8 @@ export async function runBatchCommand(
       : (
           await readEarlySettings({
             homeDir: io.homeDir,
-            env: io.env,
+            // Only `telemetry` is read: a per-job server's `${MCPHOST_JOB_DIR}` needs a value to parse.
+            env: { [JOB_DIR_VARIABLE]: tmpdir(), ...io.env },
             configPath: pathIn(io, options.configPath),
           })
         ).telemetry;

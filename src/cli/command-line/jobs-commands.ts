@@ -302,7 +302,8 @@ export async function runWorkerCommand(
   // before DBOS launches, so that DBOS's workflow and step spans go through it.
   const { telemetry } = await readEarlySettings({
     homeDir: io.homeDir,
-    env: io.env,
+    // Only `telemetry` is read: a per-job server's `${MCPHOST_JOB_DIR}` needs a value to parse.
+    env: { [JOB_DIR_VARIABLE]: tmpdir(), ...io.env },
     configPath: pathIn(io, command.configPath),
   });
   const exporting = await startTelemetryExport(
