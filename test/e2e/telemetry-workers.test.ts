@@ -69,7 +69,8 @@ async function model(
   return { fake, stalled: () => stalled, release };
 }
 
-function worker(db: string, modelUrl: string, executorId: string): RunningCli {
+/** A worker exporting to the receiver; `quickExport`: finished spans go out a tenth of a second after they end. */
+function worker(db: string, modelUrl: string, executorId: string, quickExport: boolean): RunningCli {
   const started = startWorkerProcess(setup.home.path, {
     db,
     modelUrl,
@@ -78,8 +79,7 @@ function worker(db: string, modelUrl: string, executorId: string): RunningCli {
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      // Spans go out a tenth of a second after they end: the killed worker's finished ones arrive.
-      OTEL_BSP_SCHEDULE_DELAY: '100',
+      ...(quickExport ? { OTEL_BSP_SCHEDULE_DELAY: '100' } : {}),
       OTEL_RESOURCE_ATTRIBUTES: `service.instance.id=${executorId}`,
     },
   });
@@ -96,7 +96,8 @@ describe('durable workers exporting traces', () => {
     const file = await writeJobsFile(setup.home.path, 1, setup.note, 'traced');
     expect((await jobs(setup.home.path, db, 'submit', file)).code).toBe(0);
     const modelA = await model(true);
-    const workerA = worker(db, modelA.fake.url, 'w-a');
+    // A's finished spans go out quickly, so that those it finished before the kill arrive.
+    const workerA = worker(db, modelA.fake.url, 'w-a', true);
     // A has recorded the first model call and the tool call, and waits for the second answer; its
     // finished spans have been exported.
     await waitUntil(
@@ -112,12 +113,15 @@ describe('durable workers exporting traces', () => {
     modelA.release();
 
     const modelB = await model(false);
-    const workerB = worker(db, modelB.fake.url, 'w-b');
+    // B keeps the default (a batch every 5 s) and is stopped as soon as the job is done: its spans
+    // arrive because a stopping worker sends what is left.
+    const workerB = worker(db, modelB.fake.url, 'w-b', false);
     await waitUntil(
       async () => (await jobCounts(db)).SUCCESS === 1,
       async () => `${JSON.stringify(await jobCounts(db))}\n${workerB.stderr()}`,
       120_000,
     );
+    expect(receiver.spans.some((span) => from('w-b')(span) && span.name === 'mcphostJob')).toBe(false);
     workerB.child.kill('SIGTERM');
     const stopped = await workerB.done;
     expect(stopped.code).toBe(0);
