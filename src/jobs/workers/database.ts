@@ -54,8 +54,8 @@ export async function checkDatabase(url: string): Promise<void> {
 /**
  * What tells this jobs database from any other, for telemetry (src/telemetry/job-trace.ts): the
  * PostgreSQL cluster's system identifier (set once by initdb) and the database's name. Read from
- * the server's `postgres` database (the jobs database may not exist yet). `''` when unreadable:
- * the worker then fails its own check of the database.
+ * the server's `postgres` database (the jobs database may not exist yet). When the identifier
+ * cannot be read (a role without the right to), the host and port as the URL names them.
  */
 export async function databaseIdentity(url: string): Promise<string> {
   const serverUrl = new URL(url);
@@ -73,7 +73,7 @@ export async function databaseIdentity(url: string): Promise<string> {
     );
     return `${result.rows[0]?.cluster ?? ''}/${name}`;
   } catch {
-    return '';
+    return `${serverUrl.host}/${name}`;
   } finally {
     await client.end().catch(() => undefined);
   }
