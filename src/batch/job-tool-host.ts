@@ -4,6 +4,7 @@
  * wraps this host, so every call still passes the job's approval rules and budgets.
  */
 import type { RunnerOptions } from '../core/runner.js';
+import type { RunObserver } from '../core/run-observer.js';
 import type { ToolCallBlock, ToolHost, ToolResultBlock, ToolSpec } from '../core/types.js';
 import type { ToolLocation } from '../safety/tool-location.js';
 
@@ -16,6 +17,8 @@ export interface JobTools {
   readonly host: ToolHost;
   /** The guard's hooks around a run (turn count, `UserPromptSubmit` and `Stop` hooks). */
   readonly runnerOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
+  /** The OpenTelemetry listener of the job's runner (tagged with the job), when tracing is on. */
+  readonly observer?: RunObserver;
   close(): Promise<void>;
 }
 

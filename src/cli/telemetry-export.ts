@@ -5,7 +5,13 @@
  */
 import type { TelemetryConfig } from '../../config/index.js';
 import { exportPlan } from '../telemetry/export-settings.js';
-import type { RunningExport } from '../telemetry/export.js';
+import type { RunningExport, StartExportOptions } from '../telemetry/export.js';
+
+/** What a command adds to the export, made only when there is one (nothing loaded otherwise). */
+export interface ExportAdditions {
+  /** Made before the SDK's provider is registered: what is registered in its place. */
+  readonly wrapTracerProvider?: () => Promise<NonNullable<StartExportOptions['wrapTracerProvider']>>;
+}
 import { packageVersion } from '../util/version.js';
 
 /** Starts exporting when asked; `undefined` when not (nothing loaded). */
@@ -13,10 +19,17 @@ export async function startTelemetryExport(
   env: Readonly<Record<string, string | undefined>>,
   settings: TelemetryConfig | undefined,
   warn: (message: string) => void,
+  more: ExportAdditions = {},
 ): Promise<RunningExport | undefined> {
   const plan = exportPlan(env, settings);
   if (plan === undefined) return undefined;
   if (plan.warning !== undefined) warn(plan.warning);
   const { startExport } = await import('../telemetry/export.js');
-  return startExport({ plan, version: packageVersion(), onWarning: warn });
+  const wrapTracerProvider = await more.wrapTracerProvider?.();
+  return startExport({
+    plan,
+    version: packageVersion(),
+    onWarning: warn,
+    ...(wrapTracerProvider === undefined ? {} : { wrapTracerProvider }),
+  });
 }

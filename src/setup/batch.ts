@@ -19,6 +19,8 @@ import { definedProperties } from '../util/defined-properties.js';
 import type { JobTools } from '../batch/job-tool-host.js';
 import { requireAgent } from './agents.js';
 import { startJobHost, type JobHostOptions } from './job-host.js';
+import { telemetryRegistered } from '../telemetry/registered.js';
+import type { BatchJobSpans } from '../telemetry/job-trace.js';
 import { marksToolOutput, withUntrustedContentClause } from './safety-settings.js';
 
 export { JOB_DIR_VARIABLE } from './job-host.js';
@@ -60,21 +62,28 @@ export async function* runBatch(
   try {
     const results = runJobs(numbered(jobs), {
       runAttempt: (job, _attempt, signal) => batch.runAttempt(job, signal),
+      onProgress: (progress) => {
+        // A job's trace ends with the job (after its last attempt), or with the batch's stop.
+        if (progress.type === 'job-end') batch.spans?.jobEnded(progress.job.key, progress.stopped);
+        options.onProgress?.(progress);
+      },
       ...definedProperties({
         concurrency: options.concurrency,
         retries: options.retries,
         retryDelayMs: options.retryDelayMs,
         signal: options.signal,
-        onProgress: options.onProgress,
       }),
     } satisfies RunJobsOptions);
     yield* results;
   } finally {
+    batch.spans?.endAll();
     await batch.close();
   }
 }
 
 interface StartedBatch {
+  /** One trace per job, when a tracer provider is registered (src/telemetry/job-trace.ts). */
+  readonly spans: BatchJobSpans | undefined;
   runAttempt(job: NumberedJob, signal: AbortSignal): Promise<AttemptOutcome>;
   close(): Promise<void>;
 }
@@ -83,8 +92,11 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
   const runnerOptions: JobHostOptions = options.runner ?? {};
   const host = await startJobHost(runnerOptions, 'batch');
   const { shared, config, safety } = host;
+  const spans = telemetryRegistered()
+    ? new (await import('../telemetry/job-trace.js')).BatchJobSpans(runnerOptions.env ?? process.env)
+    : undefined;
 
-  const runAttempt = async (job: NumberedJob, signal: AbortSignal): Promise<AttemptOutcome> => {
+  const attempt = async (job: NumberedJob, signal: AbortSignal): Promise<AttemptOutcome> => {
     const events = attemptLedger();
     let tools: JobTools | undefined;
     try {
@@ -98,6 +110,7 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
         model,
         where: `line ${job.line}: "servers"`,
         signal,
+        jobKey: job.key,
         ...definedProperties({ servers: job.job.servers, agent }),
       });
       const systemPrompt = withUntrustedContentClause(
@@ -118,6 +131,7 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
         ...definedProperties({
           systemPrompt,
           maxSteps: agent?.maxSteps ?? runnerOptions.maxSteps ?? config.maxSteps,
+          observer: tools.observer,
         }),
         context: { ...config.context, ...runnerOptions.context },
       });
@@ -137,7 +151,16 @@ async function startBatch(options: RunBatchOptions): Promise<StartedBatch> {
     }
   };
 
-  return { runAttempt, close: () => host.close() };
+  const runAttempt = (job: NumberedJob, signal: AbortSignal): Promise<AttemptOutcome> =>
+    spans === undefined
+      ? attempt(job, signal)
+      : spans.withinAttempt(job, async () => {
+          const outcome = await attempt(job, signal);
+          spans.attemptEnded(job.key, outcome.kind === 'failed' ? outcome.error : undefined);
+          return outcome;
+        });
+
+  return { spans, runAttempt, close: () => host.close() };
 }
 
 /** Usage and tool calls of an attempt, from its events, for when it fails before its result. */

@@ -36,6 +36,7 @@ import { builtinApprovalRules } from './builtin-servers.js';
 import { assembleRunner, type Assembly } from './create-runner.js';
 import { hostNotices } from './host-event.js';
 import { createModel } from './model-choice.js';
+import { jobTelemetry } from './job-telemetry.js';
 import { skillsFor, withSkillTool } from './skills.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 import { configSafety, serverIdentity, toolOutputFolderFor, withToolPins } from './safety-settings.js';
@@ -63,6 +64,8 @@ export interface JobToolsRequest {
    * and its calls are audited under the agent's name.
    */
   readonly agent?: AgentDefinition | undefined;
+  /** The job's key, on its spans (`mcphost.job.id`). */
+  readonly jobKey?: string;
 }
 
 export interface JobHost {
@@ -145,6 +148,8 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
     env,
     onWarning: notices.warning,
   });
+  // Spans of each job's runs, when a tracer provider is registered (nothing loaded otherwise).
+  const telemetry = await jobTelemetry(options.telemetry, env);
   // The jobs running now: their own servers are stopped with the host if a job never ends.
   const open = new Set<JobTools>();
 
@@ -197,9 +202,17 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
           cwd: resolve(options.projectDir ?? process.cwd()),
         },
         env,
-        ...definedProperties({ onFlagged: notices.contentFlagged, onWarning: notices.warning }),
+        ...definedProperties({
+          onFlagged: notices.contentFlagged,
+          onWarning: notices.warning,
+          traceEnvironment: telemetry?.traceEnvironment,
+        }),
       });
       const agent = request.agent;
+      const observer = telemetry?.observer(
+        request.jobKey,
+        isolated === undefined ? [shared.runner.pool] : [shared.runner.pool, isolated],
+      );
       const jobTools: JobTools = {
         host:
           agent === undefined
@@ -210,6 +223,7 @@ export async function startJobHost(options: JobHostOptions, kind: 'batch' | 'wor
                 agent.name,
               ),
         runnerOptions: hookOptions,
+        ...definedProperties({ observer }),
         close: async () => {
           open.delete(jobTools);
           await guard.close();

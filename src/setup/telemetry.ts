@@ -41,7 +41,8 @@ export function capturesContent(env: Readonly<Record<string, string | undefined>
   return env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true';
 }
 
-function locate(pool: McpPool, name: string): ToolLocation | undefined {
+/** Where a tool name of `pool` leads, for the MCP attributes of its spans. */
+export function locate(pool: McpPool, name: string): ToolLocation | undefined {
   const tool = pool.locate(name);
   if (tool === undefined) return undefined;
   const status = pool.status().find((server) => server.name === tool.server);

@@ -22,7 +22,7 @@ export interface WorkerRuntime {
 
 type WorkerRuntimeOptions = Pick<
   CreateRunnerOptions,
-  'configPath' | 'model' | 'env' | 'homeDir' | 'projectDir' | 'maxSteps' | 'onEvent'
+  'configPath' | 'model' | 'env' | 'homeDir' | 'projectDir' | 'maxSteps' | 'onEvent' | 'telemetry'
 >;
 
 export async function assembleWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
@@ -32,7 +32,14 @@ export async function assembleWorkerRuntime(options: WorkerRuntimeOptions): Prom
   const runtime: JobRuntime = {
     provider: (model) => host.provider(model, 'the job\'s "model"'),
     // Always the guard: with no server it still carries the host's `skill` tool.
-    tools: (job): Promise<JobTools> => host.openJob({ ...job, where: '"servers"' }),
+    tools: (job): Promise<JobTools> =>
+      host.openJob({
+        servers: job.servers,
+        model: job.model,
+        agent: job.agent,
+        jobKey: job.key,
+        where: '"servers"',
+      }),
     agent: (name) => requireAgent(shared.agents, name, '"agent"'),
     systemPrompt: (own) => withUntrustedContentClause(own ?? runner.systemPrompt, safety),
     markToolOutput: marksToolOutput(safety),

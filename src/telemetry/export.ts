@@ -7,7 +7,14 @@
  * `OTEL_RESOURCE_ATTRIBUTES`, and the SDK's own attributes; no process or host detector, since the
  * command line holds the prompt of a `-p` run.
  */
-import { context, metrics, propagation, trace, type Attributes } from '@opentelemetry/api';
+import {
+  context,
+  metrics,
+  propagation,
+  trace,
+  type Attributes,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import {
@@ -40,6 +47,8 @@ export interface StartExportOptions {
   readonly version: string;
   /** One line for the user; called at most once per process (an unreachable collector). */
   readonly onWarning: (message: string) => void;
+  /** What is registered globally in place of the SDK's provider (a worker's: src/telemetry/job-trace.ts). */
+  readonly wrapTracerProvider?: (provider: TracerProvider) => TracerProvider;
 }
 
 export async function startExport(options: StartExportOptions): Promise<RunningExport> {
@@ -71,7 +80,7 @@ export async function startExport(options: StartExportOptions): Promise<RunningE
       resource,
       spanProcessors: [new BatchSpanProcessor(spanExporter)],
     });
-    trace.setGlobalTracerProvider(tracerProvider);
+    trace.setGlobalTracerProvider(options.wrapTracerProvider?.(tracerProvider) ?? tracerProvider);
   }
   let meterProvider: MeterProvider | undefined;
   if (metricExporter !== undefined) {

@@ -19,6 +19,8 @@ export interface ReceivedSpan {
   readonly statusCode: number;
   readonly events: readonly string[];
   readonly resource: Readonly<Record<string, unknown>>;
+  /** The span contexts this span links to. */
+  readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>;
 }
 
 export interface OtlpReceiver {
@@ -48,6 +50,7 @@ const SCHEMA = {
     Resource: { fields: { attributes: { rule: 'repeated', type: 'KeyValue', id: 1 } } },
     Status: { fields: { message: { type: 'string', id: 2 }, code: { type: 'int32', id: 3 } } },
     Event: { fields: { name: { type: 'string', id: 2 } } },
+    Link: { fields: { traceId: { type: 'bytes', id: 1 }, spanId: { type: 'bytes', id: 2 } } },
     Span: {
       fields: {
         traceId: { type: 'bytes', id: 1 },
@@ -57,6 +60,7 @@ const SCHEMA = {
         kind: { type: 'int32', id: 6 },
         attributes: { rule: 'repeated', type: 'KeyValue', id: 9 },
         events: { rule: 'repeated', type: 'Event', id: 11 },
+        links: { rule: 'repeated', type: 'Link', id: 13 },
         status: { type: 'Status', id: 15 },
       },
     },
@@ -102,6 +106,7 @@ interface WireSpan {
   kind?: number;
   attributes?: WireKeyValue[];
   events?: Array<{ name: string }>;
+  links?: Array<{ traceId: string; spanId: string }>;
   status?: { code?: number };
 }
 interface WireTraces {
@@ -170,6 +175,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 statusCode: span.status?.code ?? 0,
                 events: (span.events ?? []).map((event) => event.name),
                 resource,
+                links: (span.links ?? []).map((link) => ({
+                  traceId: hexOf(link.traceId, protobufBody),
+                  spanId: hexOf(link.spanId, protobufBody),
+                })),
               });
             }
           }

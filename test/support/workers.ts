@@ -158,10 +158,12 @@ export function startWorkerProcess(
     readonly modelUrl: string;
     readonly executorId: string;
     readonly args?: readonly string[];
+    /** More environment (an OTLP endpoint…). */
+    readonly env?: Readonly<Record<string, string>>;
   },
 ): RunningCli {
   return startCli(['worker', '--executor-id', options.executorId, ...(options.args ?? [])], home, {
-    env: { MCPHOST_DATABASE_URL: options.db, OLLAMA_HOST: options.modelUrl },
+    env: { ...options.env, MCPHOST_DATABASE_URL: options.db, OLLAMA_HOST: options.modelUrl },
     timeoutMs: 600_000,
   });
 }

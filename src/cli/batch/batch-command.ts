@@ -4,18 +4,21 @@
  * as it ends, shows progress on stderr, and ends with a summary and an exit code (docs/batch.md).
  */
 import { readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { parseJobLines, type NumberedJob } from '../../batch/job.js';
 import { ConfigError, messageOf } from '../../core/errors.js';
 import { redactText } from '../../safety/redact.js';
 import { stripControlCharacters } from '../../safety/output-limits.js';
-import { runBatch } from '../../setup/batch.js';
+import { JOB_DIR_VARIABLE, runBatch } from '../../setup/batch.js';
 import type { HostEvent } from '../../setup/host-event.js';
 import { readSystemPrompt } from '../../setup/system-prompt.js';
 import type { CliOptions } from '../args.js';
 import type { BatchCommand } from '../command-line/batch-tree.js';
 import { ExitCode, signalExitCode, type ExitCodeValue } from '../exit-codes.js';
-import { userPath, type CliIO } from '../io.js';
+import { pathIn, userPath, type CliIO } from '../io.js';
+import { readEarlySettings } from '../../../config/index.js';
+import { startTelemetryExport } from '../telemetry-export.js';
 import type { SignalSource } from '../run-command.js';
 import { runnerOptionsFor } from '../runner-options.js';
 import { BatchProgress } from './progress.js';
@@ -91,6 +94,22 @@ export async function runBatchCommand(
   });
   const started = Date.now();
   let writeFailure: unknown;
+  // One trace per job when an OTLP endpoint is given (docs/telemetry.md): exported before exit.
+  const telemetry =
+    jobs.length === 0
+      ? undefined
+      : (
+          await readEarlySettings({
+            homeDir: io.homeDir,
+            // Only `telemetry` is read: a per-job server's `${MCPHOST_JOB_DIR}` needs a value to parse.
+            env: { [JOB_DIR_VARIABLE]: tmpdir(), ...io.env },
+            configPath: pathIn(io, options.configPath),
+          })
+        ).telemetry;
+  const exporting =
+    jobs.length === 0
+      ? undefined
+      : await startTelemetryExport(io.env, telemetry, (message) => progress.note(`warning: ${message}`));
   youngGenerationGrows(true);
   try {
     if (jobs.length > 0) {
@@ -99,6 +118,7 @@ export async function runBatchCommand(
       for await (const result of runBatch(jobs, {
         runner: {
           ...base,
+          ...(telemetry?.captureContent === true ? { telemetry: { captureContent: true } } : {}),
           onEvent: (event) => {
             const note = noteFor(event, options.debug);
             if (note !== undefined) progress.note(note);
@@ -138,6 +158,7 @@ export async function runBatchCommand(
     youngGenerationGrows(false);
     progress.end();
     await results.close();
+    await exporting?.shutdown();
     for (const [signal, listener] of listeners) signals.off(signal, listener);
   }
   const { done: ran, failed } = progress.counts;

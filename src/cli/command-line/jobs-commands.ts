@@ -9,7 +9,10 @@ import type { DLogger } from '@dbos-inc/dbos-sdk';
 import { loadConfig } from '../../../config/index.js';
 import { parseJobLines, parseVarArguments, type NumberedJob } from '../../batch/job.js';
 import { ConfigError } from '../../core/errors.js';
-import { DATABASE_URL_VARIABLE, databaseAddress } from '../../jobs/workers/database.js';
+import { DATABASE_URL_VARIABLE, databaseAddress, databaseIdentity } from '../../jobs/workers/database.js';
+import { JOB_WORKFLOW_NAME } from '../../jobs/workers/names.js';
+import { readEarlySettings } from '../../../config/index.js';
+import { startTelemetryExport } from '../telemetry-export.js';
 import { JobsClient, type JobState } from '../../jobs/workers/jobs-client.js';
 import { DEFAULT_DEAD_AFTER_MS, startWorker, type WorkerNotice } from '../../jobs/workers/worker.js';
 import { checkedAgents, loadAgentCatalog, requireAgent } from '../../setup/agents.js';
@@ -19,7 +22,7 @@ import { assembleWorkerRuntime } from '../../setup/worker-runtime.js';
 import { definedProperties } from '../../util/defined-properties.js';
 import { packageVersion } from '../../util/version.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
-import { notice, type CliIO } from '../io.js';
+import { notice, pathIn, type CliIO } from '../io.js';
 import type { JobsCommand, WorkerCommand } from './jobs-tree.js';
 
 export interface JobsCommandContext {
@@ -328,11 +331,52 @@ export async function runWorkerCommand(
   command: WorkerCommand,
   context: JobsCommandContext,
 ): Promise<ExitCodeValue> {
-  const { io, signal } = context;
+  const { io } = context;
   quietDriverDeprecations();
   const url = await databaseUrl(command.db, io, command.configPath);
   const executorId = command.executorId ?? `${hostname()}:${process.pid}`;
+  // Traces when an OTLP endpoint is given (docs/telemetry.md, "Batches and workers"): registered
+  // before DBOS launches, so that DBOS's workflow and step spans go through it.
+  const { telemetry } = await readEarlySettings({
+    homeDir: io.homeDir,
+    // Only `telemetry` is read: a per-job server's `${MCPHOST_JOB_DIR}` needs a value to parse.
+    env: { [JOB_DIR_VARIABLE]: tmpdir(), ...io.env },
+    configPath: pathIn(io, command.configPath),
+  });
+  const exporting = await startTelemetryExport(
+    io.env,
+    telemetry,
+    (message) => notice(io, `warning: ${message}`),
+    {
+      // Every execution of a job (the first, a resume after a crash) in one trace.
+      wrapTracerProvider: async () => {
+        const [{ jobWorkflowTraces }, identity] = await Promise.all([
+          import('../../telemetry/job-trace.js'),
+          databaseIdentity(url),
+        ]);
+        return (provider) =>
+          jobWorkflowTraces(provider, { workflowName: JOB_WORKFLOW_NAME, databaseIdentity: identity });
+      },
+    },
+  );
+  try {
+    return await runWorker(command, context, url, executorId, telemetry);
+  } finally {
+    // Spans of the jobs run here go out before the worker exits (within a second).
+    await exporting?.shutdown();
+  }
+}
+
+async function runWorker(
+  command: WorkerCommand,
+  context: JobsCommandContext,
+  url: string,
+  executorId: string,
+  telemetry: Awaited<ReturnType<typeof readEarlySettings>>['telemetry'],
+): Promise<ExitCodeValue> {
+  const { io, signal } = context;
   const assembled = await assembleWorkerRuntime({
+    ...(telemetry?.captureContent === true ? { telemetry: { captureContent: true } } : {}),
     ...(command.configPath === undefined ? {} : { configPath: command.configPath }),
     ...(command.model === undefined ? {} : { model: command.model }),
     ...(command.maxSteps === undefined ? {} : { maxSteps: command.maxSteps }),

@@ -51,6 +51,34 @@ export async function checkDatabase(url: string): Promise<void> {
   }
 }
 
+/**
+ * What tells this jobs database from any other, for telemetry (src/telemetry/job-trace.ts): the
+ * PostgreSQL cluster's system identifier (set once by initdb) and the database's name. Read from
+ * the server's `postgres` database (the jobs database may not exist yet). When the identifier
+ * cannot be read (a role without the right to), the host and port as the URL names them.
+ */
+export async function databaseIdentity(url: string): Promise<string> {
+  const serverUrl = new URL(url);
+  const name = decodeURIComponent(serverUrl.pathname.replace(/^\//, ''));
+  serverUrl.pathname = '/postgres';
+  const client = new pg.Client({
+    connectionString: serverUrl.toString(),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const result = await client.query<{ cluster: string }>(
+      'SELECT system_identifier::text AS cluster FROM pg_control_system()',
+    );
+    return `${result.rows[0]?.cluster ?? ''}/${name}`;
+  } catch {
+    return `${serverUrl.host}/${name}`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 function describeConnectFailure(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);

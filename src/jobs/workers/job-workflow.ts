@@ -33,6 +33,8 @@ export interface JobRuntime {
     readonly servers?: readonly string[] | undefined;
     readonly model: string;
     readonly agent?: AgentDefinition | undefined;
+    /** The job's key, on its spans. */
+    readonly key: string;
   }): Promise<JobTools>;
   /**
    * The named agent a job's `agent` names, from the worker's config and agent files; throws a
@@ -79,7 +81,12 @@ async function runJob(input: JobInput): Promise<JobOutput> {
   try {
     // `agent` in the line: the job runs as that agent (its model was chosen when it was submitted).
     agent = input.job.agent === undefined ? undefined : runtime.agent(input.job.agent);
-    jobTools = await runtime.tools({ servers: input.job.servers, model: input.job.model, agent });
+    jobTools = await runtime.tools({
+      servers: input.job.servers,
+      model: input.job.model,
+      agent,
+      key: input.key,
+    });
   } catch (error) {
     const kind = error instanceof Error && error.name !== 'Error' ? error.name : 'ConfigError';
     throw new JobFailedError(kind, messageOf(error));
@@ -127,6 +134,8 @@ async function runWithTools(
       maxSteps: agent?.maxSteps ?? runtime.maxSteps,
       context: runtime.context,
       settings: runtime.settings,
+      // Runs inside DBOS's workflow span: the run's spans nest under it, its steps' under the run.
+      observer: jobTools.observer,
     }),
     markToolOutput: runtime.markToolOutput,
     // A durable sleep: a replay skips the waits between retries that already happened.

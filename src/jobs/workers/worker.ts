@@ -11,6 +11,7 @@ import { checkDatabase, migrateDatabase } from './database.js';
 import { setJobRuntime, type JobRuntime } from './job-workflow.js';
 import { APPLICATION_NAME } from './names.js';
 import { beat, claimDeadExecutors, ensurePresenceTable, markGone, recoverExecutor } from './presence.js';
+import { telemetryRegistered } from '../../telemetry/registered.js';
 
 /** How often a worker says it is alive, and looks for dead ones. */
 export const HEARTBEAT_INTERVAL_MS = 5_000;
@@ -57,6 +58,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     executorID: options.executorId,
     applicationVersion: options.applicationVersion,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    // DBOS's workflow and step spans go through the registered provider (the CLI's, when it
+    // exports: src/telemetry/job-trace.ts), never through DBOS's own exporter.
+    ...(telemetryRegistered() ? { tracingEnabled: true, enableOTLP: false } : {}),
   });
   await DBOS.launch();
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
