@@ -16,6 +16,7 @@ import type { RunningTask } from '../../mcp/tasks/running-tasks.js';
 import type { ConversationSummary } from '../sessions/saved-conversations.js';
 import type { Style } from './style.js';
 import type { UsageTotals } from './usage.js';
+import type { AppsListing } from './chat-host.js';
 
 /** A command's name, what it takes, and what it does, for `/help` and completion. */
 export interface CommandHelp {
@@ -65,6 +66,8 @@ export interface CommandContext {
   agentRuns?(): readonly AgentRun[];
   /** The tool calls running as tasks, for `/tasks` (absent: none). */
   runningTasks?(): readonly RunningTask[];
+  /** MCP Apps' page and the session's apps, for `/apps` (absent: apps are off). */
+  apps?(): Promise<AppsListing>;
 }
 
 /** The folders servers may work in, as `/roots` reads and changes them. */
