@@ -25,6 +25,7 @@ import { editorApproval } from './permission.js';
 import { replayUpdates } from './replay.js';
 import type { AcpSessionStore, StoredConversation } from './session-store.js';
 import { UpdateSender } from './update-sender.js';
+import { linkAppsToEditor } from './app-links.js';
 
 export interface AcpAgentOptions {
   /** The runner options the command line and config give, for a session working in `cwd`. */
@@ -182,6 +183,7 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
       }
     }
     holder.session = session;
+    linkAppsToEditor(session, options.log);
     return session;
   }
 
