@@ -15,6 +15,7 @@ import type { ToolCallBlock, ToolHost } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import type { ToolLocation } from '../safety/tool-location.js';
 import { FanOut } from '../util/fan-out.js';
+import { definedProperties } from '../util/defined-properties.js';
 import { DEFAULT_MAX_APP_BYTES, readAppResource, uiResourceUriOf } from './app-resource.js';
 import type { AppEvent } from './app-events.js';
 import { callToolResultOf, HostedApp, type AppServices } from './hosted-app.js';
@@ -51,6 +52,8 @@ export class AppHost {
   readonly #options: AppHostOptions;
   readonly #apps = new Map<string, HostedApp>();
   readonly #events = new FanOut<AppEvent>();
+  /** The structuredContent of an app's calls, by call id, from the pool until its answer is sent. */
+  readonly #structuredContent = new Map<string, Readonly<Record<string, unknown>>>();
   #messageTakers = 0;
   #calls = 0;
   #closed = false;
@@ -118,10 +121,18 @@ export class AppHost {
       tools: () => inner.tools(),
       call: async (call, signal) => {
         const app = call.fromApp === undefined ? this.openFor(call) : undefined;
-        const result = await inner.call(call, signal);
+        // The server's structuredContent is for the app only: kept here, taken off what goes on
+        // to the guard, the model and the history.
+        const { structuredContent, ...result } = await inner.call(
+          { ...call, keepStructuredContent: true },
+          signal,
+        );
+        if (call.fromApp !== undefined && structuredContent !== undefined) {
+          this.#structuredContent.set(call.id, structuredContent);
+        }
         if (app !== undefined) {
           if (signal?.aborted === true) app.toolCancelled('the tool call was cancelled');
-          else app.toolResult(result);
+          else app.toolResult({ ...result, ...definedProperties({ structuredContent }) });
         }
         return result;
       },
@@ -229,8 +240,10 @@ export class AppHost {
       fromApp: app.id,
     };
     const result = await guard.call(call, signal);
+    const structuredContent = this.#structuredContent.get(call.id);
+    this.#structuredContent.delete(call.id);
     this.announce({ type: 'log', app, text: `tools/call ${name}: ${result.isError ? 'error' : 'ok'}` });
-    return callToolResultOf(result);
+    return callToolResultOf({ ...result, ...definedProperties({ structuredContent }) });
   }
 
   async #readResource(app: HostedApp, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
