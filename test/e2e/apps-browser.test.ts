@@ -314,6 +314,10 @@ describe.skipIf(!hasChromium)('MCP Apps in a browser page', () => {
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('Here is the dashboard.');
       expect(run.stderr).toContain('apps: app-1-');
+      // The server saw the extension the host declared (on the request's envelope: 2026-07-28 era).
+      expect(JSON.stringify(ollama.chatRequests[1]?.messages ?? [])).toContain(
+        String.raw`ui extension: {\"mimeTypes\":[\"text/html;profile=mcp-app\"]}`,
+      );
       expect(run.stderr).toMatch(/apps: app app-1-\w+: tools\/call "echo" refused/);
       expect(run.stderr).toMatch(/apps: app app-1-\w+: the frame's CSP blocked http:\/\/127\.0\.0\.1:9/);
       expect(run.stderr).toMatch(/apps: app-1-\w+ says: The dashboard now shows 5 open tickets/);
@@ -340,7 +344,8 @@ describe.skipIf(!hasChromium)('MCP Apps in a browser page', () => {
       cli.child.stdin.end();
       const run = await cli.done;
       expect(run.code).toBe(0);
-      expect(JSON.stringify(ollama.chatRequests[1]?.messages ?? [])).toContain('ui extension');
+      // The server is told nothing of apps.
+      expect(JSON.stringify(ollama.chatRequests[1]?.messages ?? [])).toContain('ui extension: null');
       expect(run.stderr).not.toContain('apps:');
     } finally {
       await home.remove();
