@@ -3,8 +3,7 @@
  * session, newest first, each with the tool call it belongs to and where the page shows it.
  */
 import { stripControlCharacters } from '../../safety/output-limits.js';
-import type { AppsListing } from './chat-host.js';
-import { show, type ChatCommand } from './command-table.js';
+import { show, type AppsListing, type ChatCommand } from './command-table.js';
 import type { Style } from './style.js';
 
 export const APPS_COMMANDS: readonly ChatCommand[] = [

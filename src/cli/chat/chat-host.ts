@@ -15,7 +15,7 @@ import type { AgentRun } from '../../agents/child-run.js';
 import type { RunningTask } from '../../mcp/tasks/running-tasks.js';
 import type { KeptPermissions } from '../../safety/kept-permissions.js';
 import type { ConversationRecorder } from '../sessions/conversation-recorder.js';
-import type { RootsControl } from './command-table.js';
+import type { AppsListing, RootsControl } from './command-table.js';
 import type { MarkdownRenderer } from './markdown.js';
 import type { PrompterSlot } from './prompter.js';
 
@@ -68,19 +68,6 @@ export interface AppTurn {
   readonly from: string;
   readonly shown: string;
   readonly prompt: string;
-}
-
-/** The page and the session's apps, newest first. */
-export interface AppsListing {
-  readonly url: string;
-  readonly apps: ReadonlyArray<{
-    readonly id: string;
-    readonly tool: string;
-    readonly server: string;
-    readonly closed: boolean;
-    /** Where the page shows it. */
-    readonly url: string;
-  }>;
 }
 
 /** Where progress reports come from: `listen` returns the function that stops listening. */

@@ -16,7 +16,6 @@ import type { RunningTask } from '../../mcp/tasks/running-tasks.js';
 import type { ConversationSummary } from '../sessions/saved-conversations.js';
 import type { Style } from './style.js';
 import type { UsageTotals } from './usage.js';
-import type { AppsListing } from './chat-host.js';
 
 /** A command's name, what it takes, and what it does, for `/help` and completion. */
 export interface CommandHelp {
@@ -155,4 +154,17 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length] ?? 0;
+}
+
+/** The page and the session's apps, newest first. */
+export interface AppsListing {
+  readonly url: string;
+  readonly apps: ReadonlyArray<{
+    readonly id: string;
+    readonly tool: string;
+    readonly server: string;
+    readonly closed: boolean;
+    /** Where the page shows it. */
+    readonly url: string;
+  }>;
 }
