@@ -55,11 +55,13 @@ export class AppHost {
   /** The structuredContent of an app's calls, by call id, from the pool until its answer is sent. */
   readonly #structuredContent = new Map<string, Readonly<Record<string, unknown>>>();
   #messageTakers = 0;
+  #openLink: AppHostOptions['openLink'];
   #calls = 0;
   #closed = false;
 
   constructor(options: AppHostOptions) {
     this.#options = options;
+    this.#openLink = options.openLink;
   }
 
   /** The apps of the session, newest first. */
@@ -91,6 +93,14 @@ export class AppHost {
       if (takes) this.#messageTakers -= 1;
       stop();
     };
+  }
+
+  /**
+   * Who is asked before a link an app names opens (`ui/open-link`), in place of the options' `openLink`:
+   * for a front end that can ask only once it runs (the chat).
+   */
+  askBeforeOpeningLinks(ask: NonNullable<AppHostOptions['openLink']>): void {
+    this.#openLink = ask;
   }
 
   /** Tells every listener. For the page server; apps announce through their services. */
@@ -192,7 +202,7 @@ export class AppHost {
       callTool: (app, name, input, signal) => this.#callTool(app, name, input, signal),
       readResource: (app, uri, signal) => this.#readResource(app, uri, signal),
       openLink: async (app, url) => {
-        const ask = this.#options.openLink;
+        const ask = this.#openLink;
         const allowed = ask === undefined ? false : await ask({ app, url }).catch(() => false);
         this.announce({ type: 'log', app, text: `open-link ${url}: ${allowed ? 'opened' : 'not opened'}` });
         return allowed;

@@ -63,8 +63,18 @@ export function appNotes(
 export function showAppsInTerminal(
   apps: AppHost,
   io: CliIO,
-  options: { readonly note: (line: string) => void },
+  options: {
+    readonly note: (line: string) => void;
+    /** The chat, which asks before a link an app names opens; without it (`-p`) links never open. */
+    readonly chat?: Prompter | undefined;
+  },
 ): AppsInTerminal {
+  if (options.chat !== undefined) {
+    const chat = options.chat;
+    apps.askBeforeOpeningLinks(async (request) =>
+      (await import('./prompts/open-link-prompt.js')).createOpenLinkPrompt(chat, io.env)(request),
+    );
+  }
   const { note } = options;
   let page: Promise<AppPage> | undefined;
   let served: AppPage | undefined;

@@ -204,6 +204,7 @@ async function run(
           // -p and the chat both run an app's message as a new turn; notes go above the chat's prompt.
           shown: module.showAppsInTerminal(runner.apps as NonNullable<typeof runner.apps>, io, {
             note: module.appNotes(reporter, prompter),
+            chat: prompter,
           }),
         }));
   try {
@@ -349,7 +350,6 @@ async function chat(
     readonly progress: ProgressSource | undefined;
     /** `-p … --no-exit`: the chat's first turn. */
     readonly firstPrompt: string | undefined;
-    /** `--apps`: app messages as turns, `/apps`. */
     readonly apps: ChatApps | undefined;
   },
 ): Promise<ExitCodeValue> {
