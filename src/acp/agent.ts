@@ -32,6 +32,7 @@ import { replayUpdates } from './replay.js';
 import { ToolCallLinks } from './tool-call-links.js';
 import type { AcpSessionStore, StoredConversation } from './session-store.js';
 import { UpdateSender } from './update-sender.js';
+import { linkAppsToEditor } from './app-links.js';
 
 export interface AcpAgentOptions {
   /** The runner options the command line and config give, for a session working in `cwd`. */
@@ -253,6 +254,7 @@ export function createAcpAgent(options: AcpAgentOptions): { app: AgentApp; close
       }
     }
     holder.session = session;
+    linkAppsToEditor(session, options.log);
     return session;
   }
 

@@ -15,6 +15,7 @@ import type { ToolCallBlock, ToolHost } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import type { ToolLocation } from '../safety/tool-location.js';
 import { FanOut } from '../util/fan-out.js';
+import { definedProperties } from '../util/defined-properties.js';
 import { DEFAULT_MAX_APP_BYTES, readAppResource, uiResourceUriOf } from './app-resource.js';
 import type { AppEvent } from './app-events.js';
 import { callToolResultOf, HostedApp, type AppServices } from './hosted-app.js';
@@ -51,12 +52,16 @@ export class AppHost {
   readonly #options: AppHostOptions;
   readonly #apps = new Map<string, HostedApp>();
   readonly #events = new FanOut<AppEvent>();
+  /** The structuredContent of an app's calls, by call id, from the pool until its answer is sent. */
+  readonly #structuredContent = new Map<string, Readonly<Record<string, unknown>>>();
   #messageTakers = 0;
+  #openLink: AppHostOptions['openLink'];
   #calls = 0;
   #closed = false;
 
   constructor(options: AppHostOptions) {
     this.#options = options;
+    this.#openLink = options.openLink;
   }
 
   /** The apps of the session, newest first. */
@@ -90,6 +95,14 @@ export class AppHost {
     };
   }
 
+  /**
+   * Who is asked before a link an app names opens (`ui/open-link`), in place of the options' `openLink`:
+   * for a front end that can ask only once it runs (the chat).
+   */
+  askBeforeOpeningLinks(ask: NonNullable<AppHostOptions['openLink']>): void {
+    this.#openLink = ask;
+  }
+
   /** Tells every listener. For the page server; apps announce through their services. */
   announce(event: AppEvent): void {
     this.#events.announce(event);
@@ -118,10 +131,18 @@ export class AppHost {
       tools: () => inner.tools(),
       call: async (call, signal) => {
         const app = call.fromApp === undefined ? this.openFor(call) : undefined;
-        const result = await inner.call(call, signal);
+        // The server's structuredContent is for the app only: kept here, taken off what goes on
+        // to the guard, the model and the history.
+        const { structuredContent, ...result } = await inner.call(
+          { ...call, keepStructuredContent: true },
+          signal,
+        );
+        if (call.fromApp !== undefined && structuredContent !== undefined) {
+          this.#structuredContent.set(call.id, structuredContent);
+        }
         if (app !== undefined) {
           if (signal?.aborted === true) app.toolCancelled('the tool call was cancelled');
-          else app.toolResult(result);
+          else app.toolResult({ ...result, ...definedProperties({ structuredContent }) });
         }
         return result;
       },
@@ -181,7 +202,7 @@ export class AppHost {
       callTool: (app, name, input, signal) => this.#callTool(app, name, input, signal),
       readResource: (app, uri, signal) => this.#readResource(app, uri, signal),
       openLink: async (app, url) => {
-        const ask = this.#options.openLink;
+        const ask = this.#openLink;
         const allowed = ask === undefined ? false : await ask({ app, url }).catch(() => false);
         this.announce({ type: 'log', app, text: `open-link ${url}: ${allowed ? 'opened' : 'not opened'}` });
         return allowed;
@@ -229,8 +250,10 @@ export class AppHost {
       fromApp: app.id,
     };
     const result = await guard.call(call, signal);
+    const structuredContent = this.#structuredContent.get(call.id);
+    this.#structuredContent.delete(call.id);
     this.announce({ type: 'log', app, text: `tools/call ${name}: ${result.isError ? 'error' : 'ok'}` });
-    return callToolResultOf(result);
+    return callToolResultOf({ ...result, ...definedProperties({ structuredContent }) });
   }
 
   async #readResource(app: HostedApp, uri: string, signal: AbortSignal): Promise<ReadResourceResult> {

@@ -271,7 +271,11 @@ export class HostedApp {
 
 /** A tool result block as MCP's `CallToolResult`. */
 export function callToolResultOf(result: ToolResultBlock): CallToolResult {
-  return { content: result.content.map((block) => ({ ...block })), isError: result.isError };
+  return {
+    content: result.content.map((block) => ({ ...block })),
+    isError: result.isError,
+    ...(result.structuredContent === undefined ? {} : { structuredContent: { ...result.structuredContent } }),
+  };
 }
 
 function textOf(content: readonly { readonly type: string; readonly text?: unknown }[]): string {

@@ -9,16 +9,32 @@ import type { AppEvent, AppHost, HostedApp } from '../apps/app-host.js';
 import type { AppPage } from '../apps/page-server.js';
 import type { McpRunner } from '../setup/create-runner.js';
 import { openInBrowser } from './browser.js';
-import type { CliIO } from './io.js';
+import type { ChatApps } from './chat/chat-host.js';
+import type { Prompter } from './chat/prompter.js';
+import { noticeLine, type CliIO } from './io.js';
+import type { Reporter } from './output/reporter-contract.js';
 
 /** The default wait of `-p --apps` for the page to close. */
 export const DEFAULT_APPS_TIMEOUT_SECONDS = 600;
 
+/** A message an app sent (`ui/message`). */
+export interface AppMessage {
+  readonly app: HostedApp;
+  readonly text: string;
+}
+
 export interface AppsInTerminal {
   /** The page, once an app opened and it is served. */
   readonly page: () => AppPage | undefined;
-  /** Messages apps sent that no turn has answered yet, oldest first. */
-  readonly messages: Array<{ readonly app: HostedApp; readonly text: string }>;
+  /** The page, served now if it is not yet (its URL printed and opened as when an app opens). */
+  readonly servePage: () => Promise<AppPage>;
+  /** Messages apps sent that no turn has answered yet, oldest first (while no one listens). */
+  readonly messages: AppMessage[];
+  /**
+   * Hands every message (those waiting first) to `listener` instead of queueing them; returns the
+   * function that stops.
+   */
+  readonly listenForMessages: (listener: (message: AppMessage) => void) => () => void;
   /** Resolves when a message arrives, the page closes, or `ms` pass. */
   readonly waitForNews: (ms: number) => Promise<void>;
   /** Whether the page was opened and then closed. */
@@ -27,36 +43,64 @@ export interface AppsInTerminal {
 }
 
 /**
- * Serves the page when the first app opens and reports on stderr. With `takesMessages`, the
- * caller runs the apps' messages as turns (`-p`: {@link waitForApps}); without it an app's
- * `ui/message` is answered as not delivered (the chat cannot take one yet).
+ * Where the apps' notes go: above the chat's prompt while a chat runs (an app acts between turns,
+ * and a line on stderr would run into the prompt), the reporter's stderr line otherwise.
+ */
+export function appNotes(
+  reporter: Pick<Reporter, 'note'>,
+  chat: (Prompter & { readonly bound: boolean }) | undefined,
+): (line: string) => void {
+  return (line) => {
+    if (chat?.bound === true) chat.write(`mcphost: ${noticeLine(line)}\n`);
+    else reporter.note(line);
+  };
+}
+
+/**
+ * Serves the page when the first app opens and reports each note through `note`. The caller runs
+ * the apps' messages as turns (`-p`: {@link waitForApps}, the chat: {@link chatApps}).
  */
 export function showAppsInTerminal(
   apps: AppHost,
   io: CliIO,
-  options: { readonly note: (line: string) => void; readonly takesMessages: boolean },
+  options: {
+    readonly note: (line: string) => void;
+    /** The chat, which asks before a link an app names opens; without it (`-p`) links never open. */
+    readonly chat?: Prompter | undefined;
+  },
 ): AppsInTerminal {
+  if (options.chat !== undefined) {
+    const chat = options.chat;
+    apps.askBeforeOpeningLinks(async (request) =>
+      (await import('./prompts/open-link-prompt.js')).createOpenLinkPrompt(chat, io.env)(request),
+    );
+  }
   const { note } = options;
   let page: Promise<AppPage> | undefined;
   let served: AppPage | undefined;
   let closed = false;
-  const messages: Array<{ readonly app: HostedApp; readonly text: string }> = [];
+  const messages: AppMessage[] = [];
+  let messageListener: ((message: AppMessage) => void) | undefined;
   let wake: (() => void) | undefined;
+  const servePage = (): Promise<AppPage> => {
+    page ??= import('../apps/page-server.js').then(async ({ serveAppPage }) => {
+      served = await serveAppPage(apps);
+      note(`apps: ${served.url}`);
+      void openInBrowser(served.url, io.env);
+      return served;
+    });
+    return page;
+  };
   const onEvent = (event: AppEvent): void => {
     switch (event.type) {
       case 'app-opened':
-        page ??= import('../apps/page-server.js').then(async ({ serveAppPage }) => {
-          served = await serveAppPage(apps);
-          note(`apps: ${served.url}`);
-          void openInBrowser(served.url, io.env);
-          return served;
-        });
-        void page.then((shown) => {
+        void servePage().then((shown) => {
           note(`apps: ${event.app.call.name} opened an app (${shown.urlOf(event.app)})`);
         });
         return;
       case 'message':
-        messages.push({ app: event.app, text: event.text });
+        if (messageListener !== undefined) messageListener({ app: event.app, text: event.text });
+        else messages.push({ app: event.app, text: event.text });
         wake?.();
         return;
       case 'refused':
@@ -79,10 +123,18 @@ export function showAppsInTerminal(
       }
     }
   };
-  const stop = apps.listen(onEvent, { takesMessages: options.takesMessages });
+  const stop = apps.listen(onEvent, { takesMessages: true });
   return {
     page: () => served,
+    servePage,
     messages,
+    listenForMessages: (listener) => {
+      messageListener = listener;
+      for (const waiting of messages.splice(0)) listener(waiting);
+      return () => {
+        if (messageListener === listener) messageListener = undefined;
+      };
+    },
     waitForNews: (ms) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(finish, ms);
@@ -110,28 +162,63 @@ export async function waitForApps(
   runner: McpRunner,
   shown: AppsInTerminal,
   options: {
-    readonly timeoutSeconds: number;
+    /** Default {@link DEFAULT_APPS_TIMEOUT_SECONDS}. */
+    readonly timeoutSeconds?: number;
     readonly signal: AbortSignal;
-    readonly answer: (text: string) => Promise<void>;
-    readonly note: (line: string) => void;
+    /** Where the notes and each turn's answer go. */
+    readonly reporter: Pick<Reporter, 'note' | 'event' | 'succeed'>;
   },
 ): Promise<void> {
   if (runner.apps === undefined || runner.apps.list().length === 0) return;
-  const deadline = Date.now() + options.timeoutSeconds * 1000;
-  options.note(`apps: waiting for the page to close (at most ${options.timeoutSeconds} s)`);
-  while (!options.signal.aborted && !shown.pageClosed()) {
+  const { reporter, signal } = options;
+  const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_APPS_TIMEOUT_SECONDS;
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  reporter.note(`apps: waiting for the page to close (at most ${timeoutSeconds} s)`);
+  while (!signal.aborted && !shown.pageClosed()) {
     const message = shown.messages.shift();
     if (message !== undefined) {
       const context = runner.apps.takeModelContext();
-      options.note(`apps: ${message.app.id} says: ${message.text}`);
-      await options.answer(context === undefined ? message.text : `${context}\n\n${message.text}`);
+      reporter.note(`apps: ${message.app.id} says: ${message.text}`);
+      const prompt = context === undefined ? message.text : `${context}\n\n${message.text}`;
+      reporter.succeed(await runner.run(prompt, { signal, onEvent: (event) => reporter.event(event) }));
       continue;
     }
     const left = deadline - Date.now();
     if (left <= 0) {
-      options.note('apps: stopped waiting (--apps-timeout)');
+      reporter.note('apps: stopped waiting (--apps-timeout)');
       return;
     }
     await shown.waitForNews(Math.min(left, 1000));
   }
+}
+
+/**
+ * The chat's view of the apps: each message an app sends is a turn shown under the app's name
+ * (with what the apps told the model since, first, once), and `/apps` serves and lists the page.
+ */
+export function chatApps(apps: AppHost, shown: AppsInTerminal): ChatApps {
+  return {
+    listen: (listener) =>
+      shown.listenForMessages(({ app, text }) => {
+        const context = apps.takeModelContext();
+        listener({
+          from: `app ${app.call.name}`,
+          shown: text,
+          prompt: context === undefined ? text : `${context}\n\n${text}`,
+        });
+      }),
+    show: async () => {
+      const page = await shown.servePage();
+      return {
+        url: page.url,
+        apps: apps.list().map((app) => ({
+          id: app.id,
+          tool: app.tool.name,
+          server: app.server,
+          closed: app.closed,
+          url: page.urlOf(app),
+        })),
+      };
+    },
+  };
 }

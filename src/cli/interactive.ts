@@ -29,7 +29,7 @@ import type { ShownLine } from './chat/turn-view.js';
 import { toolSearchNotice } from './output/text.js';
 import { definedProperties } from '../util/defined-properties.js';
 
-export type { ChatHost, ChatOptions, ProgressSource } from './chat/chat-host.js';
+export type { ChatApps, ChatHost, ChatOptions, ProgressSource } from './chat/chat-host.js';
 
 export function runInteractive(runner: McpRunner, io: CliIO, options: ChatOptions): Promise<ExitCodeValue> {
   return runChat(
@@ -87,6 +87,10 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
   });
   const unbind = options.prompter?.bind(session);
   const stopProgress = options.progress?.listen((report) => session.progress(report));
+  // An MCP App's message is a new turn: at once at an idle prompt, after the running turn otherwise.
+  const stopApps = options.apps?.listen((message) => {
+    session.post(message);
+  });
   // Listings for Tab are gathered while the user reads the banner; updates of attached resources
   // are one line each.
   void host.offerings?.catalog();
@@ -109,6 +113,7 @@ export async function runChat(host: ChatHost, io: CliIO, options: ChatOptions): 
     status.hide();
     unbind?.();
     stopProgress?.();
+    stopApps?.();
     stopHearingChanges?.();
     options.signal.removeEventListener('abort', onSignal);
     io.stdout.off('resize', onResize);

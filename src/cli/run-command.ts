@@ -5,7 +5,7 @@
  */
 import { openInBrowser } from './browser.js';
 import type { ToolProgress } from '../mcp/server-connection.js';
-import type { ProgressSource } from './interactive.js';
+import type { ChatApps, ProgressSource } from './interactive.js';
 import type { CliOptions, ScriptCommand } from './args.js';
 import { AbortedError } from '../core/errors.js';
 import { inChatAdvice } from './model-switch-advice.js';
@@ -179,7 +179,10 @@ async function run(
       // asks for one, shows sampling requests for review and, under the `ask` injection policy, asks
       // about flagged content; -p reports each in one line (flagged content is withheld).
       questions: prompter && {
-        approveToolCall: (await import('./prompts/approval-prompt.js')).createApprovalPrompt(prompter),
+        approveToolCall: (await import('./prompts/approval-prompt.js')).createApprovalPrompt(prompter, {
+          // An MCP App's call is asked about under the app's name.
+          appOf: (id) => runner.apps?.get(id),
+        }),
         elicit: (await import('./prompts/elicitation-prompt.js')).createElicitationPrompt(prompter, (url) =>
           openInBrowser(url, io.env),
         ),
@@ -198,12 +201,10 @@ async function run(
       ? undefined
       : await import('./apps-page.js').then((module) => ({
           module,
+          // -p and the chat both run an app's message as a new turn; notes go above the chat's prompt.
           shown: module.showAppsInTerminal(runner.apps as NonNullable<typeof runner.apps>, io, {
-            note: (line) => {
-              reporter.note(line);
-            },
-            // -p runs an app's message as a new turn; the chat does not take them yet.
-            takesMessages: prompt !== undefined && !options.noExit,
+            note: module.appNotes(reporter, prompter),
+            chat: prompter,
           }),
         }));
   try {
@@ -235,15 +236,9 @@ async function run(
       if (appsPage !== undefined) {
         // -p --apps: each message an app sends is a new turn, until the page closes.
         await appsPage.module.waitForApps(runner, appsPage.shown, {
-          timeoutSeconds: options.appsTimeout ?? appsPage.module.DEFAULT_APPS_TIMEOUT_SECONDS,
           signal,
-          note: (line) => {
-            reporter.note(line);
-          },
-          answer: async (text) => {
-            const result = await runner.run(text, { signal, onEvent: (event) => reporter.event(event) });
-            reporter.succeed(result);
-          },
+          reporter,
+          ...definedProperties({ timeoutSeconds: options.appsTimeout }),
         });
       }
       return code;
@@ -265,6 +260,7 @@ async function run(
       prompter,
       progress,
       firstPrompt: options.noExit ? prompt : undefined,
+      apps: appsPage && runner.apps && appsPage.module.chatApps(runner.apps, appsPage.shown),
     });
   } finally {
     await appsPage?.shown.close();
@@ -354,6 +350,7 @@ async function chat(
     readonly progress: ProgressSource | undefined;
     /** `-p … --no-exit`: the chat's first turn. */
     readonly firstPrompt: string | undefined;
+    readonly apps: ChatApps | undefined;
   },
 ): Promise<ExitCodeValue> {
   const { io, options, config } = context;
@@ -368,6 +365,7 @@ async function chat(
       prompter: context.prompter,
       progress: context.progress,
       firstPrompt: context.firstPrompt,
+      apps: context.apps,
     }),
     // `/model`: the URL and key from the flags and config are kept only for the same provider.
     createProvider: (model, sameProvider) =>

@@ -54,6 +54,11 @@ export interface ToolCallBlock {
    * line says it came from the app. Never in a conversation's history.
    */
   readonly fromApp?: string;
+  /**
+   * Asks the pool to keep the server's `structuredContent` on the result (MCP Apps' host does, for
+   * the app's interface, and takes it off again before the result goes on). Never from a model.
+   */
+  readonly keepStructuredContent?: boolean;
 }
 
 /** The outcome of one tool call, fed back to the model. */
@@ -81,6 +86,11 @@ export interface ToolResultBlock {
    * history itself never has it.
    */
   readonly untrusted?: UntrustedMarking;
+  /**
+   * The server's `structuredContent`, only when the call asked for it
+   * ({@link ToolCallBlock.keepStructuredContent}): for an MCP App, never for the model or the history.
+   */
+  readonly structuredContent?: Readonly<Record<string, unknown>>;
 }
 
 /**

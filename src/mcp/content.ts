@@ -13,6 +13,8 @@ export interface ToolResultBody {
   readonly isError: boolean;
   /** Who wrote `content` ({@link ToolResultOrigin}). Absent: the server. */
   readonly origin?: ToolResultOrigin;
+  /** The server's `structuredContent`, as it sent it (for MCP Apps; the model reads `content`). */
+  readonly structuredContent?: Readonly<Record<string, unknown>>;
 }
 
 /** Maps a `tools/call` result. `structuredContent` is used only when `content` is empty. */
@@ -21,7 +23,14 @@ export function toToolResultBody(result: CallToolResult): ToolResultBody {
   if (content.length === 0 && result.structuredContent !== undefined) {
     content.push(text(stringify(result.structuredContent)));
   }
-  return { content, isError: result.isError === true };
+  const structured = result.structuredContent;
+  return {
+    content,
+    isError: result.isError === true,
+    ...(typeof structured === 'object' && structured !== null && !Array.isArray(structured)
+      ? { structuredContent: structured as Readonly<Record<string, unknown>> }
+      : {}),
+  };
 }
 
 /** Maps one MCP content block. */

@@ -379,5 +379,9 @@ function resultOf(call: ToolCallBlock, body: ToolResultBody): ToolResultBlock {
     content: body.content,
     isError: body.isError,
     ...(body.origin === undefined ? {} : { origin: body.origin }),
+    // Only where asked for (MCP Apps' host): the model and the history never get it.
+    ...(call.keepStructuredContent === true && body.structuredContent !== undefined
+      ? { structuredContent: body.structuredContent }
+      : {}),
   };
 }

@@ -7,18 +7,19 @@
  * answers; its try at another server's tool, a request its CSP does not allow, and a message forged
  * from outside its frame are each refused and reported.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRunner, serveAppPage, type AppEvent, type ApprovalRequest } from '../../src/index.js';
 import { startFakeOllama, textReply, toolCallReply, type FakeOllama } from '../fakes/ollama-server.js';
 import { startCli, temporaryHome } from '../support/cli.js';
+import { hasChromium, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+/** Where a run keeps what it made to look at (the page's screenshot); gitignored. */
+const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'servers');
 const servers = {
   dash: { command: process.execPath, args: [join(fixtures, 'app-server.mjs')] },
@@ -31,6 +32,7 @@ let browser: Browser | undefined;
 
 beforeEach(async () => {
   folder = await mkdtemp(join(tmpdir(), 'mcphost-apps-'));
+  await mkdir(ARTIFACTS, { recursive: true });
 });
 afterEach(async () => {
   await browser?.close();
@@ -40,20 +42,8 @@ afterEach(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-async function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-    // playwright gives each launch a fresh profile folder of its own (it refuses --user-data-dir).
-  });
+function launch(): Promise<Browser> {
+  return launchChromium();
 }
 
 /** Resolves with the first event `matches` accepts. */
@@ -106,7 +96,7 @@ function status(url: string, headers: Record<string, string> = {}): Promise<numb
   });
 }
 
-describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
+describe.skipIf(!hasChromium)('MCP Apps in a browser page', () => {
   it('hosts the app under the host rules: tool result, app-only call approved, resource, message answered; refusals reported', async () => {
     ollama = await startFakeOllama([
       toolCallReply(['dash__show_dashboard', { board: 'ops' }]),
@@ -172,6 +162,12 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
     const log = (await frame.locator('#log').textContent()) ?? '';
     expect(log).toContain('input: {"board":"ops"}');
     expect(log).toContain('tool result: board ops: 3 open tickets');
+    // The servers' structuredContent reaches the app (the model's call and the app's own), and
+    // neither the model nor the history gets it.
+    expect(log).toContain('structured result: {"board":"ops","open":3}');
+    expect(log).toContain('refresh_counts structured: {"board":"ops","open":5}');
+    expect(JSON.stringify(runner.history)).not.toContain('"open":');
+    expect(JSON.stringify(ollama.chatRequests)).not.toContain('"open":');
     expect(log).toContain('host: theme light, mode inline, tool show_dashboard');
     expect(log).toContain('refresh_counts: board ops: 5 open tickets');
     expect(log).toContain('echo (another server): refused');
@@ -208,7 +204,9 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
       'log: log info: dashboard ready',
     );
 
-    await tab.screenshot({ path: join(import.meta.dirname, '..', '..', 'docs', 'images', 'apps-page.png') });
+    // The run's screenshot is an artifact (test-artifacts/, not committed); docs/images/apps-page.png
+    // is a copy of one, committed, and not rewritten by the tests.
+    await tab.screenshot({ path: join(ARTIFACTS, 'apps-page.png') });
 
     const audit = (await readFile(auditLog, 'utf8'))
       .trim()
@@ -218,6 +216,42 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
       ['show_dashboard', 'model'],
       ['refresh_counts', 'app'],
     ]);
+    await page.close();
+  }, 60_000);
+
+  it('tells the app when its tool call is cancelled (ui/notifications/tool-cancelled)', async () => {
+    ollama = await startFakeOllama([toolCallReply(['dash__watch_board', {}]), textReply('not reached')]);
+    await using runner = await createRunner({
+      model: 'ollama:mistral-small',
+      providerUrl: ollama.url,
+      mcpServers: servers,
+      env: {},
+      homeDir: folder,
+      apps: {},
+      questions: { approveToolCall: () => Promise.resolve({ kind: 'allow-once' }) },
+    });
+    const apps = runner.apps;
+    if (apps === undefined) throw new Error('apps are off');
+    const events: AppEvent[] = [];
+    apps.listen((event) => events.push(event));
+    const page = await serveAppPage(apps);
+    const controller = new AbortController();
+    const running = runner
+      .run('watch the board', { signal: controller.signal })
+      .catch((error: unknown) => error);
+    await nextEvent(events, (event) => event.type === 'app-opened');
+    browser = await launch();
+    const tab = await browser.newPage();
+    await tab.goto(page.url);
+    const log = tab.frameLocator('iframe').locator('#log');
+    // The app has its input (so it is initialized) while the call still runs; then it is cancelled.
+    await expect.poll(() => log.textContent(), { timeout: 15_000 }).toContain('input: {}');
+    controller.abort();
+    await running;
+    await expect
+      .poll(() => log.textContent(), { timeout: 10_000 })
+      .toContain('cancelled: the tool call was cancelled');
+    expect(await log.textContent()).not.toContain('tool result:');
     await page.close();
   }, 60_000);
 
@@ -280,6 +314,10 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('Here is the dashboard.');
       expect(run.stderr).toContain('apps: app-1-');
+      // The server saw the extension the host declared (on the request's envelope: 2026-07-28 era).
+      expect(JSON.stringify(ollama.chatRequests[1]?.messages ?? [])).toContain(
+        String.raw`ui extension: {\"mimeTypes\":[\"text/html;profile=mcp-app\"]}`,
+      );
       expect(run.stderr).toMatch(/apps: app app-1-\w+: tools\/call "echo" refused/);
       expect(run.stderr).toMatch(/apps: app app-1-\w+: the frame's CSP blocked http:\/\/127\.0\.0\.1:9/);
       expect(run.stderr).toMatch(/apps: app-1-\w+ says: The dashboard now shows 5 open tickets/);
@@ -306,7 +344,8 @@ describe.skipIf(!existsSync(CHROMIUM))('MCP Apps in a browser page', () => {
       cli.child.stdin.end();
       const run = await cli.done;
       expect(run.code).toBe(0);
-      expect(JSON.stringify(ollama.chatRequests[1]?.messages ?? [])).toContain('ui extension');
+      // The server is told nothing of apps.
+      expect(JSON.stringify(ollama.chatRequests[1]?.messages ?? [])).toContain('ui extension: null');
       expect(run.stderr).not.toContain('apps:');
     } finally {
       await home.remove();

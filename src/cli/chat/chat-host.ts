@@ -15,7 +15,7 @@ import type { AgentRun } from '../../agents/child-run.js';
 import type { RunningTask } from '../../mcp/tasks/running-tasks.js';
 import type { KeptPermissions } from '../../safety/kept-permissions.js';
 import type { ConversationRecorder } from '../sessions/conversation-recorder.js';
-import type { RootsControl } from './command-table.js';
+import type { AppsListing, RootsControl } from './command-table.js';
 import type { MarkdownRenderer } from './markdown.js';
 import type { PrompterSlot } from './prompter.js';
 
@@ -51,6 +51,23 @@ export interface ChatOptions {
   readonly firstPrompt?: string;
   /** Running tools' progress reports, shown in the status line of the turn that runs them. */
   readonly progress?: ProgressSource;
+  /** MCP Apps (`--apps`): their messages are turns, `/apps` shows the page; absent: apps are off. */
+  readonly apps?: ChatApps;
+}
+
+/** MCP Apps as the chat sees them (src/cli/apps-page.ts makes one). */
+export interface ChatApps {
+  /** Hears each message an app sends (`ui/message`), for a new turn; returns the function that stops. */
+  listen(listener: (message: AppTurn) => void): () => void;
+  /** Serves the page if it is not served yet, and lists the session's apps, newest first (`/apps`). */
+  show(): Promise<AppsListing>;
+}
+
+/** An app's message as a turn: who sent it, the text shown, and what the model gets. */
+export interface AppTurn {
+  readonly from: string;
+  readonly shown: string;
+  readonly prompt: string;
 }
 
 /** Where progress reports come from: `listen` returns the function that stops listening. */

@@ -21,15 +21,16 @@ import stringWidth from 'string-width';
 import { AbortedError } from '../../core/errors.js';
 import type { Completion } from './completion.js';
 import { MuteableOutput } from './muteable-output.js';
+import {
+  chatEntryOf,
+  completeWithin,
+  DEFAULT_COMPLETION_WAIT_MS,
+  type ChatEntry,
+  type Entry,
+} from './chat-entry.js';
 import type { AskOptions } from './prompter.js';
 import type { Style } from './style.js';
 import { definedProperties } from '../../util/defined-properties.js';
-
-/**
- * The longest a Tab waits for suggestions (a server's `completion/complete`): readline holds the
- * keys typed meanwhile, so a slow server must not hold them long. A later answer is dropped.
- */
-export const DEFAULT_COMPLETION_WAIT_MS = 1_000;
 
 const BRACKETED_PASTE_ON = '\u001B[?2004h';
 const BRACKETED_PASTE_OFF = '\u001B[?2004l';
@@ -56,12 +57,6 @@ export interface ChatInputOptions {
    * command that only shows something, such as `/tasks`), so it is not queued for later.
    */
   readonly onLineDuringTurn?: (text: string) => boolean;
-}
-
-interface Entry {
-  readonly text: string;
-  /** Typed while muted, so not on screen yet. */
-  readonly unseen: boolean;
 }
 
 interface PendingQuestion {
@@ -141,21 +136,49 @@ export class ChatInput {
     return this.#ended;
   }
 
-  /** The next entry, with `prompt` shown; undefined when the input has ended. */
-  next(prompt: string): Promise<string | undefined> {
+  /** The next entry's text, with `prompt` shown; undefined when the input has ended. */
+  async next(prompt: string): Promise<string | undefined> {
+    return (await this.nextEntry(prompt))?.text;
+  }
+
+  /** The next entry, typed or posted, with `prompt` shown; undefined when the input has ended. */
+  nextEntry(prompt: string): Promise<ChatEntry | undefined> {
     this.#prompt = prompt;
     const queued = this.#entries.shift();
     if (queued !== undefined) {
-      if (queued.unseen) this.#echo(queued.text);
-      return Promise.resolve(queued.text);
+      if (queued.unseen && queued.from === undefined) this.#echo(queued.text);
+      return Promise.resolve(chatEntryOf(queued));
     }
     if (this.#ended) return Promise.resolve(undefined);
     this.#showPrompt(prompt);
     return new Promise((resolve) => {
       this.#waiter = (entry) => {
-        resolve(entry?.text);
+        resolve(entry === undefined ? undefined : chatEntryOf(entry));
       };
     });
+  }
+
+  /**
+   * An entry that was not typed (an MCP App's message, a new turn). At an idle prompt it is taken at
+   * once: the prompt line goes, and what was typed on it waits in the next prompt. Otherwise (a
+   * turn runs, a question is open) it waits its turn after the lines entered before it.
+   */
+  post(text: string, from: string, prompt = text): void {
+    if (this.#ended) return;
+    this.#entries.push({ text, unseen: true, from, prompt });
+    this.#takePosted();
+  }
+
+  /** At an idle prompt, a posted entry waiting is taken in the prompt's place (its line goes). */
+  #takePosted(): boolean {
+    const [waiter, posted] = [this.#waiter, this.#entries[0]];
+    if (waiter === undefined || this.#question !== undefined || posted?.from === undefined) return false;
+    this.#entries.shift();
+    this.#waiter = undefined;
+    if (this.#options.terminal && !this.#output.muted) this.#options.output.write('\r\u001b[2K');
+    this.#output.muted = true;
+    waiter(posted);
+    return true;
   }
 
   /** Asks a question on the input and resolves with the answer line. Questions take turns. */
@@ -189,25 +212,7 @@ export class ChatInput {
   #complete(line: string, callback: (error: null, result: Completion) => void): void {
     const question = this.#question;
     const source = question === undefined ? this.#options.completer : question.complete;
-    let answered = false;
-    const answer = (result: Completion): void => {
-      if (answered) return; // Too late: the Tab was already answered with nothing.
-      answered = true;
-      clearTimeout(timer);
-      callback(null, result);
-    };
-    const timer = setTimeout(() => {
-      answer([[], line]);
-    }, this.#options.completionWaitMs ?? DEFAULT_COMPLETION_WAIT_MS);
-    if (source === undefined) {
-      answer([[], line]);
-      return;
-    }
-    Promise.resolve()
-      .then(() => source(line))
-      .then(answer, () => {
-        answer([[], line]);
-      });
+    completeWithin(source, line, this.#options.completionWaitMs ?? DEFAULT_COMPLETION_WAIT_MS, callback);
   }
 
   #askNow(question: string, options: AskOptions): Promise<string> {
@@ -239,6 +244,12 @@ export class ChatInput {
     }).finally(() => {
       this.#output.muted = true;
       if (history !== undefined && saved !== undefined) history.splice(0, history.length, ...saved);
+      // Asked while the prompt waited (an app's tool call between turns): the prompt comes back,
+      // or a message posted meanwhile takes its place.
+      setImmediate(() => {
+        if (this.#takePosted() || this.#waiter === undefined || this.#question !== undefined) return;
+        if (!this.#ended) this.#showPrompt(this.#prompt);
+      });
     });
   }
 

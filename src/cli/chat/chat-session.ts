@@ -37,6 +37,7 @@ import type { ChatHost, ChatOptions } from './chat-host.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
 import { mcphostFolder } from '../../util/user-folders.js';
 import { definedProperties } from '../../util/defined-properties.js';
+import { stripControlCharacters } from '../../safety/output-limits.js';
 
 /** A turn in progress: what stops it and what shows it. */
 interface Turn {
@@ -124,8 +125,20 @@ export class ChatSession implements Prompter {
       await this.#runTurn(firstPrompt);
     }
     for (;;) {
-      const entry = await this.#input.next(promptFor(this.modelString, display));
-      if (entry === undefined) return;
+      const next = await this.#input.nextEntry(promptFor(this.modelString, display));
+      if (next === undefined) return;
+      if (next.kind === 'posted') {
+        // An app's message: shown as whose it is, and a turn as it stands (never a command, and
+        // no `@file` or `@server:uri` is read for it).
+        const shown = stripControlCharacters(next.text)
+          .split('\n')
+          .join(`\n${display.style.dim('… ')}`);
+        const from = display.style.magenta(stripControlCharacters(next.from));
+        io.stdout.write(`${from} ${display.style.bold('›')} ${shown}\n`);
+        await this.#runTurn(next.prompt, { expand: false });
+        continue;
+      }
+      const entry = next.text;
       if (entry.trim() === '') continue;
       this.#remember(entry);
       const command = parseCommand(entry);
@@ -141,6 +154,15 @@ export class ChatSession implements Prompter {
       if (outcome.kind === 'show') io.stdout.write(`${outcome.text}\n`);
       else io.stderr.write(`${display.style.red(outcome.text)}\n`);
     }
+  }
+
+  /**
+   * A message for the model from elsewhere (an MCP App's `ui/message`): a new turn, at once at an
+   * idle prompt, after the running turn and the lines typed before it otherwise. `shown` is what
+   * the chat shows under `from`; `prompt` what the model gets (default `shown`).
+   */
+  post(message: { readonly from: string; readonly shown: string; readonly prompt?: string }): void {
+    this.#input.post(message.shown, message.from, message.prompt);
   }
 
   /** Stops the turn and the input (a signal ended the chat; its `reason` goes to the turn). */
@@ -232,8 +254,11 @@ export class ChatSession implements Prompter {
     this.#turn()?.controller.abort(reason);
   }
 
-  /** Runs one turn; `retry` is false for the second try after pulling a missing model. */
-  async #runTurn(text: string, retry = true): Promise<void> {
+  /**
+   * Runs one turn; `retry` is false for the second try after pulling a missing model; `expand`
+   * false sends the text as it is (an app's message: no `@file` or `@server:uri` read for it).
+   */
+  async #runTurn(text: string, { retry = true, expand = true } = {}): Promise<void> {
     const { io, display, host, options, renderer, status } = this.#parts;
     await renderer.ready;
     const controller = new AbortController();
@@ -252,9 +277,11 @@ export class ChatSession implements Prompter {
     this.#mode = { kind: 'in-turn', turn: { controller, view } };
     view.start();
     try {
-      const prompt = await this.#parts.expandTurn(text, controller.signal, (note) => {
-        io.stderr.write(`${display.style.dim(note)}\n`);
-      });
+      const prompt = expand
+        ? await this.#parts.expandTurn(text, controller.signal, (note) => {
+            io.stderr.write(`${display.style.dim(note)}\n`);
+          })
+        : text;
       const result = await host.runner.run(prompt, {
         signal: controller.signal,
         onEvent: (event) => view.onEvent(event),
@@ -266,7 +293,7 @@ export class ChatSession implements Prompter {
       // An Ollama model that is not pulled: offered, pulled with a progress bar, and the turn tried again.
       if (retry && (await this.#offerPull(error, controller.signal))) {
         this.#mode = { kind: 'at-prompt' };
-        await this.#runTurn(text, false);
+        await this.#runTurn(text, { retry: false, expand });
         return;
       }
     } finally {
@@ -343,6 +370,9 @@ export class ChatSession implements Prompter {
       ...(host.skills === undefined ? {} : { skills: () => host.skills?.() ?? Promise.resolve([]) }),
       ...(host.agentRuns === undefined ? {} : { agentRuns: () => host.agentRuns?.() ?? [] }),
       ...(host.runningTasks === undefined ? {} : { runningTasks: () => host.runningTasks?.() ?? [] }),
+      ...(options.apps === undefined
+        ? {}
+        : { apps: () => options.apps?.show() ?? Promise.reject(new Error('apps are off')) }),
       ...(host.serverLogs === undefined
         ? {}
         : { serverLogs: (server?: string) => host.serverLogs?.(server) ?? [] }),

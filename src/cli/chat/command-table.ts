@@ -65,6 +65,8 @@ export interface CommandContext {
   agentRuns?(): readonly AgentRun[];
   /** The tool calls running as tasks, for `/tasks` (absent: none). */
   runningTasks?(): readonly RunningTask[];
+  /** MCP Apps' page and the session's apps, for `/apps` (absent: apps are off). */
+  apps?(): Promise<AppsListing>;
 }
 
 /** The folders servers may work in, as `/roots` reads and changes them. */
@@ -152,4 +154,17 @@ function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length] ?? 0;
+}
+
+/** The page and the session's apps, newest first. */
+export interface AppsListing {
+  readonly url: string;
+  readonly apps: ReadonlyArray<{
+    readonly id: string;
+    readonly tool: string;
+    readonly server: string;
+    readonly closed: boolean;
+    /** Where the page shows it. */
+    readonly url: string;
+  }>;
 }

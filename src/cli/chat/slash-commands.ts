@@ -12,6 +12,7 @@ import { ROOTS_COMMANDS } from './roots-command.js';
 import { SKILLS_COMMANDS } from './skills-command.js';
 import { AGENTS_COMMANDS } from './agents-command.js';
 import { TASKS_COMMANDS } from './tasks-command.js';
+import { APPS_COMMANDS } from './apps-command.js';
 import {
   failed,
   parseCommandLine,
@@ -112,6 +113,7 @@ export const CHAT_COMMANDS: readonly ChatCommand[] = [
   ...SKILLS_COMMANDS,
   ...AGENTS_COMMANDS,
   ...TASKS_COMMANDS,
+  ...APPS_COMMANDS,
   ...CONVERSATION_COMMANDS,
   ...PERMISSIONS_COMMANDS,
   ...QUIT_COMMANDS,

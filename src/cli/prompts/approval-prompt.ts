@@ -51,13 +51,27 @@ export function parseApprovalAnswer(text: string): ApprovalAnswer | undefined {
   return undefined;
 }
 
-/** What is shown before the question: why, the tool, its server, the arguments. */
-export function describeApprovalRequest(request: ApprovalRequest): string {
+/** Who is asking, named for a person: an MCP App by the tool call that opened it, and its id. */
+export interface ApprovalPromptOptions {
+  /** The app a call's `fromApp` names (`runner.apps.get`): "The app of dash__show_dashboard (app-1-…)". */
+  readonly appOf?: (appId: string) => { readonly call: { readonly name: string } } | undefined;
+}
+
+/** What is shown before the question: why, who asks, the tool, its server, the arguments. */
+export function describeApprovalRequest(
+  request: ApprovalRequest,
+  options: ApprovalPromptOptions = {},
+): string {
   const clean = (text: string) => stripControlCharacters(text);
+  const appId = request.call.fromApp;
+  const asker =
+    appId !== undefined
+      ? `The app ${clean(appOf(options, appId))}`
+      : request.agent === undefined
+        ? 'The model'
+        : `The agent "${clean(request.agent)}"`;
   const lines = [
-    request.agent === undefined
-      ? `The model wants to run a tool that needs your approval: ${clean(request.reason)}.`
-      : `The agent "${clean(request.agent)}" wants to run a tool that needs your approval: ${clean(request.reason)}.`,
+    `${asker} wants to run a tool that needs your approval: ${clean(request.reason)}.`,
     `  tool:      ${clean(request.tool)}${request.tool === request.call.name ? '' : `  (${clean(request.call.name)})`}`,
     ...(request.server === undefined ? [] : [`  server:    ${clean(request.server)}`]),
     ...(request.sandboxed === undefined
@@ -96,9 +110,9 @@ export function approvalQuestion(request: ApprovalRequest): string {
  * An {@link ApprovalHandler} that asks through `io`. An answer not understood is asked again (a
  * few times, then denied); ended input, or a run cancelled while asking, denies.
  */
-export function createApprovalPrompt(io: PromptIO): ApprovalHandler {
+export function createApprovalPrompt(io: PromptIO, options: ApprovalPromptOptions = {}): ApprovalHandler {
   return async (request: ApprovalRequest): Promise<ApprovalDecision> => {
-    io.write(describeApprovalRequest(request));
+    io.write(describeApprovalRequest(request, options));
     const asked = await askUntilUnderstood(io, {
       text: approvalQuestion(request),
       parse: parseApprovalAnswer,
@@ -174,4 +188,9 @@ function formatArguments(input: Readonly<Record<string, unknown>>): string {
 
 function indent(text: string): string {
   return text.replace(/\n/g, '\n             ');
+}
+
+function appOf(options: ApprovalPromptOptions, appId: string): string {
+  const app = options.appOf?.(appId);
+  return app === undefined ? appId : `of ${app.call.name} (${appId})`;
 }
