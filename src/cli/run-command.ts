@@ -133,7 +133,14 @@ async function run(
     reporter.note(`warning: ${message}`),
   );
   const journalPath = inputs.session.journal?.path;
-  const { runner, config } = await assembleRunner({
+  // A runner that cannot be assembled (a missing API key, no server started) still sends the
+  // spans of what did happen (the servers' starts) before its error is reported.
+  const assembleExporting: typeof assembleRunner = (options) =>
+    assembleRunner(options).catch(async (error: unknown) => {
+      await exporting?.shutdown();
+      throw error;
+    });
+  const { runner, config } = await assembleExporting({
     ...base,
     telemetry: {
       ...definedProperties({

@@ -270,8 +270,9 @@ export class ServerConnection {
     let session: ServerSession;
     const spawnedProcess = this.#spawnedProcess;
     this.#spawnedProcess = undefined;
-    try {
-      session = await openServerSession(
+    const observer = this.#options.startObserver;
+    const open = (): Promise<ServerSession> =>
+      openServerSession(
         sessionOptionsFor(this.#options, {
           ...definedProperties({ spawnedProcess }),
           onDebug: (message) => this.#debug(message),
@@ -283,6 +284,13 @@ export class ServerConnection {
           knownLegacy: this.#knownLegacy,
         }),
       );
+    try {
+      session = await (observer === undefined
+        ? open()
+        : observer.opening(
+            { server: this.name, definition: this.#options.definition, restart: isRestart },
+            open,
+          ));
     } catch (error) {
       if (!this.#isCurrentAttempt(spawned)) return;
       const signInRequired = signInRequiredIn(error);
