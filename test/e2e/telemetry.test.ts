@@ -14,6 +14,7 @@ import { useCliFixture } from '../support/cli-fixture.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { unwrapped } from '../support/untrusted.js';
 import { unusedPort } from '../support/loopback.js';
+import { modulesRunBy } from '../support/modules-run.js';
 
 const fixture = useCliFixture();
 const META_ECHO = join(REPOSITORY, 'test/fixtures/servers/meta-echo.mjs');
@@ -273,12 +274,11 @@ describe('telemetry of a Streamable HTTP server, hooks and the screen', () => {
       expect(version).toEqual(expect.any(String));
       expect(start?.name).toBe((version as string) >= '2026-07-28' ? 'server/discover' : 'initialize');
       expect(tool.attributes).toMatchObject({ 'network.transport': 'tcp', 'mcp.protocol.version': version });
-      // A stateful (initialize-era) Streamable HTTP server gives a session id; the call carries it.
-      if ((version as string) < '2026-07-28') {
-        const sessionId = start?.attributes['mcp.session.id'];
-        expect(sessionId).toEqual(expect.any(String));
-        expect(tool.attributes['mcp.session.id']).toBe(sessionId);
-      }
+      // server-everything is a stateful (2025-11-25) Streamable HTTP server: it gives a session id,
+      // and the call carries the same.
+      const sessionId = start?.attributes['mcp.session.id'];
+      expect(sessionId).toEqual(expect.any(String));
+      expect(tool.attributes['mcp.session.id']).toBe(sessionId);
       const hook = only(spans, 'hook PreToolUse');
       expect(hook.parentSpanId).toBe(tool.spanId);
       expect(hook.attributes).toMatchObject({
@@ -292,5 +292,42 @@ describe('telemetry of a Streamable HTTP server, hooks and the screen', () => {
     } finally {
       server.child.kill('SIGKILL');
     }
+  });
+});
+
+describe('telemetry off', () => {
+  it('runs no OpenTelemetry module (API, SDK or exporter) and none of src/telemetry; on, it does', async () => {
+    await fixture.home.writeConfig({ mcpServers: { echo: { command: 'node', args: [META_ECHO] } } });
+    const ollama = await fixture.startModel([
+      toolCallReply(['echo__meta', { n: 1 }]),
+      textReply('off'),
+      toolCallReply(['echo__meta', { n: 1 }]),
+      textReply('on'),
+    ]);
+    const args = ['-p', 'hello', '--provider-url', ollama.url];
+    const off = await modulesRunBy(args, fixture.home.path);
+    expect(off.run.code).toBe(0);
+    // The record holds the run's MCP client and tool call: an absence below means "did not run".
+    expect(off.modules).toContain('@modelcontextprotocol/client');
+    // Only the two pure modules that decide, without OpenTelemetry, that nothing is exported.
+    const deciding = new Set(['src/telemetry/registered.js', 'src/telemetry/export-settings.js']);
+    const openTelemetry = (modules: ReadonlySet<string>) =>
+      [...modules].filter(
+        (name) =>
+          name.startsWith('@opentelemetry/') || (name.startsWith('src/telemetry/') && !deciding.has(name)),
+      );
+    expect(openTelemetry(off.modules)).toEqual([]);
+    const on = await modulesRunBy(args, fixture.home.path, {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+    });
+    expect(on.run.code).toBe(0);
+    expect(openTelemetry(on.modules)).toEqual(
+      expect.arrayContaining([
+        '@opentelemetry/sdk-trace-base',
+        '@opentelemetry/api',
+        'src/telemetry/run-telemetry.js',
+      ]),
+    );
+    expect(receiver.spans.length).toBeGreaterThan(0);
   });
 });
