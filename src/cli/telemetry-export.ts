@@ -7,6 +7,7 @@ import type { TelemetryConfig } from '../../config/index.js';
 import { exportPlan } from '../telemetry/export-settings.js';
 import type { RunningExport } from '../telemetry/export.js';
 import { packageVersion } from '../util/version.js';
+import { assembleRunner } from '../setup/create-runner.js';
 
 /** Starts exporting when asked; `undefined` when not (nothing loaded). */
 export async function startTelemetryExport(
@@ -19,4 +20,17 @@ export async function startTelemetryExport(
   if (plan.warning !== undefined) warn(plan.warning);
   const { startExport } = await import('../telemetry/export.js');
   return startExport({ plan, version: packageVersion(), onWarning: warn });
+}
+
+/**
+ * `assembleRunner`, shutting the export down when it throws: a runner that cannot be assembled (a
+ * missing API key, no server started) still sends the spans of what did happen (the servers'
+ * starts) before its error is reported.
+ */
+export function assembleExporting(exporting: RunningExport | undefined): typeof assembleRunner {
+  return (options) =>
+    assembleRunner(options).catch(async (error: unknown) => {
+      await exporting?.shutdown();
+      throw error;
+    });
 }

@@ -31,6 +31,7 @@ import { definedProperties } from '../util/defined-properties.js';
 import { messageOf } from '../core/errors.js';
 import type { SignInRequiredError } from './auth/errors.js';
 import { signInAtStart } from './auth/start-sign-in.js';
+import { observedOpening } from './start-observer.js';
 import { signInRequiredIn } from './remote-transport.js';
 import { sharedSignIn } from './auth/step-up.js';
 import {
@@ -270,7 +271,7 @@ export class ServerConnection {
     let session: ServerSession;
     const spawnedProcess = this.#spawnedProcess;
     this.#spawnedProcess = undefined;
-    const observer = this.#options.startObserver;
+    const facts = { server: this.name, definition: this.#options.definition, restart: isRestart };
     const open = (): Promise<ServerSession> =>
       openServerSession(
         sessionOptionsFor(this.#options, {
@@ -285,12 +286,7 @@ export class ServerConnection {
         }),
       );
     try {
-      session = await (observer === undefined
-        ? open()
-        : observer.opening(
-            { server: this.name, definition: this.#options.definition, restart: isRestart },
-            open,
-          ));
+      session = await observedOpening(this.#options.startObserver, facts, open);
     } catch (error) {
       if (!this.#isCurrentAttempt(spawned)) return;
       const signInRequired = signInRequiredIn(error);

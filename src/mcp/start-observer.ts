@@ -23,3 +23,12 @@ export interface ServerStartObserver {
   /** A sign-in (OAuth) of a remote server, at its start or asked for by a call (step-up). */
   signingIn(server: string, work: () => Promise<void>): Promise<void>;
 }
+
+/** `open`, followed by the observer when there is one. */
+export function observedOpening(
+  observer: ServerStartObserver | undefined,
+  facts: ServerStartFacts,
+  open: () => Promise<ServerSession>,
+): Promise<ServerSession> {
+  return observer === undefined ? open() : observer.opening(facts, open);
+}

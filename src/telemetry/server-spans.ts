@@ -8,7 +8,6 @@
  */
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from '@opentelemetry/api';
 import { isRemoteServer } from '../mcp/definition.js';
-import type { ServerSession } from '../mcp/server-session.js';
 import type { ServerStartFacts, ServerStartObserver } from '../mcp/start-observer.js';
 import { SignInRequiredError } from '../mcp/auth/errors.js';
 import { redactText } from '../safety/redact.js';

@@ -68,9 +68,12 @@ interface Figures {
   readonly wall: number;
 }
 
-async function oneShotStart(receiver: OtlpReceiver): Promise<void> {
+export async function oneShotStart(receiver: OtlpReceiver): Promise<void> {
   const model = await startFakeOllama([], { fallback: textReply('ok') });
+  // A HOME per build: on Node 20 the executable's code cache lives under it, and each build names
+  // its own cache and removes the others' (one HOME for both would miss the cache at every run).
   const home = await temporaryHome();
+  const baselineHome = await temporaryHome();
   const baseline = process.env.BENCH_BASELINE_CLI;
   const args = ['-p', 'hi', '--provider-url', model.url];
   const exporting = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
@@ -78,12 +81,18 @@ async function oneShotStart(receiver: OtlpReceiver): Promise<void> {
     { name: 'this build, telemetry off', run: () => oneRun(home, CLI, args, {}) },
     ...(baseline === undefined
       ? []
-      : [{ name: `baseline (${baseline}), telemetry off`, run: () => oneRun(home, baseline, args, {}) }]),
+      : [
+          {
+            name: `baseline (${baseline}), telemetry off`,
+            run: () => oneRun(baselineHome, baseline, args, {}),
+          },
+        ]),
     { name: 'this build, exporting to loopback', run: () => oneRun(home, CLI, args, exporting) },
   ];
   try {
     await home.writeConfig({ mcpServers: {} });
-    for (const variant of variants) await variant.run(); // warm the file and compile caches
+    await baselineHome.writeConfig({ mcpServers: {} });
+    for (const variant of variants) await variant.run(); // warm the file and code caches
     const cpu: number[][] = variants.map(() => []);
     const wall: number[][] = variants.map(() => []);
     for (let round = 0; round < REPEATS * 2; round++) {
@@ -103,11 +112,14 @@ async function oneShotStart(receiver: OtlpReceiver): Promise<void> {
         ? '(no BENCH_BASELINE_CLI: no baseline to compare with)'
         : `off vs baseline: ${(off - median(cpu[1]!)).toFixed(1)} ms CPU, ` +
           `${(median(wall[0]!) - median(wall[1]!)).toFixed(0)} ms wall`;
+    const load = (await readFile('/proc/loadavg', 'utf8').catch(() => '? ? ?')).split(' ').slice(0, 3);
     console.log(
-      `telemetry a. one-shot -p start, no server (medians of ${REPEATS * 2}, in turns)\n  ${lines.join('\n  ')}\n  ${against}\n`,
+      `telemetry a. one-shot -p start, no server (medians of ${REPEATS * 2}, in turns; load average ${load.join(' ')})\n` +
+        `  ${lines.join('\n  ')}\n  ${against}\n`,
     );
   } finally {
     await home.remove();
+    await baselineHome.remove();
     await model.close();
   }
 }
