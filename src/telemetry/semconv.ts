@@ -56,7 +56,6 @@ export const METRIC_MCP_CLIENT_OPERATION_DURATION = 'mcp.client.operation.durati
 /** Ours: tool calls by server and outcome. */
 export const METRIC_MCPHOST_TOOL_CALLS = 'mcphost.tool.calls';
 
-
 /** The `gen_ai.provider.name` of each of our providers (the convention's names where it has one). */
 export function genAiProviderName(provider: string): string {
   switch (provider) {
