@@ -150,5 +150,10 @@ export function toUsage(
   if (typeof outputTokens !== 'number' || typeof input !== 'number') return undefined;
   const cacheCreation = delta?.cache_creation_input_tokens ?? start?.cache_creation_input_tokens ?? 0;
   const cacheRead = delta?.cache_read_input_tokens ?? start?.cache_read_input_tokens ?? 0;
-  return { inputTokens: input + cacheCreation + cacheRead, outputTokens };
+  return {
+    inputTokens: input + cacheCreation + cacheRead,
+    outputTokens,
+    ...(cacheRead > 0 ? { cacheReadInputTokens: cacheRead } : {}),
+    ...(cacheCreation > 0 ? { cacheCreationInputTokens: cacheCreation } : {}),
+  };
 }

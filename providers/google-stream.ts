@@ -45,6 +45,8 @@ const ChunkSchema = z.looseObject({
       candidatesTokenCount: z.number().optional(),
       thoughtsTokenCount: z.number().optional(),
       toolUsePromptTokenCount: z.number().optional(),
+      // Tokens of the prompt served from a context cache; counted in promptTokenCount too.
+      cachedContentTokenCount: z.number().optional(),
     })
     .optional(),
 });
@@ -178,9 +180,11 @@ function toToolCall(
  * (`maxOutputTokens`) includes them.
  */
 function toUsage(metadata: NonNullable<Chunk['usageMetadata']>): Usage {
+  const cached = metadata.cachedContentTokenCount ?? 0;
   return {
     inputTokens: (metadata.promptTokenCount ?? 0) + (metadata.toolUsePromptTokenCount ?? 0),
     outputTokens: (metadata.candidatesTokenCount ?? 0) + (metadata.thoughtsTokenCount ?? 0),
+    ...(cached > 0 ? { cacheReadInputTokens: cached } : {}),
   };
 }
 

@@ -48,6 +48,11 @@ export class OllamaProvider implements Provider {
   /** `/api/show`'s answer, asked once for the window and the capabilities (kept like the window). */
   #show: Promise<ShowResponse> | undefined;
 
+  /** The same as {@link host} (the provider contract's name for it). */
+  get baseUrl(): string {
+    return this.host;
+  }
+
   /** @throws ConfigError when `--provider-url` or `OLLAMA_HOST` is not an address. */
   constructor(options: ProviderOptions) {
     this.model = options.model;

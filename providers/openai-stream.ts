@@ -45,7 +45,14 @@ const chunkSchema = z.object({
       }),
     )
     .nullish(),
-  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
+  usage: z
+    .object({
+      prompt_tokens: z.number(),
+      completion_tokens: z.number(),
+      // Cached prompt tokens (OpenAI's automatic prompt caching); counted in prompt_tokens too.
+      prompt_tokens_details: z.looseObject({ cached_tokens: z.number().nullish() }).nullish(),
+    })
+    .nullish(),
 });
 
 type ToolCallDelta = NonNullable<
@@ -130,7 +137,14 @@ export class OpenAIStreamAccumulator {
     }
     const { choices, usage } = parsed.data;
     // The last usage wins: OpenAI sends it once at the end; vLLM can send running totals.
-    if (usage) this.#usage = { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens };
+    if (usage) {
+      const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+      this.#usage = {
+        inputTokens: usage.prompt_tokens,
+        outputTokens: usage.completion_tokens,
+        ...(cached > 0 ? { cacheReadInputTokens: cached } : {}),
+      };
+    }
     const events: ProviderEvent[] = [];
     // We never ask for `n` > 1, so only the first choice exists.
     const choice = choices?.find((candidate) => (candidate.index ?? 0) === 0);

@@ -16,7 +16,7 @@ import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
 import { readEarlySettings, type LoadedConfig, type TelemetryConfig } from '../../config/index.js';
 import { openConversationFiles, type OpenedConversation } from '../conversation/conversation-journal.js';
-import { assembleRunner, createModel, type McpRunner } from '../setup/create-runner.js';
+import { createModel, type McpRunner } from '../setup/create-runner.js';
 import { readSystemPrompt } from '../setup/system-prompt.js';
 import type { PrompterSlot } from './chat/prompter.js';
 import type { Reporter } from './output/reporter.js';
@@ -33,7 +33,7 @@ import { resolveSessionChoice } from './sessions/session-choice.js';
 import { continuingNotice } from './sessions/saved-conversations.js';
 import { KeptPermissions } from '../safety/kept-permissions.js';
 import { basename, extname, join, resolve } from 'node:path';
-import { startTelemetryExport } from './telemetry-export.js';
+import { assembleExporting, startTelemetryExport } from './telemetry-export.js';
 import { mcphostFolder } from '../util/user-folders.js';
 import { downloadProgressOnStderr } from './output/download-progress.js';
 import { hostEventReporter } from './output/host-event-report.js';
@@ -133,7 +133,7 @@ async function run(
     reporter.note(`warning: ${message}`),
   );
   const journalPath = inputs.session.journal?.path;
-  const { runner, config } = await assembleRunner({
+  const { runner, config } = await assembleExporting(exporting)({
     ...base,
     telemetry: {
       ...definedProperties({

@@ -13,6 +13,7 @@ export interface ExportAdditions {
   readonly wrapTracerProvider?: () => Promise<NonNullable<StartExportOptions['wrapTracerProvider']>>;
 }
 import { packageVersion } from '../util/version.js';
+import { assembleRunner } from '../setup/create-runner.js';
 
 /** Starts exporting when asked; `undefined` when not (nothing loaded). */
 export async function startTelemetryExport(
@@ -32,4 +33,17 @@ export async function startTelemetryExport(
     onWarning: warn,
     ...(wrapTracerProvider === undefined ? {} : { wrapTracerProvider }),
   });
+}
+
+/**
+ * `assembleRunner`, shutting the export down when it throws: a runner that cannot be assembled (a
+ * missing API key, no server started) still sends the spans of what did happen (the servers'
+ * starts) before its error is reported.
+ */
+export function assembleExporting(exporting: RunningExport | undefined): typeof assembleRunner {
+  return (options) =>
+    assembleRunner(options).catch(async (error: unknown) => {
+      await exporting?.shutdown();
+      throw error;
+    });
 }

@@ -217,6 +217,10 @@ export interface Usage {
   readonly inputTokens: number;
   /** Tokens the model wrote. */
   readonly outputTokens: number;
+  /** Of {@link inputTokens}, those read from the vendor's prompt cache (when it says; telemetry). */
+  readonly cacheReadInputTokens?: number;
+  /** Of {@link inputTokens}, those written to the vendor's prompt cache (when it says; telemetry). */
+  readonly cacheCreationInputTokens?: number;
 }
 
 /** What a provider yields while it streams one model call. */
@@ -245,6 +249,8 @@ export interface Provider {
   readonly name: string;
   /** Model name as the vendor knows it, e.g. `qwen2.5:3b`. */
   readonly model: string;
+  /** The URL requests go to, for a provider over HTTP (telemetry's `server.address` and `server.port`). */
+  readonly baseUrl?: string;
   /** Streams one model call. Must honour `request.signal`. */
   chat(request: ChatRequest): AsyncIterable<ProviderEvent>;
   /**

@@ -8,6 +8,7 @@ import type { ServerProcess } from './server-process.js';
 import type { PoolLog } from './status.js';
 import type { RunningTasks } from './tasks/running-tasks.js';
 import type { TaskStatus } from './tasks/task-wire.js';
+import type { ServerStartObserver } from './start-observer.js';
 import type { TraceContextSource } from './trace-meta.js';
 
 /** Everything a connection needs, resolved by the pool. */
@@ -36,6 +37,8 @@ export interface ServerConnectionOptions {
   readonly onToolsChanged: () => void;
   /** The trace context each request carries (see McpPoolOptions.traceContext). */
   readonly traceContext?: TraceContextSource;
+  /** Hears each start of the session and each sign-in (see McpPoolOptions.startObserver). */
+  readonly startObserver?: ServerStartObserver;
   /** The server announced that its prompts or resources changed. */
   readonly onListChanged?: (list: 'prompts' | 'resources') => void;
   /**

@@ -35,7 +35,10 @@ export function connectionStatus(history: ConnectionHistory): ServerStatus {
     ...definedProperties({ lastError: history.lastError }),
     stderrTail: serverProcess?.stderrTail() ?? history.lastStderrTail,
     ...(running && serverProcess.pid !== undefined ? { pid: serverProcess.pid } : {}),
-    ...definedProperties({ protocolVersion: history.protocolVersion }),
+    ...definedProperties({
+      protocolVersion: history.protocolVersion,
+      sessionId: session?.transport.sessionId,
+    }),
     restarts: history.restarts,
     ...(implementation === undefined
       ? {}

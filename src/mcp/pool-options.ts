@@ -13,6 +13,7 @@ import type { ClientIdentity, ConfigureClient } from './server-session.js';
 import type { PoolSignIn, ServerAuth } from './auth/pool-sign-in.js';
 import type { RunningTasks } from './tasks/running-tasks.js';
 import type { TraceContextSource } from './trace-meta.js';
+import type { ServerStartObserver } from './start-observer.js';
 import { definedProperties } from '../util/defined-properties.js';
 
 /** How long a server may take to start and list its tools, unless configured otherwise. */
@@ -82,6 +83,8 @@ export interface McpPoolOptions {
    * `traceparent`). Default: none.
    */
   readonly traceContext?: TraceContextSource;
+  /** Hears each server's start (and restart) and each sign-in (telemetry's spans). Default: none. */
+  readonly startObserver?: ServerStartObserver;
 }
 
 /** What the pool adds to its options for one server's connection. */
@@ -127,11 +130,23 @@ export function connectionOptionsFor(
           },
         }),
     onReconnected: context.onReconnected,
-    ...(signInStep ? { signIn: signInStep } : {}),
+    ...(signInStep ? { signIn: observedSignIn(name, signInStep, options.startObserver) } : {}),
     spawnedProcess: context.spawnedProcess,
     now: context.now,
     log: context.log,
     onToolsChanged: context.onToolsChanged,
-    ...definedProperties({ traceContext: options.traceContext }),
+    ...definedProperties({ traceContext: options.traceContext, startObserver: options.startObserver }),
   };
+}
+
+type SignInStep = (signal: AbortSignal, scope: string | undefined) => Promise<void>;
+
+/** The sign-in step, heard by the observer when there is one. */
+function observedSignIn(
+  server: string,
+  step: SignInStep,
+  observer: ServerStartObserver | undefined,
+): SignInStep {
+  if (observer === undefined) return step;
+  return (signal, scope) => observer.signingIn(server, () => step(signal, scope));
 }

@@ -31,6 +31,7 @@ import { definedProperties } from '../util/defined-properties.js';
 import { messageOf } from '../core/errors.js';
 import type { SignInRequiredError } from './auth/errors.js';
 import { signInAtStart } from './auth/start-sign-in.js';
+import { observedOpening } from './start-observer.js';
 import { signInRequiredIn } from './remote-transport.js';
 import { sharedSignIn } from './auth/step-up.js';
 import {
@@ -270,8 +271,9 @@ export class ServerConnection {
     let session: ServerSession;
     const spawnedProcess = this.#spawnedProcess;
     this.#spawnedProcess = undefined;
-    try {
-      session = await openServerSession(
+    const facts = { server: this.name, definition: this.#options.definition, restart: isRestart };
+    const open = (): Promise<ServerSession> =>
+      openServerSession(
         sessionOptionsFor(this.#options, {
           ...definedProperties({ spawnedProcess }),
           onDebug: (message) => this.#debug(message),
@@ -283,6 +285,8 @@ export class ServerConnection {
           knownLegacy: this.#knownLegacy,
         }),
       );
+    try {
+      session = await observedOpening(this.#options.startObserver, facts, open);
     } catch (error) {
       if (!this.#isCurrentAttempt(spawned)) return;
       const signInRequired = signInRequiredIn(error);

@@ -25,6 +25,8 @@ export interface ServerStatus {
   readonly pid?: number;
   /** The MCP revision agreed with it (`2026-07-28`, `2025-11-25`, …), once it has started. */
   readonly protocolVersion?: string;
+  /** The session id a Streamable HTTP server gave (`Mcp-Session-Id`), while connected with one. */
+  readonly sessionId?: string;
   /** How many times it was restarted after a crash. */
   readonly restarts: number;
   /** The server's own name and version (`serverInfo` of its initialize answer), once connected. */

@@ -39,6 +39,7 @@ import type { ToolLocation } from './tool-location.js';
 import type { ToolPinCheck } from './tool-pin-check.js';
 import { auditRecord, type CallFacts } from './guard/audit-record.js';
 import { gateStages, resultStages } from './guard/pipeline.js';
+import type { GuardActivityObserver } from './guard/activity.js';
 import { runGate, runResultStages, type GateStage, type ResultStage } from './guard/stages.js';
 import { definedProperties } from '../util/defined-properties.js';
 
@@ -87,6 +88,11 @@ export interface GuardedToolHostOptions {
   readonly questionQueue?: QuestionQueue;
   /** Checks tool definitions against their pins: a changed one may be withheld (tool-pin-check.ts). */
   readonly pins?: ToolPinCheck;
+  /**
+   * Follows the guard's own work inside a call — approval waits, hook runs, the untrusted-content
+   * screen (guard/activity.ts; telemetry makes child spans of `execute_tool` from it).
+   */
+  readonly activities?: GuardActivityObserver;
 }
 
 /** A {@link ToolHost} that enforces approval rules, hooks, output limits and auditing. */
@@ -127,6 +133,7 @@ export class GuardedToolHost implements ToolHost {
       maxResultBytes,
       cancellation: () => this.#cancellation(),
       pins: options.pins,
+      activities: options.activities,
       pinsOnSight: (exposedName: string, location: ToolLocation) => this.#pinsOnSight(exposedName, location),
     };
     this.#gate = gateStages(parts);

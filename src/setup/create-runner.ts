@@ -192,6 +192,7 @@ export async function assembleRunner(options: CreateRunnerOptions): Promise<Asse
       serverLogLevel: options.serverLogLevel,
       onProgress: notices.toolProgress,
       traceContext: telemetry?.telemetry.traceContext,
+      startObserver: telemetry?.telemetry.serverStarts,
     }),
     servers,
     env: start.env,

@@ -140,6 +140,7 @@ export function assembleAroundPool(
       onWarning: notices.warning,
       onToolChange: notices.toolChange,
       traceEnvironment: context.telemetry?.traceEnvironment,
+      activities: context.telemetry?.guardActivities,
     }),
     questionQueue: context.questionQueue,
   });

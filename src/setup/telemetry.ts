@@ -50,6 +50,6 @@ export function locate(pool: McpPool, name: string): ToolLocation | undefined {
   return {
     server: status.name,
     transport: status.transport,
-    ...definedProperties({ protocolVersion: status.protocolVersion }),
+    ...definedProperties({ protocolVersion: status.protocolVersion, sessionId: status.sessionId }),
   };
 }

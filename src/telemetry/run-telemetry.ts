@@ -30,6 +30,11 @@ import { redactText } from '../safety/redact.js';
 import * as names from './semconv.js';
 import { activeTraceCarrier, activeTraceEnvironment, runParentContext } from './trace-context.js';
 import { ToolSpans, type ToolLocation } from './tool-spans.js';
+import { serverAttributes } from './server-address.js';
+import { serverStartSpans } from './server-spans.js';
+import type { ServerStartObserver } from '../mcp/start-observer.js';
+import type { GuardActivityObserver } from '../safety/guard/activity.js';
+import { guardSpans } from './guard-spans.js';
 
 export type { ToolLocation } from './tool-spans.js';
 
@@ -56,6 +61,10 @@ export interface Telemetry {
   readonly traceContext: TraceContextSource;
   /** The same as `TRACEPARENT`/`TRACESTATE`, for hook commands. */
   readonly traceEnvironment: () => Readonly<Record<string, string>>;
+  /** The `initialize` and `sign_in` spans of the pool's servers (McpPoolOptions.startObserver). */
+  readonly serverStarts: ServerStartObserver;
+  /** Child spans of `execute_tool` for approval waits, hook runs and the screen (the guard's). */
+  readonly guardActivities: GuardActivityObserver;
 }
 
 const SCOPE = 'mcphost';
@@ -67,6 +76,8 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     observer: { startRun: (run) => new RunSpans(tracer, instruments, options, run) },
     traceContext: activeTraceCarrier,
     traceEnvironment: activeTraceEnvironment,
+    serverStarts: serverStartSpans(tracer, instruments, options.env),
+    guardActivities: guardSpans(tracer),
   };
 }
 
@@ -135,6 +146,10 @@ class RunSpans implements RunObservation {
           chat.span.setAttributes({
             [names.ATTR_GEN_AI_USAGE_INPUT_TOKENS]: event.usage.inputTokens,
             [names.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: event.usage.outputTokens,
+            ...definedNumbers({
+              [names.ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS]: event.usage.cacheReadInputTokens,
+              [names.ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS]: event.usage.cacheCreationInputTokens,
+            }),
           });
           const tokens = this.#instruments.tokenUsage;
           tokens.record(event.usage.inputTokens, {
@@ -209,6 +224,8 @@ class RunSpans implements RunObservation {
       [names.ATTR_GEN_AI_OPERATION_NAME]: 'chat',
       [names.ATTR_GEN_AI_PROVIDER_NAME]: names.genAiProviderName(provider.name),
       [names.ATTR_GEN_AI_REQUEST_MODEL]: provider.model,
+      // The conventions put these on the span and the duration metric alike.
+      ...serverAttributes(provider.baseUrl),
     };
     this.#chat = {
       attempt,

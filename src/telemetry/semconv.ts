@@ -18,6 +18,8 @@ export const ATTR_GEN_AI_REQUEST_STOP_SEQUENCES = 'gen_ai.request.stop_sequences
 export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+export const ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS = 'gen_ai.usage.cache_read.input_tokens';
+export const ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS = 'gen_ai.usage.cache_creation.input_tokens';
 export const ATTR_GEN_AI_TOKEN_TYPE = 'gen_ai.token.type';
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type';
@@ -29,11 +31,22 @@ export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
 export const ATTR_MCP_SESSION_ID = 'mcp.session.id';
 export const ATTR_MCP_PROTOCOL_VERSION = 'mcp.protocol.version';
 export const ATTR_NETWORK_TRANSPORT = 'network.transport';
+export const ATTR_NETWORK_PROTOCOL_NAME = 'network.protocol.name';
+export const ATTR_SERVER_ADDRESS = 'server.address';
+export const ATTR_SERVER_PORT = 'server.port';
 export const ATTR_ERROR_TYPE = 'error.type';
 /** Ours (no convention names the configured server): the pool's name for it. */
 export const ATTR_MCPHOST_SERVER = 'mcphost.mcp.server';
 /** Ours: which attempt of a retried model call a `chat` span is (1 for the first). */
 export const ATTR_MCPHOST_ATTEMPT = 'mcphost.attempt';
+/** Ours: a server start that is a restart (after a crash or a failed start). */
+export const ATTR_MCPHOST_RESTART = 'mcphost.mcp.restart';
+/** Ours: how many tools a started server listed. */
+export const ATTR_MCPHOST_TOOL_COUNT = 'mcphost.mcp.tool_count';
+/** Ours: how an approval wait, a hook run or the screen ended (`allow-once`, `block`, `clean`…). */
+export const ATTR_MCPHOST_OUTCOME = 'mcphost.outcome';
+/** Ours: which hooks a `hook` span ran (`PreToolUse`, `PostToolUse`). */
+export const ATTR_MCPHOST_HOOK_EVENT = 'mcphost.hook.event';
 /** Ours: the batch or worker job a trace belongs to. */
 export const ATTR_MCPHOST_JOB_ID = 'mcphost.job.id';
 
@@ -42,9 +55,6 @@ export const METRIC_GEN_AI_CLIENT_OPERATION_DURATION = 'gen_ai.client.operation.
 export const METRIC_MCP_CLIENT_OPERATION_DURATION = 'mcp.client.operation.duration';
 /** Ours: tool calls by server and outcome. */
 export const METRIC_MCPHOST_TOOL_CALLS = 'mcphost.tool.calls';
-
-/** The version of the conventions followed (docs/telemetry.md says the same). */
-export const SEMCONV_VERSION = '1.40.0';
 
 /** The `gen_ai.provider.name` of each of our providers (the convention's names where it has one). */
 export function genAiProviderName(provider: string): string {

@@ -137,7 +137,7 @@ function mcpAttributes(location: ToolLocation): Attributes {
 }
 
 /** `pipe` for stdio (the conventions' value), `tcp` for HTTP; `inproc` for a built-in server. */
-function networkTransport(transport: ToolLocation['transport']): string {
+export function networkTransport(transport: ToolLocation['transport']): string {
   switch (transport) {
     case 'stdio':
       return 'pipe';

@@ -14,6 +14,8 @@
  *   6. The embedded model against node-llama-cpp alone (test/bench/local-model.ts).
  *   7. Batch: host CPU per job of 1,000 one-tool-round jobs beside a loop of -p runs (test/bench/batch.ts).
  *   workers. Two durable workers on one PostgreSQL against one (test/bench/workers.ts).
+ *   telemetry. One-shot start with telemetry off against a baseline build, and host CPU per tool
+ *      round with OTLP export on ≤ off + 1 ms (test/bench/telemetry.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,6 +34,7 @@ import { batchJobs } from './batch.js';
 import { durableWorkers } from './workers.js';
 import { acpStart } from './acp-start.js';
 import { buildYargsFloor } from './yargs-floor.js';
+import { telemetryCost } from './telemetry.js';
 import { median, timeCommand } from './measure.js';
 import { CLI, REPOSITORY, temporaryHome, EVERYTHING_SERVER, npmServerConfig } from '../support/cli.js';
 
@@ -242,7 +245,7 @@ async function longConversations(): Promise<void> {
 console.log(`mcphost benchmarks (median of ${REPEATS} runs each; ${process.version})\n`);
 // BENCH_ONLY=4 (or 1,2,3,5,6,7,workers,acp, comma-separated) runs only those sections.
 const only = new Set(
-  (process.env.BENCH_ONLY ?? '1,2,3,4,5,6,7,workers,acp').split(',').map((part) => part.trim()),
+  (process.env.BENCH_ONLY ?? '1,2,3,4,5,6,7,workers,acp,telemetry').split(',').map((part) => part.trim()),
 );
 if (only.has('3')) await helpStartup();
 if (only.has('1')) {
@@ -256,3 +259,4 @@ if (only.has('6')) await localModel();
 if (only.has('7')) await batchJobs();
 if (only.has('workers')) await durableWorkers();
 if (only.has('acp')) await acpStart();
+if (only.has('telemetry')) await telemetryCost();

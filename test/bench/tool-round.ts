@@ -22,13 +22,13 @@ import { startFakeOllama, textReply, toolCallReply } from '../fakes/ollama-serve
 import { CLI, EVERYTHING_SERVER, REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { median } from './measure.js';
 
-const ROUNDS = 200;
+export const ROUNDS = 200;
 const PAIRS = Math.max(3, Number(process.env.BENCH_REPEATS ?? 5));
 const TARGET_MS = 5;
 const OWN_USAGE_PRELOAD = join(REPOSITORY, 'test/bench/peak-rss.mjs');
 
 /** A fake Ollama that asks for `everything__echo` while `callsLeft` lasts, then answers in text. */
-async function echoingModel(): Promise<{
+export async function echoingModel(): Promise<{
   url: string;
   setCalls: (count: number) => void;
   close: () => Promise<void>;
@@ -51,13 +51,18 @@ async function echoingModel(): Promise<{
  * The CPU time (ms) an `mcphost -p` run used itself, by its own getrusage. Fails on a non-zero exit
  * or when the run did not make `rounds` tool calls (a denied or failed call would cost less).
  */
-function cliCpuMs(home: TemporaryHome, providerUrl: string, rounds: number): Promise<number> {
+export function cliCpuMs(
+  home: TemporaryHome,
+  providerUrl: string,
+  rounds: number,
+  extraEnv: Readonly<Record<string, string>> = {},
+): Promise<number> {
   const file = join(home.path, 'own-usage.json');
   const args = ['--import', OWN_USAGE_PRELOAD, CLI, '-p', 'echo', '--provider-url', providerUrl];
   args.push('--max-steps', String(ROUNDS + 1), '--output-format', 'json');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH, HOME: home.path, PEAK_RSS_FILE: file },
+      env: { PATH: process.env.PATH, HOME: home.path, PEAK_RSS_FILE: file, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -4,13 +4,17 @@
  * answers with the `_meta` of its call, so the `traceparent` it received is checked against the
  * `execute_tool` span.
  */
-import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { errorReply, textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { REPOSITORY, runCli } from '../support/cli.js';
 import { useCliFixture } from '../support/cli-fixture.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { unwrapped } from '../support/untrusted.js';
+import { unusedPort } from '../support/loopback.js';
+import { modulesRunBy } from '../support/modules-run.js';
 
 const fixture = useCliFixture();
 const META_ECHO = join(REPOSITORY, 'test/fixtures/servers/meta-echo.mjs');
@@ -99,6 +103,27 @@ describe.each(['http/json', 'http/protobuf'] as const)('mcphost -p exporting ove
       // What the server received in params._meta is this span's context.
       expect(run.stdout).toContain(`"traceparent":"00-${tool.traceId}-${tool.spanId}-01"`);
     }
+    // The model's address, from the provider's base URL (the fake Ollama on loopback).
+    const ollamaPort = Number(new URL(ollama.url).port);
+    for (const chat of chats) {
+      expect(chat.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'server.port': ollamaPort });
+    }
+    // The server's start: a CLIENT span of its own (it began before the run, so not under it).
+    const start = spans.find(
+      (span) =>
+        span.attributes['mcp.method.name'] !== 'tools/call' &&
+        span.attributes['mcphost.mcp.server'] === 'echo',
+    );
+    expect(start?.name).toBe('initialize');
+    expect(start?.kind).toBe(3);
+    expect(start?.attributes).toMatchObject({
+      'mcp.method.name': 'initialize',
+      'network.transport': 'pipe',
+      'mcphost.mcp.restart': false,
+      'mcphost.mcp.tool_count': 1,
+    });
+    expect(start?.attributes['mcp.protocol.version']).toEqual(expect.any(String));
+    expect(start?.attributes['error.type']).toBeUndefined();
     if (protocol === 'http/json') {
       expect([...receiver.metricNames]).toEqual(
         expect.arrayContaining([
@@ -171,6 +196,18 @@ describe('telemetry', () => {
     expect(unreachable.elapsed - off.elapsed).toBeLessThan(2_000);
   });
 
+  it('still exports what happened when the runner cannot be assembled (no API key)', async () => {
+    await fixture.home.writeConfig({ mcpServers: { echo: { command: 'node', args: [META_ECHO] } } });
+    const run = await runCli(['-p', 'hello', '-m', 'anthropic:claude-sonnet-4-5'], fixture.home.path, {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('ANTHROPIC_API_KEY');
+    // The server had started before the model's set-up failed: its span went out before the exit.
+    const start = only(receiver.spans, 'initialize');
+    expect(start.attributes['mcphost.mcp.server']).toBe('echo');
+  });
+
   it('is off with OTEL_SDK_DISABLED=true', async () => {
     const ollama = await fixture.startModel([textReply('quiet')]);
     const run = await runCli(['-p', 'hello', '--provider-url', ollama.url], fixture.home.path, {
@@ -178,5 +215,119 @@ describe('telemetry', () => {
     });
     expect(run.code).toBe(0);
     expect(receiver.spans).toHaveLength(0);
+  });
+});
+
+/** server-everything in its Streamable HTTP mode on a free loopback port, once it listens. */
+async function startHttpEverything(): Promise<{ url: string; port: number; child: ChildProcess }> {
+  const port = await unusedPort();
+  const entry = join(
+    dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+    'dist',
+    'index.js',
+  );
+  const child = spawn(process.execPath, [entry, 'streamableHttp'], {
+    env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+      if (stderr.includes(String(port))) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${stderr}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, port, child };
+}
+
+describe('telemetry of a Streamable HTTP server, hooks and the screen', () => {
+  it('puts the session id on the start and the call, and the hook run and the screen under the call', async () => {
+    const server = await startHttpEverything();
+    try {
+      await fixture.home.writeConfig({
+        mcpServers: { everything: { type: 'http', url: server.url } },
+        hooks: { PreToolUse: [{ matcher: 'echo', hooks: [{ type: 'command', command: 'true' }] }] },
+      });
+      const ollama = await fixture.startModel([
+        toolCallReply(['everything__echo', { message: 'traced' }]),
+        textReply('echoed'),
+      ]);
+      const run = await runCli(['-p', 'echo it', '--provider-url', ollama.url], fixture.home.path, {
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      });
+      expect(run.stderr).not.toContain('telemetry:');
+      expect(run.code).toBe(0);
+      const spans = receiver.spans;
+      const tool = only(spans, 'execute_tool everything__echo');
+      const start = spans.find(
+        (span) => span.kind === 3 && span.attributes['mcphost.mcp.server'] === 'everything' && span !== tool,
+      );
+      expect(start?.attributes).toMatchObject({
+        'network.transport': 'tcp',
+        'network.protocol.name': 'http',
+        'server.address': '127.0.0.1',
+        'server.port': server.port,
+      });
+      const version = start?.attributes['mcp.protocol.version'];
+      expect(version).toEqual(expect.any(String));
+      expect(start?.name).toBe((version as string) >= '2026-07-28' ? 'server/discover' : 'initialize');
+      expect(tool.attributes).toMatchObject({ 'network.transport': 'tcp', 'mcp.protocol.version': version });
+      // server-everything is a stateful (2025-11-25) Streamable HTTP server: it gives a session id,
+      // and the call carries the same.
+      const sessionId = start?.attributes['mcp.session.id'];
+      expect(sessionId).toEqual(expect.any(String));
+      expect(tool.attributes['mcp.session.id']).toBe(sessionId);
+      const hook = only(spans, 'hook PreToolUse');
+      expect(hook.parentSpanId).toBe(tool.spanId);
+      expect(hook.attributes).toMatchObject({
+        'gen_ai.tool.call.id': tool.attributes['gen_ai.tool.call.id'],
+        'mcphost.hook.event': 'PreToolUse',
+        'mcphost.outcome': 'none',
+      });
+      const screen = only(spans, 'screen');
+      expect(screen.parentSpanId).toBe(tool.spanId);
+      expect(screen.attributes['mcphost.outcome']).toBe('clean');
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('telemetry off', () => {
+  it('runs no OpenTelemetry module (API, SDK or exporter) and none of src/telemetry; on, it does', async () => {
+    await fixture.home.writeConfig({ mcpServers: { echo: { command: 'node', args: [META_ECHO] } } });
+    const ollama = await fixture.startModel([
+      toolCallReply(['echo__meta', { n: 1 }]),
+      textReply('off'),
+      toolCallReply(['echo__meta', { n: 1 }]),
+      textReply('on'),
+    ]);
+    const args = ['-p', 'hello', '--provider-url', ollama.url];
+    const off = await modulesRunBy(args, fixture.home.path);
+    expect(off.run.code).toBe(0);
+    // The record holds the run's MCP client and tool call: an absence below means "did not run".
+    expect(off.modules).toContain('@modelcontextprotocol/client');
+    // Only the two pure modules that decide, without OpenTelemetry, that nothing is exported.
+    const deciding = new Set(['src/telemetry/registered.js', 'src/telemetry/export-settings.js']);
+    const openTelemetry = (modules: ReadonlySet<string>) =>
+      [...modules].filter(
+        (name) =>
+          name.startsWith('@opentelemetry/') || (name.startsWith('src/telemetry/') && !deciding.has(name)),
+      );
+    expect(openTelemetry(off.modules)).toEqual([]);
+    const on = await modulesRunBy(args, fixture.home.path, {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+    });
+    expect(on.run.code).toBe(0);
+    expect(openTelemetry(on.modules)).toEqual(
+      expect.arrayContaining([
+        '@opentelemetry/sdk-trace-base',
+        '@opentelemetry/api',
+        'src/telemetry/run-telemetry.js',
+      ]),
+    );
+    expect(receiver.spans.length).toBeGreaterThan(0);
   });
 });

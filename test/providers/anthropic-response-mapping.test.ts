@@ -208,13 +208,18 @@ describe('small mappers', () => {
     expect(toFinishReason(null)).toBe('other');
   });
 
-  it('toUsage counts cached input tokens as input', () => {
+  it('toUsage counts cached input tokens as input, and says how many (telemetry)', () => {
     expect(
       toUsage(
         { input_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 20 },
         { output_tokens: 3 },
       ),
-    ).toEqual({ inputTokens: 125, outputTokens: 3 });
+    ).toEqual({ inputTokens: 125, outputTokens: 3, cacheReadInputTokens: 100, cacheCreationInputTokens: 20 });
+    // No cache used: no cache counts (not zeros).
+    expect(toUsage({ input_tokens: 5, cache_read_input_tokens: 0 }, { output_tokens: 3 })).toEqual({
+      inputTokens: 5,
+      outputTokens: 3,
+    });
     expect(toUsage(undefined, undefined)).toBeUndefined();
   });
 });

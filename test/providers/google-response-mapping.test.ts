@@ -39,6 +39,16 @@ const chunk = (parts: unknown[], finishReason?: string, usage?: Record<string, n
 });
 
 describe('fromGeminiStream', () => {
+  it("reports Gemini's cached prompt tokens (counted in the input too)", async () => {
+    const usage = { promptTokenCount: 900, candidatesTokenCount: 4, cachedContentTokenCount: 768 };
+    const events = await collect([chunk([{ text: 'hi' }], 'STOP', usage)]);
+    expect(events.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'stop',
+      usage: { inputTokens: 900, outputTokens: 4, cacheReadInputTokens: 768 },
+    });
+  });
+
   it('streams text deltas and finishes with the last usage, not a sum', async () => {
     const usage = { promptTokenCount: 10, candidatesTokenCount: 4, thoughtsTokenCount: 3 };
     const events = await collect([

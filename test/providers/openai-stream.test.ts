@@ -23,6 +23,23 @@ function run(chunks: readonly unknown[], makeId?: () => string): ProviderEvent[]
 }
 
 describe('OpenAIStreamAccumulator', () => {
+  it("reports OpenAI's cached prompt tokens (counted in the input too)", () => {
+    const events = run([
+      chunk({ content: 'hi' }),
+      chunk({}, 'stop'),
+      {
+        id: 'x',
+        choices: [],
+        usage: { ...usageOf(1200, 5), prompt_tokens_details: { cached_tokens: 1024, audio_tokens: 0 } },
+      },
+    ]);
+    expect(events.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'stop',
+      usage: { inputTokens: 1200, outputTokens: 5, cacheReadInputTokens: 1024 },
+    });
+  });
+
   it('passes text on as it arrives and ends with finish and usage', () => {
     const events = run([
       chunk({ role: 'assistant', content: '' }),

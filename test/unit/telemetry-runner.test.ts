@@ -16,6 +16,8 @@ import { Runner } from '../../src/core/runner.js';
 import { createTelemetry } from '../../src/telemetry/run-telemetry.js';
 import { activeTraceCarrier } from '../../src/telemetry/trace-context.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
+import { GuardedToolHost } from '../../src/safety/guarded-tool-host.js';
+import type { Provider } from '../../src/core/types.js';
 import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
 
 const exporter = new InMemorySpanExporter();
@@ -111,5 +113,95 @@ describe('the Runner with telemetry', () => {
     expect(run?.attributes['error.type']).toBe('ProviderError');
     const chats = spans.filter((span) => span.name === 'chat test');
     expect(chats.at(-1)?.attributes['error.type']).toBe('ProviderError');
+  });
+
+  it('puts the approval wait and the screen under the call, and the cache counts and the address on the chat', async () => {
+    exporter.reset();
+    const telemetry = createTelemetry({ env: {} });
+    const scripted = new ScriptedProvider([
+      [
+        { type: 'tool-call', call: { type: 'tool-call', id: 'w', name: 'files__write', input: {} } },
+        {
+          type: 'finish',
+          reason: 'tool-calls',
+          usage: {
+            inputTokens: 900,
+            outputTokens: 7,
+            cacheReadInputTokens: 800,
+            cacheCreationInputTokens: 64,
+          },
+        },
+      ],
+      textReply('written'),
+    ]);
+    const provider: Provider = {
+      name: scripted.name,
+      model: scripted.model,
+      baseUrl: 'https://models.example.com/v1',
+      chat: (request) => scripted.chat(request),
+    };
+    const guard = new GuardedToolHost({
+      host: new FakeToolHost({ files__write: () => 'ok' }),
+      safety: { approval: [{ source: 'cfg', rules: [], default: 'ask' }] },
+      questions: { approveToolCall: async () => ({ kind: 'allow-once' }) },
+      activities: telemetry.guardActivities,
+    });
+    const runner = new Runner({ provider, tools: guard, observer: telemetry.observer });
+    await runner.run('write it');
+    const spans = exporter.getFinishedSpans();
+    const tool = spans.find((span) => span.name === 'execute_tool files__write');
+    const approval = spans.find((span) => span.name === 'approval');
+    expect(approval?.parentSpanContext?.spanId).toBe(tool?.spanContext().spanId);
+    expect(approval?.attributes).toMatchObject({
+      'gen_ai.tool.call.id': 'w',
+      'mcphost.outcome': 'allow-once',
+    });
+    const screen = spans.find((span) => span.name === 'screen');
+    expect(screen?.parentSpanContext?.spanId).toBe(tool?.spanContext().spanId);
+    expect(screen?.attributes['mcphost.outcome']).toBe('clean');
+    const [first, second] = spans.filter((span) => span.name === 'chat test');
+    expect(first?.attributes).toMatchObject({
+      'gen_ai.usage.input_tokens': 900,
+      'gen_ai.usage.cache_read.input_tokens': 800,
+      'gen_ai.usage.cache_creation.input_tokens': 64,
+      'server.address': 'models.example.com',
+      'server.port': 443,
+    });
+    // A call whose vendor reported no cache has no cache attributes (not a made-up zero).
+    expect(second?.attributes['gen_ai.usage.cache_read.input_tokens']).toBeUndefined();
+    await guard.close();
+  });
+
+  it('makes a span of a server start and of a sign-in, failed ones with error.type', async () => {
+    exporter.reset();
+    const { serverStarts } = createTelemetry({ env: {} });
+    await expect(
+      serverStarts.opening(
+        {
+          server: 'remote',
+          definition: { transport: 'http', url: 'https://mcp.example.com:8443/mcp?key=secret', headers: {} },
+          restart: false,
+        },
+        () => Promise.reject(new TypeError('refused')),
+      ),
+    ).rejects.toThrow('refused');
+    await serverStarts.signingIn('remote', async () => {
+      // The sign-in's requests run in its span's context.
+      expect(activeTraceCarrier().traceparent).toMatch(/^00-/);
+    });
+    const spans = exporter.getFinishedSpans();
+    const start = spans.find((span) => span.name === 'initialize');
+    expect(start?.kind).toBe(2);
+    expect(start?.attributes).toMatchObject({
+      'mcp.method.name': 'initialize',
+      'network.transport': 'tcp',
+      'server.address': 'mcp.example.com',
+      'server.port': 8443,
+      'error.type': 'TypeError',
+    });
+    expect(JSON.stringify(start?.attributes)).not.toContain('secret');
+    const signIn = spans.find((span) => span.name === 'sign_in remote');
+    expect(signIn?.attributes['mcphost.mcp.server']).toBe('remote');
+    expect(signIn?.attributes['error.type']).toBeUndefined();
   });
 });

@@ -10,6 +10,7 @@ import type { ApprovalDecision } from '../approval.js';
 import type { ServerIdentity } from '../audit-log.js';
 import type { ToolLocation } from '../tool-location.js';
 import { type GuardParts } from './parts.js';
+import { observed } from './activity.js';
 import type { GateStage, GateVerdict, Refusal } from './stages.js';
 import { definedProperties } from '../../util/defined-properties.js';
 
@@ -50,31 +51,38 @@ async function approve(
         'The user can allow such calls with --approve-all.',
     );
   }
-  const answer = await parts.questionQueue.run(
-    async (): Promise<ApprovalDecision | 'granted' | 'refused' | 'cancelled'> => {
-      // An "always" answer to an earlier question of this step may already cover this call.
-      if (grants.refuses(call.name)) return 'refused';
-      if (grants.covers(call.name, server)) return 'granted';
-      if (signal.aborted) return 'cancelled';
-      try {
-        // Raced with the signal: a prompt that ignores it must not keep close() waiting.
-        const decision = await untilAborted(
-          ask({
-            call,
-            tool: location?.tool ?? call.name,
-            reason,
-            ...definedProperties({ server, agent }),
-            ...definedProperties({ hints: location?.hints }),
-            ...sandboxedOf(server === undefined ? undefined : parts.identify?.(server)),
+  type Answer = ApprovalDecision | 'granted' | 'refused' | 'cancelled';
+  // The wait for the answer (its turn in the question queue included) is what a listener sees.
+  const answer = await observed(
+    parts.activities,
+    { kind: 'approval' },
+    call,
+    () =>
+      parts.questionQueue.run(async (): Promise<Answer> => {
+        // An "always" answer to an earlier question of this step may already cover this call.
+        if (grants.refuses(call.name)) return 'refused';
+        if (grants.covers(call.name, server)) return 'granted';
+        if (signal.aborted) return 'cancelled';
+        try {
+          // Raced with the signal: a prompt that ignores it must not keep close() waiting.
+          const decision = await untilAborted(
+            ask({
+              call,
+              tool: location?.tool ?? call.name,
+              reason,
+              ...definedProperties({ server, agent }),
+              ...definedProperties({ hints: location?.hints }),
+              ...sandboxedOf(server === undefined ? undefined : parts.identify?.(server)),
+              signal,
+            }),
             signal,
-          }),
-          signal,
-        );
-        return decision === CANCELLED ? 'cancelled' : decision;
-      } catch {
-        return { kind: 'deny' };
-      }
-    },
+          );
+          return decision === CANCELLED ? 'cancelled' : decision;
+        } catch {
+          return { kind: 'deny' };
+        }
+      }),
+    (value) => (typeof value === 'string' ? value : value.kind),
   );
   if (answer === 'granted') return { kind: 'allow', decidedBy: 'session', reason };
   if (answer === 'refused') return refusedForSession(call.name);

@@ -7,16 +7,23 @@ import { errorResult } from '../../core/tool-execution.js';
 import type { HookRunner } from '../hooks.js';
 import { hookToolFields } from './parts.js';
 import type { GateStage, ResultStage } from './stages.js';
+import { observed, type GuardActivityObserver } from './activity.js';
 
-export function preToolUseStage(hooks: HookRunner | undefined): GateStage {
+export function preToolUseStage(
+  hooks: HookRunner | undefined,
+  activities?: GuardActivityObserver,
+): GateStage {
   return {
     name: 'PreToolUse hooks',
     check: async ({ call, location, signal }) => {
       if (hooks?.has('PreToolUse') !== true) return { kind: 'continue' };
-      const hook = await hooks.run('PreToolUse', hookToolFields(call, location), {
-        toolName: call.name,
-        signal,
-      });
+      const hook = await observed(
+        activities,
+        { kind: 'hook', event: 'PreToolUse' },
+        call,
+        () => hooks.run('PreToolUse', hookToolFields(call, location), { toolName: call.name, signal }),
+        (verdict) => verdict.kind,
+      );
       switch (hook.kind) {
         case 'block':
           return {
@@ -44,18 +51,28 @@ export function preToolUseStage(hooks: HookRunner | undefined): GateStage {
   };
 }
 
-export function postToolUseStage(hooks: HookRunner | undefined): ResultStage {
+export function postToolUseStage(
+  hooks: HookRunner | undefined,
+  activities?: GuardActivityObserver,
+): ResultStage {
   return {
     name: 'PostToolUse hooks',
     check: async ({ call, location, signal, result, cancelled }) => {
       if (cancelled || hooks?.has('PostToolUse') !== true) return { kind: 'continue' };
-      const verdict = await hooks.run(
-        'PostToolUse',
-        {
-          ...hookToolFields(call, location),
-          tool_response: { content: result.content, isError: result.isError },
-        },
-        { toolName: call.name, signal },
+      const verdict = await observed(
+        activities,
+        { kind: 'hook', event: 'PostToolUse' },
+        call,
+        () =>
+          hooks.run(
+            'PostToolUse',
+            {
+              ...hookToolFields(call, location),
+              tool_response: { content: result.content, isError: result.isError },
+            },
+            { toolName: call.name, signal },
+          ),
+        (hook) => hook.kind,
       );
       if (verdict.kind !== 'block') return { kind: 'continue' };
       return {

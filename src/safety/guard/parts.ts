@@ -1,4 +1,5 @@
 /** What the guard's stages work with: the settings, and the collaborators the guard was given. */
+import type { GuardActivityObserver } from './activity.js';
 import type { QuestionQueue, UserQuestions } from '../../core/questions.js';
 import type { SessionGrants } from '../approval.js';
 import type { ServerIdentity } from '../audit-log.js';
@@ -31,6 +32,8 @@ export interface GuardParts {
   readonly pins: ToolPinCheck | undefined;
   /** Whether a tool needs no approval, so is pinned when seen (else when a call is approved). */
   readonly pinsOnSight: (exposedName: string, location: ToolLocation) => boolean;
+  /** Follows approval waits, hook runs and the screen (telemetry), when something listens. */
+  readonly activities?: GuardActivityObserver | undefined;
 }
 
 /** The tool fields of a hook's input (the Go mcphost's names, and the MCP server and tool). */

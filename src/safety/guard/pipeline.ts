@@ -19,7 +19,7 @@ export function gateStages(parts: GuardParts): readonly GateStage[] {
     toolPinStage(parts.pins, parts.pinsOnSight),
     approvalPolicyStage(parts.policy),
     sessionModeStage(parts.settings.sessionMode),
-    preToolUseStage(parts.hooks),
+    preToolUseStage(parts.hooks, parts.activities),
     approvalStage(parts),
     notCancelledStage(parts.cancellation),
     budgetAdmissionStage(parts.budgets),
@@ -31,7 +31,7 @@ export function resultStages(parts: GuardParts): readonly ResultStage[] {
   return [
     outputLimitStage(parts),
     budgetChargeStage(parts.budgets),
-    postToolUseStage(parts.hooks),
+    postToolUseStage(parts.hooks, parts.activities),
     untrustedContentStage(parts),
   ];
 }

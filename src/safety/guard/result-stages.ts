@@ -9,6 +9,7 @@ import { stripResultControlCharacters } from '../output-limits.js';
 import { isHostMade, screenToolResult } from '../untrusted-content.js';
 import { type GuardParts } from './parts.js';
 import type { ResultStage } from './stages.js';
+import { observed } from './activity.js';
 import { definedProperties } from '../../util/defined-properties.js';
 
 export function outputLimitStage(parts: GuardParts): ResultStage {
@@ -38,21 +39,25 @@ export function untrustedContentStage(parts: GuardParts): ResultStage {
     name: 'untrusted-content screen',
     check: async ({ call, location, signal, result, fromServer, cancelled, facts }) => {
       if (cancelled || facts.withheld !== undefined || isHostMade(result)) return { kind: 'continue' };
-      const screened = await screenToolResult(
-        result,
-        {
-          settings: {
-            policy: parts.settings.untrustedContent?.policy ?? 'warn',
-            ...definedProperties({ questions: parts.questions }),
-            // The runner's one queue: a content question never overlaps an approval prompt.
-            queue: parts.questionQueue,
-            ...definedProperties({ onFlagged: parts.onFlagged }),
+      const screen = () =>
+        screenToolResult(
+          result,
+          {
+            settings: {
+              policy: parts.settings.untrustedContent?.policy ?? 'warn',
+              ...definedProperties({ questions: parts.questions }),
+              // The runner's one queue: a content question never overlaps an approval prompt.
+              queue: parts.questionQueue,
+              ...definedProperties({ onFlagged: parts.onFlagged }),
+            },
+            source: call.name,
+            ...definedProperties({ server: location?.server }),
+            signal,
           },
-          source: call.name,
-          ...definedProperties({ server: location?.server }),
-          signal,
-        },
-        fromServer,
+          fromServer,
+        );
+      const screened = await observed(parts.activities, { kind: 'screen' }, call, screen, (outcome) =>
+        outcome.flag === undefined ? 'clean' : `flagged_${outcome.flag.action}`,
       );
       return {
         kind: 'rewrite',
