@@ -21,6 +21,8 @@ function toWire(event: RunnerEvent): object | undefined {
       return { type: 'tool', name: event.call.name, input: event.call.input };
     case 'tool-result':
       return { type: 'tool-done', name: event.record.call.name, failed: event.record.result.isError };
+    case 'reasoning-delta':
+      return { type: 'thinking', text: event.text };
     case 'retry':
       return { type: 'retry', inMs: event.delayMs };
     case 'compaction':

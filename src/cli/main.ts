@@ -60,7 +60,7 @@ export async function main(
         return await withStopSignal(signals, (signal) => runJobsCommand(parsed.command, { io, signal }));
       }
       case 'worker': {
-        const { runWorkerCommand } = await import('./command-line/jobs-commands.js');
+        const { runWorkerCommand } = await import('./command-line/worker-command.js');
         return await withStopSignal(signals, (signal) => runWorkerCommand(parsed.command, { io, signal }));
       }
       case 'acp': {

@@ -37,7 +37,7 @@ import type { ChatHost, ChatOptions } from './chat-host.js';
 import type { ToolProgress } from '../../mcp/server-connection.js';
 import { mcphostFolder } from '../../util/user-folders.js';
 import { definedProperties } from '../../util/defined-properties.js';
-import { stripControlCharacters } from '../../safety/output-limits.js';
+import { postedLine } from './posted-line.js';
 
 /** A turn in progress: what stops it and what shows it. */
 interface Turn {
@@ -130,11 +130,7 @@ export class ChatSession implements Prompter {
       if (next.kind === 'posted') {
         // An app's message: shown as whose it is, and a turn as it stands (never a command, and
         // no `@file` or `@server:uri` is read for it).
-        const shown = stripControlCharacters(next.text)
-          .split('\n')
-          .join(`\n${display.style.dim('… ')}`);
-        const from = display.style.magenta(stripControlCharacters(next.from));
-        io.stdout.write(`${from} ${display.style.bold('›')} ${shown}\n`);
+        io.stdout.write(postedLine(display, next.from, next.text));
         await this.#runTurn(next.prompt, { expand: false });
         continue;
       }
@@ -370,9 +366,7 @@ export class ChatSession implements Prompter {
       ...(host.skills === undefined ? {} : { skills: () => host.skills?.() ?? Promise.resolve([]) }),
       ...(host.agentRuns === undefined ? {} : { agentRuns: () => host.agentRuns?.() ?? [] }),
       ...(host.runningTasks === undefined ? {} : { runningTasks: () => host.runningTasks?.() ?? [] }),
-      ...(options.apps === undefined
-        ? {}
-        : { apps: () => options.apps?.show() ?? Promise.reject(new Error('apps are off')) }),
+      ...(options.apps === undefined ? {} : { apps: options.apps.show.bind(options.apps) }),
       ...(host.serverLogs === undefined
         ? {}
         : { serverLogs: (server?: string) => host.serverLogs?.(server) ?? [] }),
