@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { textReply, toolCallReply } from '../fakes/ollama-server.js';
-import { startEditor, updatesOf, type ScriptedEditor } from '../support/acp-editor.js';
+import { EditorsOfTest, startEditor, updatesOf, type ScriptedEditor } from '../support/acp-editor.js';
 import { cliFixture } from '../support/cli-fixture.js';
 import { hasChromium, launchChromium } from '../support/chromium.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'servers');
-let editors: ScriptedEditor[] = [];
+const editors = new EditorsOfTest();
 let browser: Browser | undefined;
 const fixture = cliFixture(
   {
@@ -26,12 +26,7 @@ const fixture = cliFixture(
       },
     },
   },
-  async () => {
-    const closing = editors;
-    editors = [];
-    for (const editor of closing) await editor.close();
-    for (const editor of closing) expect(editor.problems).toEqual([]);
-  },
+  () => editors.closeAndCheck(),
 );
 afterEach(async () => {
   await browser?.close();
@@ -47,7 +42,7 @@ async function editorSession(
     cwd,
     args: ['-m', 'ollama:mistral-small', '--provider-url', fixture.model.url, ...extraArgs],
   });
-  editors.push(editor);
+  editors.add(editor);
   await editor.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await editor.agent.request('session/new', { cwd, mcpServers: [] });
   return { editor, sessionId };

@@ -6,21 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { textReply } from '../fakes/ollama-server.js';
 import { cliFixture } from '../support/cli-fixture.js';
 import { runCli } from '../support/cli.js';
-import { answerText, startEditor, type ScriptedEditor } from '../support/acp-editor.js';
+import { EditorsOfTest, answerText, startEditor, type ScriptedEditor } from '../support/acp-editor.js';
 
-let editors: ScriptedEditor[] = [];
-const fixture = cliFixture({}, async () => {
-  const closing = editors;
-  editors = [];
-  for (const editor of closing) await editor.close();
-  for (const editor of closing) expect(editor.problems).toEqual([]);
-});
+const editors = new EditorsOfTest();
+const fixture = cliFixture({}, () => editors.closeAndCheck());
 
 const modelFlags = () => ['-m', 'ollama:mistral-small', '--provider-url', fixture.model.url];
 
 async function editor(cwd: string): Promise<ScriptedEditor> {
   const started = await startEditor({ home: fixture.home.path, cwd, args: modelFlags() });
-  editors.push(started);
+  editors.add(started);
   await started.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
   return started;
 }

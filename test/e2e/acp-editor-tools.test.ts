@@ -13,6 +13,7 @@ import { RequestError, type ClientApp, type ClientCapabilities } from '@agentcli
 import { textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { cliFixture } from '../support/cli-fixture.js';
 import {
+  EditorsOfTest,
   agentCalls,
   answerText,
   startEditor,
@@ -21,16 +22,8 @@ import {
   type ScriptedEditor,
 } from '../support/acp-editor.js';
 
-let editors: ScriptedEditor[] = [];
-const fixture = cliFixture({}, async () => {
-  const closing = editors;
-  editors = [];
-  for (const editor of closing) await editor.close();
-  for (const editor of closing) {
-    expect(editor.problems).toEqual([]);
-    expect(editor.lines.length).toBeGreaterThan(0);
-  }
-});
+const editors = new EditorsOfTest();
+const fixture = cliFixture({}, () => editors.closeAndCheck());
 
 async function editor(
   options: Partial<EditorOptions> & {
@@ -53,7 +46,7 @@ async function editor(
     ],
     ...options,
   });
-  editors.push(started);
+  editors.add(started);
   await started.agent.request('initialize', {
     protocolVersion: 1,
     clientCapabilities: options.capabilities,

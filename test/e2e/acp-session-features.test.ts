@@ -13,6 +13,7 @@ import { textReply, toolCallReply } from '../fakes/ollama-server.js';
 import { cliFixture } from '../support/cli-fixture.js';
 import { npmServer, REPOSITORY } from '../support/cli.js';
 import {
+  EditorsOfTest,
   agentCalls,
   startEditor,
   updatesOf,
@@ -20,16 +21,8 @@ import {
   type ScriptedEditor,
 } from '../support/acp-editor.js';
 
-let editors: ScriptedEditor[] = [];
-const fixture = cliFixture({}, async () => {
-  const closing = editors;
-  editors = [];
-  for (const editor of closing) await editor.close();
-  for (const editor of closing) {
-    expect(editor.problems).toEqual([]);
-    expect(editor.lines.length).toBeGreaterThan(0);
-  }
-});
+const editors = new EditorsOfTest();
+const fixture = cliFixture({}, () => editors.closeAndCheck());
 
 async function editor(
   options: Partial<EditorOptions> & {
@@ -51,7 +44,7 @@ async function editor(
     ],
     ...options,
   });
-  editors.push(started);
+  editors.add(started);
   await started.agent.request('initialize', {
     protocolVersion: 1,
     clientCapabilities: options.capabilities ?? {},

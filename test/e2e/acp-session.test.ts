@@ -11,6 +11,7 @@ import { errorReply, textReply, toolCallReply } from '../fakes/ollama-server.js'
 import { cliFixture } from '../support/cli-fixture.js';
 import { npmServer } from '../support/cli.js';
 import {
+  EditorsOfTest,
   answerText,
   startEditor,
   updatesOf,
@@ -18,18 +19,10 @@ import {
   type ScriptedEditor,
 } from '../support/acp-editor.js';
 
-let editors: ScriptedEditor[] = [];
+const editors = new EditorsOfTest();
 // At each test's end, before the model and the HOME go: the agents end, and every line each wrote
 // to stdout is an ACP message that passes the schema.
-const fixture = cliFixture({}, async () => {
-  const closing = editors;
-  editors = [];
-  for (const editor of closing) await editor.close();
-  for (const editor of closing) {
-    expect(editor.problems).toEqual([]);
-    expect(editor.lines.length).toBeGreaterThan(0);
-  }
-});
+const fixture = cliFixture({}, () => editors.closeAndCheck());
 
 async function editor(options: Partial<EditorOptions> & { readonly cwd: string }): Promise<ScriptedEditor> {
   const started = await startEditor({
@@ -37,7 +30,7 @@ async function editor(options: Partial<EditorOptions> & { readonly cwd: string }
     args: ['-m', 'ollama:mistral-small', '--provider-url', fixture.model.url, '--context-window', '131072'],
     ...options,
   });
-  editors.push(started);
+  editors.add(started);
   await started.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
   return started;
 }
@@ -55,7 +48,7 @@ describe('mcphost acp', () => {
       cwd,
       args: ['-m', 'ollama:mistral-small', '--provider-url', fixture.model.url],
     });
-    editors.push(started);
+    editors.add(started);
     const initialized = await started.agent.request('initialize', {
       protocolVersion: 1,
       clientCapabilities: {},
@@ -332,7 +325,7 @@ describe('mcphost acp', () => {
     });
     expect(await first.close()).toBe(0);
     expect(first.problems).toEqual([]);
-    editors = editors.filter((open) => open !== first);
+    editors.forget(first);
 
     const second = await editor({ cwd });
     const listed = await second.agent.request('session/list', { cwd });

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { FakeOllamaReply } from '../fakes/ollama-server.js';
-import { answerText, startEditor, updatesOf, type ScriptedEditor } from '../support/acp-editor.js';
+import { EditorsOfTest, answerText, startEditor, updatesOf } from '../support/acp-editor.js';
 import { cliFixture } from '../support/cli-fixture.js';
 import { runCli } from '../support/cli.js';
 
@@ -15,13 +15,8 @@ const THOUGHTS = ['The user says hi. ', 'A short greeting back will do.'];
 const ANSWER = 'Hello there!';
 const thinkingReply: FakeOllamaReply = { type: 'answer', thinking: THOUGHTS, text: ['Hello ', 'there!'] };
 
-let editors: ScriptedEditor[] = [];
-const fixture = cliFixture({}, async () => {
-  const closing = editors;
-  editors = [];
-  for (const editor of closing) await editor.close();
-  for (const editor of closing) expect(editor.problems).toEqual([]);
-});
+const editors = new EditorsOfTest();
+const fixture = cliFixture({}, () => editors.closeAndCheck());
 
 describe('reasoning of a thinking model', () => {
   it('reaches the editor as agent_thought_chunk, apart from the answer', async () => {
@@ -32,7 +27,7 @@ describe('reasoning of a thinking model', () => {
       cwd,
       args: ['-m', 'ollama:qwen3:4b', '--provider-url', fixture.model.url],
     });
-    editors.push(editor);
+    editors.add(editor);
     await editor.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
     const session = await editor.agent.request('session/new', { cwd, mcpServers: [] });
     const answer = await editor.agent.request('session/prompt', {

@@ -127,16 +127,22 @@ describe('durable workers exporting traces', () => {
     expect(stopped.code).toBe(0);
     expect(stopped.stderr).not.toContain('telemetry:');
 
-    // One trace holds both processes' spans.
-    const spansA = receiver.spans.filter(from('w-a'));
-    const spansB = receiver.spans.filter(from('w-b'));
+    // Each worker's own server start (before any job) is a trace of its own: one `initialize` root
+    // span a worker. Every other span of both processes is the job's, in one trace.
+    const serverStarts = receiver.spans.filter((span) => span.name === 'initialize');
+    expect(serverStarts.map((span) => span.resource['service.instance.id']).sort()).toEqual(['w-a', 'w-b']);
+    expect(serverStarts.every((span) => span.parentSpanId === '')).toBe(true);
+    const ofJob = (span: ReceivedSpan): boolean => span.name !== 'initialize';
+    const spansA = receiver.spans.filter(from('w-a')).filter(ofJob);
+    const spansB = receiver.spans.filter(from('w-b')).filter(ofJob);
     const traceIds = new Set([...spansA, ...spansB].map((span) => span.traceId));
     // Nothing else was exported either (DBOS's launch probe is not recorded).
     const outline = receiver.spans.map(
       (span) => `${span.name} ${span.traceId} ${String(span.resource['service.instance.id'])}`,
     );
     expect(traceIds.size, outline.join('\n')).toBe(1);
-    expect(spansA.length + spansB.length).toBe(receiver.spans.length);
+    expect(serverStarts.every((span) => !traceIds.has(span.traceId))).toBe(true);
+    expect(spansA.length + spansB.length + serverStarts.length).toBe(receiver.spans.length);
     const byId = new Map(receiver.spans.map((span) => [span.spanId, span]));
 
     // A: its tool call ran as a DBOS step under its execute_tool span, before it was killed.

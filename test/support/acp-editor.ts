@@ -16,6 +16,7 @@ import {
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
 import * as schema from '../../node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js';
+import { expect } from 'vitest';
 import { CLI } from './cli.js';
 
 /** What checks the params (agent → editor) or the result (a response to the editor's request). */
@@ -223,4 +224,33 @@ export function agentCalls(
     .map((line) => JSON.parse(line) as { method?: string; params?: Record<string, unknown> })
     .filter((message) => message.method === method)
     .map((message) => message.params ?? {});
+}
+
+/**
+ * The editors a test started, ended at its end (a cliFixture's teardown, before the model and the
+ * HOME go) and each checked there: it wrote to stdout, and every line it wrote is an ACP message
+ * that passes the schema.
+ */
+export class EditorsOfTest {
+  #open: ScriptedEditor[] = [];
+
+  add(editor: ScriptedEditor): ScriptedEditor {
+    this.#open.push(editor);
+    return editor;
+  }
+
+  /** An editor the test closed and checked itself. */
+  forget(editor: ScriptedEditor): void {
+    this.#open = this.#open.filter((open) => open !== editor);
+  }
+
+  async closeAndCheck(): Promise<void> {
+    const closing = this.#open;
+    this.#open = [];
+    for (const editor of closing) await editor.close();
+    for (const editor of closing) {
+      expect(editor.problems).toEqual([]);
+      expect(editor.lines.length).toBeGreaterThan(0);
+    }
+  }
 }

@@ -31,16 +31,7 @@ export async function checkDatabase(url: string): Promise<void> {
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new DatabaseUnreachableError(address, 'the URL must start with postgres:// or postgresql://');
   }
-  // The system database may not exist yet (DBOS creates it): the server's own `postgres` database
-  // answers for the server.
-  const serverUrl = new URL(url);
-  serverUrl.pathname = '/postgres';
-  const client = new pg.Client({
-    connectionString: serverUrl.toString(),
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-  });
-  // A connection that dies later must not crash the process with an unhandled 'error' event.
-  client.on('error', () => undefined);
+  const client = serverClient(url);
   try {
     await client.connect();
     await client.query('SELECT 1');
@@ -58,14 +49,9 @@ export async function checkDatabase(url: string): Promise<void> {
  * cannot be read (a role without the right to), the host and port as the URL names them.
  */
 export async function databaseIdentity(url: string): Promise<string> {
-  const serverUrl = new URL(url);
-  const name = decodeURIComponent(serverUrl.pathname.replace(/^\//, ''));
-  serverUrl.pathname = '/postgres';
-  const client = new pg.Client({
-    connectionString: serverUrl.toString(),
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-  });
-  client.on('error', () => undefined);
+  const given = new URL(url);
+  const name = decodeURIComponent(given.pathname.replace(/^\//, ''));
+  const client = serverClient(url);
   try {
     await client.connect();
     const result = await client.query<{ cluster: string }>(
@@ -73,10 +59,26 @@ export async function databaseIdentity(url: string): Promise<string> {
     );
     return `${result.rows[0]?.cluster ?? ''}/${name}`;
   } catch {
-    return `${serverUrl.host}/${name}`;
+    return `${given.host}/${name}`;
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * A client of the server's own `postgres` database, not connected yet: the jobs database may not
+ * exist yet (DBOS creates it), and `postgres` answers for the server.
+ */
+function serverClient(url: string): pg.Client {
+  const serverUrl = new URL(url);
+  serverUrl.pathname = '/postgres';
+  const client = new pg.Client({
+    connectionString: serverUrl.toString(),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  // A connection that dies later must not crash the process with an unhandled 'error' event.
+  client.on('error', () => undefined);
+  return client;
 }
 
 function describeConnectFailure(error: unknown): string {
