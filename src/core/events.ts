@@ -94,6 +94,8 @@ export type RunnerEvent =
       readonly tokensAfter: number;
       /** The summary's text. */
       readonly summary: string;
+      /** When the compaction began (ms since the epoch); the event comes when it is over. */
+      readonly startedAt: number;
     }
   /**
    * Which tool definitions the model gets: all of them, or the tool-search tool and the tools

@@ -375,6 +375,7 @@ export class Runner {
     focus?: string,
   ): Promise<Compaction | undefined> {
     throwIfCancelled(signal);
+    const startedAt = Date.now();
     const compaction = await this.#context.compact({
       provider: this.#provider,
       messages: this.#messages,
@@ -387,7 +388,7 @@ export class Runner {
     if (compaction === undefined) return undefined;
     this.#messages = [...compaction.messages];
     const { summary, replacedMessages, tokensBefore, tokensAfter } = compaction;
-    emit({ type: 'compaction', reason, replacedMessages, tokensBefore, tokensAfter, summary });
+    emit({ type: 'compaction', reason, replacedMessages, tokensBefore, tokensAfter, summary, startedAt });
     await this.#options.onHistoryChange?.(this.history, { type: 'compaction', summary, replacedMessages });
     return compaction;
   }

@@ -171,12 +171,23 @@ class RunSpans implements RunObservation {
         this.#tools.end(event.record);
         return;
       case 'compaction':
-        this.#span.addEvent('compaction', {
-          'mcphost.compaction.reason': event.reason,
-          'mcphost.compaction.replaced_messages': event.replacedMessages,
-          'mcphost.compaction.tokens_before': event.tokensBefore,
-          'mcphost.compaction.tokens_after': event.tokensAfter,
-        });
+        // The event comes when the compaction is over: the span is made then, from its start.
+        this.#tracer
+          .startSpan(
+            'compaction',
+            {
+              kind: SpanKind.INTERNAL,
+              startTime: event.startedAt,
+              attributes: {
+                'mcphost.compaction.reason': event.reason,
+                'mcphost.compaction.replaced_messages': event.replacedMessages,
+                'mcphost.compaction.tokens_before': event.tokensBefore,
+                'mcphost.compaction.tokens_after': event.tokensAfter,
+              },
+            },
+            this.#context,
+          )
+          .end(Math.max(Date.now(), event.startedAt));
         return;
       case 'tool-mode':
         if (event.mode.kind === 'search') {

@@ -4,7 +4,7 @@
  * `traceparent`, and what a child Runner started in the call nests under), and a run started
  * inside a program's own span.
  */
-import { context, trace } from '@opentelemetry/api';
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   BasicTracerProvider,
@@ -17,7 +17,8 @@ import { createTelemetry } from '../../src/telemetry/run-telemetry.js';
 import { activeTraceCarrier } from '../../src/telemetry/trace-context.js';
 import { FakeToolHost } from '../support/fake-tool-host.js';
 import { GuardedToolHost } from '../../src/safety/guarded-tool-host.js';
-import type { Provider } from '../../src/core/types.js';
+import type { ChatRequest, Message, Provider, ProviderEvent } from '../../src/core/types.js';
+import { SUMMARY_TEMPLATE } from '../../src/context/compaction.js';
 import { ScriptedProvider, textReply, toolReply } from '../support/scripted-provider.js';
 
 const exporter = new InMemorySpanExporter();
@@ -170,6 +171,59 @@ describe('the Runner with telemetry', () => {
     // A call whose vendor reported no cache has no cache attributes (not a made-up zero).
     expect(second?.attributes['gen_ai.usage.cache_read.input_tokens']).toBeUndefined();
     await guard.close();
+  });
+
+  it('makes a threshold compaction inside a run a compaction span under invoke_agent, from its start', async () => {
+    exporter.reset();
+    const telemetry = createTelemetry({ env: {} });
+    const isSummary = (request: ChatRequest) =>
+      JSON.stringify(request.messages).includes(SUMMARY_TEMPLATE.slice(0, 60));
+    const reply = (request: ChatRequest) => textReply(isSummary(request) ? '## Goal\nthe summary' : 'answer');
+    const scripted = new ScriptedProvider([reply, reply, reply, reply]);
+    // The summarizing call takes a while, so the span's start and end are apart.
+    const slowSummary: Provider = {
+      name: scripted.name,
+      model: scripted.model,
+      async *chat(request: ChatRequest): AsyncIterable<ProviderEvent> {
+        if (isSummary(request)) {
+          await new Promise((resolve) => setTimeout(resolve, 30));
+        }
+        yield* scripted.chat(request);
+      },
+    };
+    const turn = (index: number): Message[] => [
+      { role: 'user', content: [{ type: 'text', text: `question ${index} ${'x'.repeat(2_000)}` }] },
+      { role: 'assistant', content: [{ type: 'text', text: `answer ${index} ${'y'.repeat(2_000)}` }] },
+    ];
+    const runner = new Runner({
+      provider: slowSummary,
+      history: [...turn(1), ...turn(2), ...turn(3)],
+      context: { contextWindow: 4_000, keepRecentTokens: 10, reserveTokens: 100 },
+      observer: telemetry.observer,
+    });
+    expect((await runner.run('go on')).text).toBe('answer');
+    const spans = exporter.getFinishedSpans();
+    const run = spans.find((span) => span.name === 'invoke_agent');
+    const compactions = spans.filter((span) => span.name === 'compaction');
+    expect(compactions).toHaveLength(1);
+    const compaction = compactions[0];
+    expect(compaction?.parentSpanContext?.spanId).toBe(run?.spanContext().spanId);
+    expect(compaction?.kind).toBe(SpanKind.INTERNAL);
+    expect(compaction?.attributes).toMatchObject({
+      'mcphost.compaction.reason': 'threshold',
+      'mcphost.compaction.replaced_messages': 6,
+    });
+    const before = Number(compaction?.attributes['mcphost.compaction.tokens_before']);
+    const after = Number(compaction?.attributes['mcphost.compaction.tokens_after']);
+    expect(after).toBeGreaterThan(0);
+    expect(after).toBeLessThan(before);
+    const nanos = (time: readonly [number, number] | undefined) =>
+      time === undefined ? Number.NaN : time[0] * 1e9 + time[1];
+    // It covers the summarizing call's wait (30 ms), inside the run.
+    expect(nanos(compaction?.endTime) - nanos(compaction?.startTime)).toBeGreaterThanOrEqual(25e6);
+    expect(nanos(compaction?.startTime)).toBeGreaterThanOrEqual(nanos(run?.startTime));
+    expect(nanos(compaction?.endTime)).toBeLessThanOrEqual(nanos(run?.endTime));
+    expect(run?.events.map((event) => event.name)).not.toContain('compaction');
   });
 
   it('makes a span of a server start and of a sign-in, failed ones with error.type', async () => {

@@ -45,7 +45,9 @@ export function retryNotice(event: Extract<RunnerEvent, { type: 'retry' }>): str
 }
 
 /** The line that tells the user a compaction happened. */
-export function compactionNotice(event: Extract<RunnerEvent, { type: 'compaction' }>): string {
+export function compactionNotice(
+  event: Omit<Extract<RunnerEvent, { type: 'compaction' }>, 'startedAt'>,
+): string {
   const why =
     event.reason === 'threshold'
       ? 'the context was nearly full'
