@@ -226,6 +226,48 @@ describe('the Runner with telemetry', () => {
     expect(run?.events.map((event) => event.name)).not.toContain('compaction');
   });
 
+  it('makes the tool_search call an execute_tool span under invoke_agent, beside its tool_search event', async () => {
+    exporter.reset();
+    const telemetry = createTelemetry({ env: {} });
+    const many = Object.fromEntries(
+      Array.from({ length: 60 }, (_, index) => [`files__tool_${index}`, () => `result ${index}`]),
+    );
+    const scripted = new ScriptedProvider([
+      toolReply({ id: 's1', name: 'tool_search', input: { query: 'tool_7' } }),
+      toolReply({ id: 'c1', name: 'files__tool_7', input: {} }),
+      textReply('done'),
+    ]);
+    // A small window the provider states: 60 definitions pass its share, so the search is on.
+    const small: Provider = {
+      name: scripted.name,
+      model: scripted.model,
+      chat: (request) => scripted.chat(request),
+      contextWindow: () => Promise.resolve(2_048),
+    };
+    const runner = new Runner({
+      provider: small,
+      tools: new FakeToolHost(many),
+      observer: telemetry.observer,
+    });
+    await runner.run('use tool 7');
+    expect(scripted.requests[0]?.tools.map((tool) => tool.name)).toEqual(['tool_search']);
+    const spans = exporter.getFinishedSpans();
+    const run = spans.find((span) => span.name === 'invoke_agent');
+    expect(run?.events.find((event) => event.name === 'tool_search')?.attributes).toEqual({
+      'mcphost.tool_search.reason': 'window-share',
+    });
+    const search = spans.find((span) => span.name === 'execute_tool tool_search');
+    expect(search?.parentSpanContext?.spanId).toBe(run?.spanContext().spanId);
+    expect(search?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'tool_search',
+      'gen_ai.tool.call.id': 's1',
+    });
+    expect(search?.attributes['error.type']).toBeUndefined();
+    const found = spans.find((span) => span.name === 'execute_tool files__tool_7');
+    expect(found?.parentSpanContext?.spanId).toBe(run?.spanContext().spanId);
+  });
+
   it('makes a span of a server start and of a sign-in, failed ones with error.type', async () => {
     exporter.reset();
     const { serverStarts } = createTelemetry({ env: {} });
