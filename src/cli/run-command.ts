@@ -265,7 +265,7 @@ async function run(
   } finally {
     await appsPage?.shown.close();
     await runner.close();
-    // A -p run's spans and metrics go out before it exits (within a second, reachable or not).
+    // A -p run's or a chat's spans and metrics go out before it exits (within a second, reachable or not).
     await exporting?.shutdown();
   }
 }
