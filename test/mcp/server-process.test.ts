@@ -73,6 +73,9 @@ describe('a server process adopted after it was spawned', () => {
   it('leaves no timer holding the event loop once closed, so a host exits when its servers are gone', async () => {
     // Ref'd timers keep the loop alive (getActiveResourcesInfo lists them as 'Timeout').
     const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    // Timers of earlier tests end first (one that ended during this test made 'before' 1 and after
+    // 0 in a CI run): then a timer left by closing is the only way the count can differ.
+    for (let wait = 0; timers() > 0 && wait < 40; wait++) await new Promise((done) => setTimeout(done, 50));
     const before = timers();
     const transport = new StdioProcessTransport({
       command: process.execPath,
