@@ -122,6 +122,7 @@ const budgetLimitsSchema = z.strictObject({
 
 /** `budgets`: limits per session, per server and per tool (see src/safety/budgets.ts). */
 export const budgetsSchema = z.strictObject({
+  maxTokens: z.number().int().positive().exactOptional(),
   sampling: z
     .strictObject({ maxRequestsPerTurn: countSchema.exactOptional(), maxTokens: countSchema.exactOptional() })
     .exactOptional(),

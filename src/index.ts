@@ -56,6 +56,7 @@ export {
   AbortedError,
   ConfigError,
   MaxStepsError,
+  TokenBudgetError,
   McpHostError,
   PromptBlockedError,
   ProviderError,

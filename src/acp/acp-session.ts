@@ -11,7 +11,14 @@ import type {
   StopReason,
 } from '@agentclientprotocol/sdk';
 import { RequestError } from '@agentclientprotocol/sdk';
-import { AbortedError, ConfigError, MaxStepsError, messageOf, ProviderError } from '../core/errors.js';
+import {
+  AbortedError,
+  ConfigError,
+  MaxStepsError,
+  messageOf,
+  ProviderError,
+  TokenBudgetError,
+} from '../core/errors.js';
 import type { AgentEvent, RunnerEvent, StopReason as RunStopReason } from '../core/events.js';
 import type { McpRunner } from '../setup/create-runner.js';
 import { knownModels, providerForSwitch, type ModelStart } from '../setup/model-switch.js';
@@ -138,6 +145,12 @@ export class AcpSession {
       // Cancelled: whatever the failure looks like (an aborted stream, a refused tool), it is a cancel.
       if (controller.signal.aborted || error instanceof AbortedError) return { stopReason: 'cancelled' };
       if (error instanceof MaxStepsError) return { stopReason: 'max_turn_requests' };
+      // The spec's "the maximum number of tokens": here the session's budget (budgets.maxTokens),
+      // named in a notice so the user knows which limit and where to raise it.
+      if (error instanceof TokenBudgetError) {
+        this.#notice('warning', error.message);
+        return { stopReason: 'max_tokens' };
+      }
       throw requestErrorOf(error);
     } finally {
       this.#turn = { kind: 'idle' };

@@ -148,20 +148,16 @@ export async function serveAppPage(apps: AppHost): Promise<AppPage> {
     }
     // Everything else is a POST from the page itself: its own origin, JSON.
     if (request.method !== 'POST' || request.headers.origin !== page.origin) {
-      {
-        reply(response, 403, 'refused');
-        return;
-      }
+      reply(response, 403, 'refused');
+      return;
     }
     void readBody(request).then((body) => {
       let parsed: unknown;
       try {
         parsed = JSON.parse(body);
       } catch {
-        {
-          reply(response, 400, 'not JSON');
-          return;
-        }
+        reply(response, 400, 'not JSON');
+        return;
       }
       const app = id === undefined ? undefined : apps.get(id);
       if (kind === 'relay' && app !== undefined && isJsonRpc(parsed)) {
@@ -176,20 +172,16 @@ export async function serveAppPage(apps: AppHost): Promise<AppPage> {
         } else {
           app.receive(parsed);
         }
-        {
-          reply(response, 204, '');
-          return;
-        }
+        reply(response, 204, '');
+        return;
       }
       if (kind === 'refused') {
         apps.announce({
           type: 'refused',
           reason: `refused a message from outside an app's frame: ${describeForged(parsed)}`,
         });
-        {
-          reply(response, 204, '');
-          return;
-        }
+        reply(response, 204, '');
+        return;
       }
       reply(response, 404, 'not found');
     });
@@ -198,10 +190,20 @@ export async function serveAppPage(apps: AppHost): Promise<AppPage> {
   const close = async (): Promise<void> => {
     stopListening();
     send({ type: 'ended' });
-    stream?.end();
+    const ending = stream;
     stream = undefined;
     resolveClosed();
-    await Promise.all([page, frames].map(({ server }) => new Promise((resolve) => server.close(resolve))));
+    // The page gets its `ended` line first (bounded: a browser that stopped reading does not hold
+    // the session), then every socket goes: the session is over, and `server.close` alone would
+    // wait for a browser's keep-alive sockets that are busy at that moment.
+    if (ending !== undefined) await endWithin(ending, 1_000);
+    await Promise.all(
+      [page, frames].map(({ server }) => {
+        const closing = new Promise((resolve) => server.close(resolve));
+        server.closeAllConnections();
+        return closing;
+      }),
+    );
   };
   const url = `${page.origin}/${pageToken}/`;
   apps.announce({ type: 'page-served', url });
@@ -251,6 +253,18 @@ async function listen(
   // The page's event stream stays open: it must not keep the process alive once all else is done.
   server.unref();
   return { server, origin, token };
+}
+
+/** Ends a response, waiting for it to flush at most `ms`. */
+function endWithin(response: ServerResponse, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    response.end(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 function reply(response: ServerResponse, status: number, text: string): void {

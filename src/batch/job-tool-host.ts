@@ -16,7 +16,7 @@ export interface JobTools {
   /** The job's guard, over its servers' tools and the host's `skill` tool. */
   readonly host: ToolHost;
   /** The guard's hooks around a run (turn count, `UserPromptSubmit` and `Stop` hooks). */
-  readonly runnerOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
+  readonly runnerOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun' | 'tokenBudget'>;
   /** The OpenTelemetry listener of the job's runner (tagged with the job), when tracing is on. */
   readonly observer?: RunObserver;
   close(): Promise<void>;

@@ -4,6 +4,7 @@ import {
   AbortedError,
   ConfigError,
   MaxStepsError,
+  TokenBudgetError,
   McpHostError,
   messageOf,
   PromptBlockedError,
@@ -57,7 +58,8 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
   if (error instanceof ConfigError) return ExitCode.usage;
   if (error instanceof DatabaseUnreachableError) return ExitCode.database;
   if (error instanceof ProviderError) return ExitCode.provider;
-  if (error instanceof MaxStepsError) return ExitCode.maxSteps;
+  // A limit of the run's own ended it: the step limit, or the session's token budget.
+  if (error instanceof MaxStepsError || error instanceof TokenBudgetError) return ExitCode.maxSteps;
   if (error instanceof AbortedError) return ExitCode.interrupted;
   if (error instanceof ServerError) return ExitCode.servers;
   if (error instanceof PromptBlockedError) return ExitCode.blocked;

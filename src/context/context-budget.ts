@@ -2,9 +2,8 @@
  * The Runner's view of the context window: the window of the model in use, the tokens in use,
  * when to compact, and the compaction itself (a model call with the summary template).
  */
-import { callModel } from '../core/model-call.js';
+import { callModel, type ModelCallOptions } from '../core/model-call.js';
 import type { CompactionReason, RunnerEvent } from '../core/events.js';
-import type { RetryOptions } from '../core/retry.js';
 import type { GenerationSettings, Message, Provider } from '../core/types.js';
 import { compactedHistory, planCompaction, SummaryRequests } from './compaction.js';
 import { ContextMeter, type RequestParts } from './meter.js';
@@ -204,7 +203,7 @@ export class ContextBudget {
     readonly settings: GenerationSettings;
     readonly signal?: AbortSignal;
     readonly emit: (event: RunnerEvent) => void;
-    readonly retry: Omit<RetryOptions, 'signal' | 'onRetry'>;
+    readonly retry: ModelCallOptions;
   }): Promise<Compaction | undefined> {
     const window = await this.window(request.provider);
     const keepRecent =

@@ -100,6 +100,24 @@ export class MaxStepsError extends McpHostError {
   }
 }
 
+/**
+ * The session's model tokens are spent (`budgets.maxTokens`): the next model call is refused. The
+ * steps already done stay in the history; the conversation can go on once the budget is raised.
+ */
+export class TokenBudgetError extends McpHostError {
+  /** The budget, in tokens (input and output). */
+  readonly limit: number;
+  /** Tokens used when the call was refused. */
+  readonly used: number;
+  constructor(limit: number, used: number) {
+    super(
+      `stopped: this session used ${used} model tokens, its budget is ${limit} (budgets.maxTokens); no further model call is made`,
+    );
+    this.limit = limit;
+    this.used = used;
+  }
+}
+
 /** The run was cancelled through its AbortSignal (or Ctrl-C). */
 export class AbortedError extends McpHostError {
   constructor(message = 'cancelled', options?: ErrorOptions) {

@@ -4,7 +4,8 @@
  */
 import { AbortedError, McpHostError, ProviderError, messageOf } from './errors.js';
 import type { RunnerEvent } from './events.js';
-import { withRetry, type RetryOptions } from './retry.js';
+import { retryOptionsOf, withRetry, type RetryOptions } from './retry.js';
+import type { TokenBudget } from './token-budget.js';
 import type {
   AssistantContent,
   ChatRequest,
@@ -23,6 +24,22 @@ export interface ModelReply {
   readonly usage?: Usage;
 }
 
+/** How a model call is made: under the retry policy, and within the session's token budget if any. */
+export interface ModelCallOptions extends Omit<RetryOptions, 'signal' | 'onRetry'> {
+  /** Checked before the call (a spent budget refuses it) and charged with its tokens after. */
+  readonly tokenBudget?: TokenBudget;
+}
+
+/** A Runner's model-call options: its retry policy, sleep and randomness, and its token budget. */
+export function modelCallOptionsOf(
+  given: Parameters<typeof retryOptionsOf>[0] & { readonly tokenBudget?: TokenBudget },
+): ModelCallOptions {
+  return {
+    ...retryOptionsOf(given),
+    ...(given.tokenBudget === undefined ? {} : { tokenBudget: given.tokenBudget }),
+  };
+}
+
 type Opened = { iterator: AsyncIterator<ProviderEvent>; first: IteratorResult<ProviderEvent> };
 
 /**
@@ -33,9 +50,11 @@ export async function callModel(
   provider: Provider,
   request: ChatRequest,
   emit: (event: RunnerEvent) => void,
-  retry: Omit<RetryOptions, 'signal' | 'onRetry'>,
+  options: ModelCallOptions,
 ): Promise<ModelReply> {
   const { signal } = request;
+  const { tokenBudget, ...retry } = options;
+  tokenBudget?.check();
   const opened = await withRetry(
     async (): Promise<Opened> => {
       const iterator = provider.chat(request)[Symbol.asyncIterator]();
@@ -61,7 +80,9 @@ export async function callModel(
   } finally {
     if (next.done !== true) await opened.iterator.return?.();
   }
-  return assembler.finish(provider);
+  const reply = assembler.finish(provider);
+  tokenBudget?.charge(reply.usage);
+  return reply;
 }
 
 /** Collects one call's events into content blocks, keeping text and tool calls in order. */

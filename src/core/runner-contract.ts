@@ -5,6 +5,7 @@
 import type { ContextOptions } from '../context/context-budget.js';
 import type { RunResult, RunnerEvent } from './events.js';
 import type { RetryPolicy, Sleep } from './retry.js';
+import type { TokenBudget } from './token-budget.js';
 import type { ToolCallingSetting } from './tool-calling/calling-mode.js';
 import type { RunObserver } from './run-observer.js';
 import type {
@@ -48,6 +49,11 @@ export interface RunnerOptions {
   readonly history?: readonly Message[];
   /** Retry policy for model calls; default {@link DEFAULT_RETRY_POLICY}. */
   readonly retry?: RetryPolicy;
+  /**
+   * The session's model tokens (`budgets.maxTokens`), shared with the runs of the agents it calls:
+   * once spent, the next model call fails with `TokenBudgetError`. Default: no budget.
+   */
+  readonly tokenBudget?: TokenBudget;
   /**
    * Called, and awaited, after a run appends a message to the history (and after a failed run takes
    * its prompt back, and after a compaction, with `change` saying so). Saved conversations use it

@@ -11,10 +11,9 @@ import {
 import { ToolCatalog, type StepTools, type ToolMode } from '../context/tool-catalog.js';
 import { MaxStepsError, ProviderError, StructuredOutputError, throwIfCancelled } from './errors.js';
 import type { RunResult, RunnerEvent, ToolCallRecord } from './events.js';
-import { callModel } from './model-call.js';
+import { callModel, modelCallOptionsOf } from './model-call.js';
 import { checkToolCalls, toolCallIdsIn } from './model-output.js';
 import { markToolMessages } from '../safety/untrusted-content.js';
-import { retryOptionsOf } from './retry.js';
 import { addUsage, stopReasonOf, ZERO_USAGE } from './run-accounting.js';
 import {
   DEFAULT_MAX_STEPS,
@@ -341,7 +340,7 @@ export class Runner {
         choice: this.#toolCalling,
         calling,
         withTools: tools.length > 0,
-        call: (chosen) => callModel(chosen, this.#marked(sent), emit, retryOptionsOf(this.#options)),
+        call: (chosen) => callModel(chosen, this.#marked(sent), emit, modelCallOptionsOf(this.#options)),
       }));
     } catch (error) {
       if (!(error instanceof ProviderError && error.contextLength && this.#context.autoCompact)) throw error;
@@ -349,7 +348,7 @@ export class Runner {
       await this.#context.windowBelow(this.#provider, this.#context.meter.lastMeasure);
       if ((await this.#compact('context-length', emit, signal)) === undefined) throw error;
       sent = request();
-      reply = await callModel(provider, this.#marked(sent), emit, retryOptionsOf(this.#options));
+      reply = await callModel(provider, this.#marked(sent), emit, modelCallOptionsOf(this.#options));
     }
     if (reply.usage !== undefined) {
       this.#context.observe(sent.messages, reply.usage.inputTokens, reply.usage.outputTokens);
@@ -383,7 +382,7 @@ export class Runner {
       ...definedProperties({ focus, signal }),
       settings: this.#options.settings ?? {},
       emit,
-      retry: retryOptionsOf(this.#options),
+      retry: modelCallOptionsOf(this.#options),
     });
     if (compaction === undefined) return undefined;
     this.#messages = [...compaction.messages];

@@ -11,6 +11,7 @@ import type { SafetyOptions } from './options.js';
 import { promptHooks } from './prompt-hooks.js';
 import { QuestionQueue } from '../core/questions.js';
 import { ToolPinCheck, type ToolChangeNotice } from './tool-pin-check.js';
+import { TokenBudget } from '../core/token-budget.js';
 import { definedProperties } from '../util/defined-properties.js';
 
 /**
@@ -37,7 +38,7 @@ export interface AssembleSafetyOptions extends Omit<
 /** The guarded host, and the Runner options for `UserPromptSubmit` and `Stop` hooks. */
 export interface Safety {
   readonly guard: GuardedToolHost;
-  readonly runnerOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun'>;
+  readonly runnerOptions: Pick<RunnerOptions, 'beforePrompt' | 'afterRun' | 'tokenBudget'>;
 }
 
 export function assembleSafety(options: AssembleSafetyOptions): Safety {
@@ -66,10 +67,13 @@ export function assembleSafety(options: AssembleSafetyOptions): Safety {
     ...definedProperties({ hooks }),
   });
   const prompt: Partial<Safety['runnerOptions']> = hooks === undefined ? {} : promptHooks(hooks);
+  const maxTokens = options.safety.budgets?.maxTokens;
   return {
     guard,
     runnerOptions: {
       ...prompt,
+      // One counter for the session: its agents' runs get the same (src/setup/agent-runtime.ts).
+      ...(maxTokens === undefined ? {} : { tokenBudget: new TokenBudget(maxTokens) }),
       // Counted before the hooks run: a prompt they refuse still took a turn number.
       beforePrompt: async (content, signal) => {
         guard.beginTurn();

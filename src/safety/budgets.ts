@@ -27,6 +27,12 @@ export interface SamplingBudget {
 
 /** Budgets of a session. */
 export interface BudgetOptions {
+  /**
+   * Most model tokens (input and output) of the session: its runs, the agents it calls and
+   * compaction's summaries. Once spent, the next model call is refused (`TokenBudgetError`).
+   * Default: none. In a batch, each job has its own.
+   */
+  readonly maxTokens?: number;
   /** Servers' sampling requests; each also counts as a call of its server in the other scopes. */
   readonly sampling?: SamplingBudget;
   /** For all calls together. Default {@link DEFAULT_SESSION_LIMITS}. */

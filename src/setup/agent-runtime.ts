@@ -14,6 +14,7 @@ import type { GuardedToolHost } from '../safety/guarded-tool-host.js';
 import type { SafetyOptions } from '../safety/options.js';
 import type { ToolLocation } from '../safety/tool-location.js';
 import type { RunObserver } from '../core/run-observer.js';
+import type { TokenBudget } from '../core/token-budget.js';
 import { createModel } from './model-choice.js';
 import type { CreateRunnerOptions } from './runner-options.js';
 import { marksToolOutput, withUntrustedContentClause } from './safety-settings.js';
@@ -32,6 +33,8 @@ export interface AgentRuntimeContext {
   readonly onRun?: (run: AgentRun) => void;
   /** The parent's telemetry listener: a child's run has spans of its own, under the agent call's. */
   readonly observer?: RunObserver;
+  /** The session's model tokens (`budgets.maxTokens`): every child's calls count against it. */
+  readonly tokenBudget?: TokenBudget;
 }
 
 /** The runtime, and the providers it made (closed with the runner). */
@@ -65,6 +68,7 @@ export function agentRuntime(context: AgentRuntimeContext): {
       ...definedProperties({
         systemPrompt: withUntrustedContentClause(definition.systemPrompt, safety),
         observer: context.observer,
+        tokenBudget: context.tokenBudget,
       }),
       markToolOutput: marksToolOutput(safety),
       settings: generation,

@@ -157,7 +157,10 @@ export function assembleAroundPool(
     env,
     safety: settings,
     parentProvider: () => runner.provider,
-    ...definedProperties({ observer: context.telemetry?.observer }),
+    ...definedProperties({
+      observer: context.telemetry?.observer,
+      tokenBudget: safety.runnerOptions.tokenBudget,
+    }),
     onRun: (run) => {
       agentRuns.add(run);
       options.onAgentRun?.(run);

@@ -46,6 +46,8 @@ describe('parseConfig errors', () => {
     [{ stopSequences: ['a', 3] }, 'stopSequences[1]: expected string, got number'],
     [{ toolTimeout: -5 }, 'toolTimeout: expected number > 0, got -5'],
     [{ maxSteps: 3, 'max-steps': 4 }, 'max-steps: the same setting as "maxSteps"; keep one of them'],
+    [{ budgets: { maxTokens: 0 } }, 'budgets.maxTokens: expected number > 0, got 0'],
+    [{ budgets: { maxTokens: '5k' } }, 'budgets.maxTokens: expected number, got string'],
     [
       { maxSteps: 0, topK: 0 },
       '2 problems:\n  maxSteps: expected number > 0, got 0\n  topK: expected number > 0, got 0',

@@ -291,4 +291,24 @@ describe('mcphost acp: plan, model, elicitation, sampling, cancel', () => {
     // The editor's "always allow" stays with the session: the store is as it was.
     expect(JSON.parse(await readFile(store, 'utf8'))).toEqual(kept);
   });
+
+  it("past the session's token budget a prompt ends with max_tokens and a notice naming the budget", async () => {
+    const cwd = await fixture.temporaryFolder('acp-budget-');
+    await fixture.home.writeConfig({ budgets: { maxTokens: 1 } });
+    await fixture.startModel([textReply('the first answer'), textReply('never asked for')]);
+    const started = await editor({ cwd });
+    const { sessionId } = await started.agent.request('session/new', { cwd, mcpServers: [] });
+    const first = await started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'one' }],
+    });
+    expect(first.stopReason).toBe('end_turn');
+    const second = await started.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'two' }],
+    });
+    expect(second.stopReason).toBe('max_tokens');
+    expect(fixture.model.chatRequests).toHaveLength(1);
+    expect(JSON.stringify(started.updates)).toMatch(/its budget is 1 \(budgets.maxTokens\)/);
+  });
 });

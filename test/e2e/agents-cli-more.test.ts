@@ -288,4 +288,42 @@ describe('mcphost with named agents: sessions, batches, budgets', () => {
       await Promise.all([anthropic.close(), openai.close()]);
     }
   }, 120_000);
+
+  it("the session's token budget counts the child's tokens: past it, the parent's next model call is refused", async () => {
+    // The parent's answers cost 37 tokens each (the Anthropic fake's usage), the child's call 14
+    // and its answer 44 (the OpenAI fake's): 37 + 58 = 95 is past 90, where 37 alone is not.
+    await writeConfig({ budgets: { maxTokens: 90 } });
+    const anthropic = await startFakeAnthropic([
+      { type: 'answer', content: [delegate('toolu_a', 'Task A')] },
+      textAnswer('never asked for'),
+    ]);
+    const openai = await startFakeOpenAI((request) =>
+      toolMessages(request).length === 0 ? readGraph('call_a_0') : { type: 'text', text: 'Answer a' },
+    );
+    try {
+      const run = await runCli(
+        ['-m', 'anthropic:claude-sonnet-4-5', '-p', 'go', '--output-format', 'json'],
+        home.path,
+        { env: env(anthropic.url, openai.url), timeoutMs: 60_000 },
+      );
+      expect(run.code, run.stderr).toBe(4);
+      const result = JSON.parse(run.stdout) as Record<string, unknown>;
+      expect(result).toMatchObject({
+        ok: false,
+        exitCode: 4,
+        stopReason: 'token-budget',
+        error: {
+          type: 'TokenBudgetError',
+          message:
+            'stopped: this session used 95 model tokens, its budget is 90 (budgets.maxTokens); no further model call is made',
+        },
+      });
+      // The child ran to its answer; the parent's second call never went out.
+      expect(openai.requests).toHaveLength(2);
+      expect(anthropic.requests).toHaveLength(1);
+      expect(result.toolCalls).toMatchObject([{ name: 'agent', isError: false, result: 'Answer a' }]);
+    } finally {
+      await Promise.all([anthropic.close(), openai.close()]);
+    }
+  }, 120_000);
 });

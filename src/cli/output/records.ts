@@ -2,7 +2,13 @@
  * From the Runner's events and errors to the JSON shapes of `schema.ts`, and a tracker that keeps
  * what a run did so far (a failed run has no RunResult, but its JSON still reports steps and calls).
  */
-import { MaxStepsError, McpHostError, ProviderError, AbortedError } from '../../core/errors.js';
+import {
+  AbortedError,
+  MaxStepsError,
+  McpHostError,
+  ProviderError,
+  TokenBudgetError,
+} from '../../core/errors.js';
 import type { RunResult, RunnerEvent, ToolCallRecord } from '../../core/events.js';
 import type { ToolCallBlock, Usage } from '../../core/types.js';
 import type { JsonError, JsonStopReason, JsonToolCall, JsonUsage } from './schema.js';
@@ -34,6 +40,7 @@ export function jsonError(error: unknown): JsonError {
 /** Why a failed run ended, for `stopReason`. */
 export function failureStopReason(error: unknown): JsonStopReason {
   if (error instanceof MaxStepsError) return 'max-steps';
+  if (error instanceof TokenBudgetError) return 'token-budget';
   if (error instanceof AbortedError) return 'interrupted';
   return 'error';
 }

@@ -52,7 +52,7 @@ export interface JsonToolCall {
 }
 
 /** Why the run ended: the model's own reasons, or the failure that stopped it. */
-export type JsonStopReason = StopReason | 'max-steps' | 'interrupted' | 'error';
+export type JsonStopReason = StopReason | 'max-steps' | 'token-budget' | 'interrupted' | 'error';
 
 /** The outcome of a run: printed by `json`, and the last event of `stream-json`. */
 export interface JsonResult {
