@@ -14,9 +14,10 @@ import { captureLibraryConsole } from './library-console.js';
 import { pathIn, userPath, type CliIO } from './io.js';
 import { redactText } from '../safety/redact.js';
 import { stripControlCharacters } from '../safety/output-limits.js';
-import { readEarlySettings, type LoadedConfig, type TelemetryConfig } from '../../config/index.js';
+import { readEarlySettings, type TelemetryConfig } from '../../config/index.js';
 import { openConversationFiles, type OpenedConversation } from '../conversation/conversation-journal.js';
-import { createModel, type McpRunner } from '../setup/create-runner.js';
+import type { CreateRunnerOptions, McpRunner } from '../setup/create-runner.js';
+import { providerForSwitch, type ModelStart } from '../setup/model-switch.js';
 import { readSystemPrompt } from '../setup/system-prompt.js';
 import type { PrompterSlot } from './chat/prompter.js';
 import type { Reporter } from './output/reporter.js';
@@ -133,7 +134,7 @@ async function run(
     reporter.note(`warning: ${message}`),
   );
   const journalPath = inputs.session.journal?.path;
-  const { runner, config } = await assembleExporting(exporting)({
+  const runOptions: CreateRunnerOptions = {
     ...base,
     telemetry: {
       ...definedProperties({
@@ -194,7 +195,8 @@ async function run(
         reviewToolChange: (await import('./prompts/tool-change-prompt.js')).createToolChangePrompt(prompter),
       },
     }),
-  });
+  };
+  const { runner, config, modelString } = await assembleExporting(exporting)(runOptions);
   // MCP Apps (--apps): the page is served when the first app opens (src/cli/apps-page.ts).
   const appsPage =
     runner.apps === undefined
@@ -252,7 +254,6 @@ async function run(
     return await chat(runner, {
       io,
       options,
-      config,
       recorder,
       permissions: inputs.permissions,
       signal,
@@ -261,6 +262,7 @@ async function run(
       progress,
       firstPrompt: options.noExit ? prompt : undefined,
       apps: appsPage && runner.apps && appsPage.module.chatApps(runner.apps, appsPage.shown),
+      modelStart: { modelString, options: runOptions, config, env: io.env },
     });
   } finally {
     await appsPage?.shown.close();
@@ -341,7 +343,6 @@ async function chat(
   context: {
     readonly io: CliIO;
     readonly options: CliOptions;
-    readonly config: LoadedConfig;
     readonly recorder: ConversationRecorder;
     readonly permissions: KeptPermissions;
     readonly signal: AbortSignal;
@@ -351,9 +352,11 @@ async function chat(
     /** `-p … --no-exit`: the chat's first turn. */
     readonly firstPrompt: string | undefined;
     readonly apps: ChatApps | undefined;
+    /** How the run chose its model: `/model` makes the next one as the editor's picker does. */
+    readonly modelStart: ModelStart;
   },
 ): Promise<ExitCodeValue> {
-  const { io, options, config } = context;
+  const { io, options } = context;
   const { runInteractive } = await import('./interactive.js');
   return runInteractive(runner, io, {
     recorder: context.recorder,
@@ -368,25 +371,8 @@ async function chat(
       apps: context.apps,
     }),
     // `/model`: the URL and key from the flags and config are kept only for the same provider.
-    createProvider: (model, sameProvider) =>
-      createModel(
-        model,
-        {
-          onEvent: (event) => {
-            if (event.type === 'warning') context.reporter.note(`warning: ${event.message}`);
-          },
-          homeDir: io.homeDir,
-          projectDir: io.cwd,
-          modelFiles: { onProgress: downloadProgressOnStderr(io.stderr).onProgress },
-          ...(sameProvider
-            ? definedProperties({ providerUrl: options.providerUrl, providerApiKey: options.providerApiKey })
-            : {}),
-          // The window is the run's, whatever the model (src/context budgets with it too).
-          context: definedProperties({ contextWindow: options.contextWindow }),
-        },
-        sameProvider ? config : definedProperties({ context: config.context }),
-        io.env,
-      ).catch((error: unknown) => {
+    createProvider: (model) =>
+      providerForSwitch(model, context.modelStart, '/model').catch((error: unknown) => {
         throw inChatAdvice(error);
       }),
   });

@@ -1,6 +1,5 @@
 /**
- * Changing a running session's model (the editor's model picker; the chat's `/model` does the
- * same in src/cli): the provider for the new model, with the URL and key of the flags and config
+ * Changing a running session's model (the chat's `/model`, the editor's model picker): the provider for the new model, with the URL and key of the flags and config
  * kept only for the provider the run started with; and the models a picker may offer.
  */
 import type { LoadedConfig } from '../../config/index.js';

@@ -173,12 +173,12 @@ describe('the chat in a terminal', () => {
       name: 'openai',
       model: 'gpt-test',
     });
-    const created: Array<[string, boolean]> = [];
+    const created: string[] = [];
     const chat = startChat({
       replies: [textReply('from the first model')],
       options: {
-        createProvider: async (model: string, sameProvider: boolean): Promise<Provider> => {
-          created.push([model, sameProvider]);
+        createProvider: async (model: string): Promise<Provider> => {
+          created.push(model);
           if (model.startsWith('nope')) throw new Error('no such provider');
           return second;
         },
@@ -194,7 +194,7 @@ describe('the chat in a terminal', () => {
     chat.type(`and now?${KEYS.enter}`);
     await chat.until((output) => output.includes('from the new model'), 'the answer');
     expect(userTexts(second.requests[0])).toEqual(['hi', 'and now?']);
-    expect(created).toEqual([['openai:gpt-test', false]]);
+    expect(created).toEqual(['nope:x', 'openai:gpt-test']);
     chat.type(KEYS.ctrlD);
     await chat.finished;
   });

@@ -33,11 +33,11 @@ export interface ChatOptions {
   /** False with --no-color: plain text, as with NO_COLOR. Default true. */
   readonly color?: boolean;
   /**
-   * Creates a provider for `/model`; without it, `/model` only shows the model in use.
-   * `sameProvider` is true when the model belongs to the provider the chat started with: the
-   * provider URL and key given for that one (flags, config) are meant for it, not for another.
+   * Creates a provider for `/model` (the CLI: src/setup/model-switch.ts, which keeps the flags' and
+   * config's URL and key for the provider the chat started with only); without it, `/model` only
+   * shows the model in use.
    */
-  readonly createProvider?: (modelString: string, sameProvider: boolean) => Promise<Provider>;
+  readonly createProvider?: (modelString: string) => Promise<Provider>;
   /** Bound to the chat while it runs, to ask the user something during a turn. */
   readonly prompter?: PrompterSlot;
   /** The input history file; default `$XDG_STATE_HOME/mcphost/history`; null keeps none. */

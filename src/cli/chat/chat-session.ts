@@ -11,7 +11,6 @@ import { messageOf, ProviderError } from '../../core/errors.js';
 import { ConversationRecorder, modelNameOf } from '../sessions/conversation-recorder.js';
 import { openConversationFiles } from '../../conversation/conversation-journal.js';
 import type { Prompt } from '../../core/runner.js';
-import { parseModelString } from '../../../providers/index.js';
 import {
   parseCommand,
   promptText,
@@ -75,14 +74,11 @@ export class ChatSession implements Prompter {
   readonly #input: ChatInput;
   readonly #usage = new UsageTotals();
   readonly #commands: CommandContext;
-  /** The provider the chat started with: the flags' and config's URL and key are meant for it. */
-  readonly #startingProvider: string;
   #mode: ChatMode = { kind: 'at-prompt' };
   #historyFailed = false;
 
   constructor(parts: ChatSessionParts) {
     this.#parts = parts;
-    this.#startingProvider = parts.host.runner.provider.name;
     const { io, display } = parts;
     this.#input = new ChatInput({
       input: io.stdin,
@@ -336,9 +332,8 @@ export class ChatSession implements Prompter {
       modelString: () => this.modelString,
       switchModel: async (next) => {
         if (options.createProvider === undefined) throw new Error('switching models is not available here');
-        const sameProvider = parseModelString(next, '/model').provider === this.#startingProvider;
         const replaced = host.runner.provider;
-        host.runner.provider = await options.createProvider(next, sameProvider);
+        host.runner.provider = await options.createProvider(next);
         // An embedded model holds gigabytes: the one switched away from is released now.
         await replaced.close?.();
       },
