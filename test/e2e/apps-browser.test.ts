@@ -217,7 +217,9 @@ describe.skipIf(!hasChromium)('MCP Apps in a browser page', () => {
       ['refresh_counts', 'app'],
     ]);
     await page.close();
-  }, 60_000);
+    // Each wait above is bounded on its own; the whole, with a browser start, runs long on a loaded
+    // machine (one CI run on Node 24 ended at 60 s, somewhere in it).
+  }, 90_000);
 
   it('tells the app when its tool call is cancelled (ui/notifications/tool-cancelled)', async () => {
     ollama = await startFakeOllama([toolCallReply(['dash__watch_board', {}]), textReply('not reached')]);
