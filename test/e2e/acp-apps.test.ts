@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { textReply, toolCallReply } from '../fakes/ollama-server.js';
-import { EditorsOfTest, startEditor, updatesOf, type ScriptedEditor } from '../support/acp-editor.js';
+import { EditorsOfTest, updatesOf, type ScriptedEditor } from '../support/acp-editor.js';
 import { cliFixture } from '../support/cli-fixture.js';
 import { hasChromium, launchChromium } from '../support/chromium.js';
 
@@ -37,13 +37,11 @@ async function editorSession(
   extraArgs: readonly string[],
 ): Promise<{ editor: ScriptedEditor; sessionId: string }> {
   const cwd = await fixture.temporaryFolder('acp-apps-');
-  const editor = await startEditor({
+  const editor = await editors.start({
     home: fixture.home.path,
     cwd,
     args: ['-m', 'ollama:mistral-small', '--provider-url', fixture.model.url, ...extraArgs],
   });
-  editors.add(editor);
-  await editor.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
   const { sessionId } = await editor.agent.request('session/new', { cwd, mcpServers: [] });
   return { editor, sessionId };
 }

@@ -6,18 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { textReply } from '../fakes/ollama-server.js';
 import { cliFixture } from '../support/cli-fixture.js';
 import { runCli } from '../support/cli.js';
-import { EditorsOfTest, answerText, startEditor, type ScriptedEditor } from '../support/acp-editor.js';
+import { EditorsOfTest, answerText, type ScriptedEditor } from '../support/acp-editor.js';
 
 const editors = new EditorsOfTest();
 const fixture = cliFixture({}, () => editors.closeAndCheck());
 
 const modelFlags = () => ['-m', 'ollama:mistral-small', '--provider-url', fixture.model.url];
 
-async function editor(cwd: string): Promise<ScriptedEditor> {
-  const started = await startEditor({ home: fixture.home.path, cwd, args: modelFlags() });
-  editors.add(started);
-  await started.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
-  return started;
+function editor(cwd: string): Promise<ScriptedEditor> {
+  return editors.start({ home: fixture.home.path, cwd, args: modelFlags() });
 }
 
 function userAndAnswers(): unknown[] | undefined {

@@ -16,7 +16,6 @@ import {
   EditorsOfTest,
   agentCalls,
   answerText,
-  startEditor,
   updatesOf,
   type EditorOptions,
   type ScriptedEditor,
@@ -25,14 +24,14 @@ import {
 const editors = new EditorsOfTest();
 const fixture = cliFixture({}, () => editors.closeAndCheck());
 
-async function editor(
+function editor(
   options: Partial<EditorOptions> & {
     readonly cwd: string;
     readonly builtin: string;
     readonly capabilities: ClientCapabilities;
   },
 ): Promise<ScriptedEditor> {
-  const started = await startEditor({
+  return editors.start({
     home: fixture.home.path,
     args: [
       '-m',
@@ -46,12 +45,6 @@ async function editor(
     ],
     ...options,
   });
-  editors.add(started);
-  await started.agent.request('initialize', {
-    protocolVersion: 1,
-    clientCapabilities: options.capabilities,
-  });
-  return started;
 }
 
 /** The editor's buffers: what it holds, unsaved, wins over the disk; writes stay in the buffer. */

@@ -15,7 +15,6 @@ import { npmServer, REPOSITORY } from '../support/cli.js';
 import {
   EditorsOfTest,
   agentCalls,
-  startEditor,
   updatesOf,
   type EditorOptions,
   type ScriptedEditor,
@@ -24,14 +23,14 @@ import {
 const editors = new EditorsOfTest();
 const fixture = cliFixture({}, () => editors.closeAndCheck());
 
-async function editor(
+function editor(
   options: Partial<EditorOptions> & {
     readonly cwd: string;
     readonly capabilities?: ClientCapabilities;
     readonly extraArgs?: readonly string[];
   },
 ): Promise<ScriptedEditor> {
-  const started = await startEditor({
+  return editors.start({
     home: fixture.home.path,
     args: [
       '-m',
@@ -44,12 +43,6 @@ async function editor(
     ],
     ...options,
   });
-  editors.add(started);
-  await started.agent.request('initialize', {
-    protocolVersion: 1,
-    clientCapabilities: options.capabilities ?? {},
-  });
-  return started;
 }
 
 function fixtureServer(name: string, file: string, env: Record<string, string> = {}): McpServer {

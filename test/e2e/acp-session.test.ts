@@ -24,15 +24,12 @@ const editors = new EditorsOfTest();
 // to stdout is an ACP message that passes the schema.
 const fixture = cliFixture({}, () => editors.closeAndCheck());
 
-async function editor(options: Partial<EditorOptions> & { readonly cwd: string }): Promise<ScriptedEditor> {
-  const started = await startEditor({
+function editor(options: Partial<EditorOptions> & { readonly cwd: string }): Promise<ScriptedEditor> {
+  return editors.start({
     home: fixture.home.path,
     args: ['-m', 'ollama:mistral-small', '--provider-url', fixture.model.url, '--context-window', '131072'],
     ...options,
   });
-  editors.add(started);
-  await started.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
-  return started;
 }
 
 function filesServer(folder: string): McpServer {

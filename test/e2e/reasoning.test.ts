@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { FakeOllamaReply } from '../fakes/ollama-server.js';
-import { EditorsOfTest, answerText, startEditor, updatesOf } from '../support/acp-editor.js';
+import { EditorsOfTest, answerText, updatesOf } from '../support/acp-editor.js';
 import { cliFixture } from '../support/cli-fixture.js';
 import { runCli } from '../support/cli.js';
 
@@ -22,13 +22,11 @@ describe('reasoning of a thinking model', () => {
   it('reaches the editor as agent_thought_chunk, apart from the answer', async () => {
     await fixture.startModel([thinkingReply], { models: ['qwen3:4b'] });
     const cwd = await fixture.temporaryFolder('acp-reasoning-');
-    const editor = await startEditor({
+    const editor = await editors.start({
       home: fixture.home.path,
       cwd,
       args: ['-m', 'ollama:qwen3:4b', '--provider-url', fixture.model.url],
     });
-    editors.add(editor);
-    await editor.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
     const session = await editor.agent.request('session/new', { cwd, mcpServers: [] });
     const answer = await editor.agent.request('session/prompt', {
       sessionId: session.sessionId,

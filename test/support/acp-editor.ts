@@ -10,6 +10,7 @@ import {
   client,
   ndJsonStream,
   type ClientApp,
+  type ClientCapabilities,
   type ClientContext,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -236,6 +237,16 @@ export class EditorsOfTest {
 
   add(editor: ScriptedEditor): ScriptedEditor {
     this.#open.push(editor);
+    return editor;
+  }
+
+  /** Starts an editor (closed and checked at the test's end) and initializes it: protocol 1. */
+  async start(
+    options: EditorOptions & { readonly capabilities?: ClientCapabilities },
+  ): Promise<ScriptedEditor> {
+    const { capabilities, ...editorOptions } = options;
+    const editor = this.add(await startEditor(editorOptions));
+    await editor.agent.request('initialize', { protocolVersion: 1, clientCapabilities: capabilities ?? {} });
     return editor;
   }
 
