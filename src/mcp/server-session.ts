@@ -28,6 +28,7 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerDefinition } from './definition.js';
 import { describeError, describeExit } from './describe.js';
+import { npxAdvice } from './npx-advice.js';
 import { childEnvironment, type ParentEnvironment } from './environment.js';
 import { SignInRequiredError } from './auth/errors.js';
 import { connectRemote, terminateRemote } from './remote-transport.js';
@@ -257,16 +258,19 @@ export async function openServerSession(options: OpenServerSessionOptions): Prom
     if (serverProcess !== undefined && !deadline.signal.aborted) {
       await exitOrTimeout(serverProcess);
     }
-    const reason = describeStartFailure(
-      error,
-      stage,
-      serverProcess?.exit,
-      deadline.signal.aborted,
-      initTimeoutMs,
-    );
+    const timedOut =
+      deadline.signal.aborted || (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout);
+    const reason = describeStartFailure(error, stage, serverProcess?.exit, timedOut, initTimeoutMs);
     if (client !== undefined) await closeQuietly(client, transport);
     else await serverProcess?.close();
-    throw new ServerSessionStartError(reason, serverProcess?.stderrExcerpt() ?? [], { cause: error });
+    const stderr = serverProcess?.stderrExcerpt() ?? [];
+    const advice =
+      definition.transport === 'stdio'
+        ? npxAdvice({ command: definition.command, stderr, timedOut })
+        : undefined;
+    throw new ServerSessionStartError(advice === undefined ? reason : `${reason}; ${advice}`, stderr, {
+      cause: error,
+    });
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', abandon);
@@ -372,15 +376,13 @@ function describeStartFailure(
   error: unknown,
   stage: string,
   exit: ProcessExit | undefined,
-  deadlinePassed: boolean,
+  timedOut: boolean,
   initTimeoutMs: number,
 ): string {
   if (exit !== undefined) return `${describeExit(exit)} before answering "${stage}"`;
   // Said as is: the SDK's wording of the same 401 would only repeat it.
   if (error instanceof SignInRequiredError) return error.message;
-  if (deadlinePassed || (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)) {
-    return `did not answer "${stage}" within ${initTimeoutMs} ms`;
-  }
+  if (timedOut) return `did not answer "${stage}" within ${initTimeoutMs} ms`;
   const message = describeError(error);
   return stage === 'initialize' ? message : `"${stage}" failed: ${message}`;
 }

@@ -8,7 +8,7 @@
  * The rule checked (docs/scripting.md, "Exit codes"): a chat or `-p` run goes on without the
  * failed server, so the exit code is the model's outcome; `mcp list` exits 5 when a server failed.
  */
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { textReply } from '../fakes/ollama-server.js';
@@ -28,6 +28,11 @@ interface FailureKind {
   /** The stderr lines that come with it. */
   readonly stderr?: readonly string[];
 }
+
+/** Where npx keeps a package it ran. */
+const NPX_COPY = '/home/someone/.npm/_npx/a3241bba59c344f5';
+/** Node's own line when npx's copy of a package lacks a dependency (seen after a cut-short install). */
+const MISSING_PACKAGE_LINE = `Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod' imported from ${NPX_COPY}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
 
 const KINDS: readonly FailureKind[] = [
   {
@@ -56,7 +61,38 @@ const KINDS: readonly FailureKind[] = [
     entry: async () => ({ command: 'sleep', args: ['60'], initTimeout: 1500 }),
     cause: () => 'did not answer "initialize" within 1500 ms',
   },
+  // Behind npx (the README's servers): what npx itself gets wrong on a first run.
+  {
+    name: "npx's copy of the package cut short",
+    entry: async (home) => ({
+      command: await fakeNpx(home, `echo "${MISSING_PACKAGE_LINE}" >&2; exit 1`),
+      args: ['-y', '@modelcontextprotocol/server-filesystem'],
+    }),
+    cause: () =>
+      `exited with code 1 before answering "initialize"; npx's copy of the package in ${NPX_COPY} is incomplete (an earlier install was cut short?): delete that folder and start again`,
+    stderr: [MISSING_PACKAGE_LINE],
+  },
+  {
+    name: 'npx still downloading',
+    entry: async (home) => ({
+      command: await fakeNpx(home, 'exec sleep 60'),
+      args: ['-y', '@modelcontextprotocol/server-memory'],
+      initTimeout: 1500,
+    }),
+    cause: () =>
+      'did not answer "initialize" within 1500 ms; npx may still have been downloading the package: run the command once by hand, or raise the server\'s "initTimeout" (ms)',
+  },
 ];
+
+/** A stand-in for npx in the HOME (`bin/npx`), running `script`. */
+async function fakeNpx(home: string, script: string): Promise<string> {
+  const folder = join(home, 'bin');
+  await mkdir(folder, { recursive: true });
+  const path = join(folder, 'npx');
+  await writeFile(path, `#!/bin/sh\n${script}\n`);
+  await chmod(path, 0o755);
+  return path;
+}
 
 /** Writes the HOME's config with the lone server `typo`. */
 async function configure(kind: FailureKind): Promise<void> {
