@@ -261,6 +261,7 @@ export class AcpSession {
         return;
       case 'text-delta':
       case 'reasoning-delta':
+      case 'tool-call-delta':
       case 'retry':
       case 'step-start':
       case 'step-finish':
@@ -320,6 +321,7 @@ export class AcpSession {
         return;
       case 'step-start':
       case 'tool-mode':
+      case 'tool-call-delta': // the call is announced whole, at its `tool-call` event
       case 'done':
         return;
       default: {
