@@ -93,6 +93,7 @@ describe.skipIf(!hasTmux || !hasChromium)('MCP Apps in the chat: the input while
     screen = await chat.waitFor(QUESTION);
     expect(screen).toMatch(/mcphost: apps: dash__show_dashboard opened an app \(http:\/\/127\.0\.0\.1:\d+\//);
     expect(screen).toMatch(/arguments:[\s\S]*board[\s\S]*ops/);
+    expect(screen.indexOf('opened an app')).toBeLessThan(screen.indexOf('→ dash__show_dashboard'));
     // The whole input reaches the app before the call runs (while the chat asks about it).
     await expect.poll(frameLog, { timeout: 10_000 }).toContain('input: {"board":"ops"}');
     expect(await frameLog()).not.toContain('tool result:');
