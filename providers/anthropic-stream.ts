@@ -2,7 +2,8 @@
  * The Messages API's server-sent events → our {@link ProviderEvent}s.
  *
  * Text is passed on as it arrives. A `tool_use` block's input arrives as `input_json_delta`
- * fragments that are only JSON together, so a tool call is yielded whole when its block stops.
+ * fragments that are only JSON together, so a tool call is yielded whole when its block stops (and
+ * its arguments so far, as `tool-call-delta`, after each fragment).
  */
 import * as z from 'zod';
 import { AbortedError, ProviderError } from '../src/core/errors.js';
@@ -54,7 +55,15 @@ export async function* fromAnthropicStream(
           if (event.delta.thinking !== '') yield { type: 'reasoning-delta', text: event.delta.thinking };
         } else if (event.delta.type === 'input_json_delta') {
           const pending = toolCalls.get(event.index);
-          if (pending !== undefined) pending.json += event.delta.partialJson;
+          if (pending !== undefined && event.delta.partialJson !== '') {
+            pending.json += event.delta.partialJson;
+            yield {
+              type: 'tool-call-delta',
+              id: pending.id,
+              name: pending.name,
+              argumentsText: pending.json,
+            };
+          }
         }
         break;
       case 'content_block_stop': {

@@ -9,7 +9,13 @@
 import { createToolCallId } from './tool-call-id.js';
 import * as z from 'zod';
 import { ProviderError } from '../src/core/errors.js';
-import type { FinishReason, ProviderEvent, ToolCallBlock, Usage } from '../src/core/types.js';
+import type {
+  FinishReason,
+  ProviderEvent,
+  ToolCallBlock,
+  ToolCallDeltaEvent,
+  Usage,
+} from '../src/core/types.js';
 
 /**
  * The parts of a chunk we read, checked because they come from a server we do not control. Lenient
@@ -122,7 +128,10 @@ export class OpenAIStreamAccumulator {
     this.#server = server;
   }
 
-  /** Reads one chunk (as the SDK yields it) and returns the events it completes: text deltas. */
+  /**
+   * Reads one chunk (as the SDK yields it) and returns the events it completes: text deltas, and a
+   * call's arguments so far (`tool-call-delta`) once its id and name are known.
+   */
   push(chunk: unknown): ProviderEvent[] {
     const parsed = chunkSchema.safeParse(chunk);
     if (!parsed.success) {
@@ -156,7 +165,10 @@ export class OpenAIStreamAccumulator {
     if (delta?.content) events.push({ type: 'text-delta', text: delta.content });
     // A refusal is the model's answer to the user; show it like text.
     if (delta?.refusal) events.push({ type: 'text-delta', text: delta.refusal });
-    for (const fragment of delta?.tool_calls ?? []) this.#addFragment(fragment);
+    for (const fragment of delta?.tool_calls ?? []) {
+      const growing = this.#addFragment(fragment);
+      if (growing !== undefined) events.push(growing);
+    }
     if (choice.finish_reason) this.#finishReason = choice.finish_reason;
     return events;
   }
@@ -194,7 +206,8 @@ export class OpenAIStreamAccumulator {
     return events;
   }
 
-  #addFragment(fragment: ToolCallDelta): void {
+  /** Adds a fragment to its call; the call's arguments so far when the fragment added to them. */
+  #addFragment(fragment: ToolCallDelta): ToolCallDeltaEvent | undefined {
     const index = this.#indexOf(fragment);
     let call = this.#calls.get(index);
     if (call === undefined) {
@@ -204,7 +217,11 @@ export class OpenAIStreamAccumulator {
     // The first id and name win: some servers repeat them in every fragment.
     if (call.id === '' && fragment.id) call.id = fragment.id;
     if (call.name === '' && fragment.function?.name) call.name = fragment.function.name;
-    call.arguments += fragment.function?.arguments ?? '';
+    const piece = fragment.function?.arguments ?? '';
+    call.arguments += piece;
+    // A call whose server sends no id gets one only at the end: nothing to pair its pieces with.
+    if (piece === '' || call.id === '' || call.name === '') return undefined;
+    return { type: 'tool-call-delta', id: call.id, name: call.name, argumentsText: call.arguments };
   }
 
   /**

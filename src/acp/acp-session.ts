@@ -274,6 +274,7 @@ export class AcpSession {
         return;
       case 'text-delta':
       case 'reasoning-delta':
+      case 'tool-call-delta':
       case 'retry':
       case 'step-start':
       case 'step-finish':
@@ -333,6 +334,7 @@ export class AcpSession {
         return;
       case 'step-start':
       case 'tool-mode':
+      case 'tool-call-delta': // the call is announced whole, at its `tool-call` event
       case 'done':
         return;
       default: {

@@ -25,11 +25,14 @@ export function editorApproval(
 ): (request: ApprovalRequest) => Promise<ApprovalDecision> {
   return async (request) => {
     const toolCall = toolCallOf(request.call, parts.locate);
+    // An MCP App's own call (its page asked, not the model): the editor's question says so.
+    const appId = request.call.fromApp;
+    const asker = appId === undefined ? '' : ` — asked by the MCP App ${appId}, not the model`;
     const response: RequestPermissionResponse = await parts.client.request(
       'session/request_permission',
       {
         sessionId: parts.sessionId(),
-        toolCall: { ...toolCall, title: `${toolCall.title} — ${request.reason}` },
+        toolCall: { ...toolCall, title: `${toolCall.title}${asker} — ${request.reason}` },
         options: [...OPTIONS],
       },
       request.signal === undefined ? {} : { cancellationSignal: request.signal, stopWaitingOnCancel: true },

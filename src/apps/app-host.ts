@@ -11,6 +11,7 @@
 import type { CallToolResult, Client, ReadResourceResult, Tool } from '@modelcontextprotocol/client';
 import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { randomUUID } from 'node:crypto';
+import type { RunnerEvent } from '../core/events.js';
 import type { ToolCallBlock, ToolHost } from '../core/types.js';
 import { messageOf } from '../core/errors.js';
 import type { ToolLocation } from '../safety/tool-location.js';
@@ -54,6 +55,12 @@ export class AppHost {
   readonly #events = new FanOut<AppEvent>();
   /** The structuredContent of an app's calls, by call id, from the pool until its answer is sent. */
   readonly #structuredContent = new Map<string, Readonly<Record<string, unknown>>>();
+  /**
+   * The model's calls of the current run, by call id: their app, or undefined for a call to a tool
+   * without one (so that each piece of its streamed input does not look again). Emptied at the end
+   * of each run.
+   */
+  readonly #modelCalls = new Map<string, HostedApp | undefined>();
   #messageTakers = 0;
   #openLink: AppHostOptions['openLink'];
   #calls = 0;
@@ -123,14 +130,70 @@ export class AppHost {
   }
 
   /**
+   * The events of the session's runs (McpRunner passes them all). A call the model is still writing
+   * to a tool with an interface opens its app at once, before the guard decides on it: the app is
+   * sent the input as it grows (`ui/notifications/tool-input-partial`), the whole input when the
+   * call is complete, and — if the guard refuses the call — its cancellation.
+   */
+  hear(event: RunnerEvent): void {
+    switch (event.type) {
+      case 'tool-call-delta': {
+        let app = this.#modelCalls.get(event.id);
+        if (app === undefined && !this.#modelCalls.has(event.id)) {
+          const call: ToolCallBlock = { type: 'tool-call', id: event.id, name: event.name, input: {} };
+          app = this.openFor(call, { streaming: true });
+          this.#modelCalls.set(event.id, app);
+        }
+        app?.toolInputPartial(event.argumentsText);
+        return;
+      }
+      case 'tool-call':
+        this.#modelCalls.get(event.call.id)?.toolInput(event.call);
+        return;
+      case 'tool-result': {
+        // A call that reached its server has its result already (observe); one the guard refused did not.
+        const { call, result } = event.record;
+        const why = result.content.find((block) => block.type === 'text')?.text.split('\n')[0] ?? '';
+        this.#modelCalls
+          .get(call.id)
+          ?.toolCallEnded(`the tool call did not run${why === '' ? '' : `: ${why}`}`);
+        return;
+      }
+      case 'step-start':
+      case 'text-delta':
+      case 'reasoning-delta':
+      case 'retry':
+      case 'step-finish':
+      case 'compaction':
+      case 'tool-mode':
+      case 'agent-event': // a subagent's calls open their apps as they run (observe)
+      case 'done':
+        return;
+      default: {
+        const unexpected: never = event;
+        throw new TypeError(`unknown runner event ${JSON.stringify(unexpected)}`);
+      }
+    }
+  }
+
+  /** A run ended: an app whose call was still being written (the model call failed) is cancelled. */
+  runEnded(): void {
+    for (const app of this.#modelCalls.values()) {
+      app?.toolCallEnded('the model stopped before the tool call was complete');
+    }
+    this.#modelCalls.clear();
+  }
+
+  /**
    * `inner` (the pool, inside the guard), watched: a call the guard let through to a tool with an
-   * interface opens its app, which then gets the call's input and result (or its cancellation).
+   * interface opens its app (or goes on with the one opened while the model wrote it), which then
+   * gets the call's input and result (or its cancellation).
    */
   observe(inner: ToolHost): ToolHost {
     return {
       tools: () => inner.tools(),
       call: async (call, signal) => {
-        const app = call.fromApp === undefined ? this.openFor(call) : undefined;
+        const app = call.fromApp === undefined ? this.#appOfModelCall(call) : undefined;
         // The server's structuredContent is for the app only: kept here, taken off what goes on
         // to the guard, the model and the history.
         const { structuredContent, ...result } = await inner.call(
@@ -149,8 +212,19 @@ export class AppHost {
     };
   }
 
-  /** Opens the app of a call to a tool with an interface; undefined for any other call. */
-  openFor(call: ToolCallBlock): HostedApp | undefined {
+  /** The app opened while the model wrote this call (now told its input as it runs), or a new one. */
+  #appOfModelCall(call: ToolCallBlock): HostedApp | undefined {
+    const streamed = this.#modelCalls.get(call.id);
+    if (streamed === undefined) return this.openFor(call);
+    streamed.toolInput(call);
+    return streamed;
+  }
+
+  /**
+   * Opens the app of a call to a tool with an interface; undefined for any other call. With
+   * `streaming`, the model is still writing the call's input (see {@link HostedApp.toolInputPartial}).
+   */
+  openFor(call: ToolCallBlock, options: { readonly streaming?: boolean } = {}): HostedApp | undefined {
     if (this.#closed) return undefined;
     const location = this.#options.pool.locate(call.name);
     const tool = location?.definition as Tool | undefined;
@@ -170,6 +244,7 @@ export class AppHost {
       resource,
       services: this.#services(),
       now: (this.#options.now ?? Date.now)(),
+      streaming: options.streaming === true,
     });
     this.#apps.set(id, app);
     void resource.then((outcome) => {

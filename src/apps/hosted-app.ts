@@ -12,6 +12,7 @@ import type { ToolCallBlock, ToolResultBlock } from '../core/types.js';
 import type { AppResourceOutcome } from './app-resource.js';
 import { RelayTransport } from './relay-transport.js';
 import { messageOf } from '../core/errors.js';
+import { healPartialArguments, LatestOnlyThrottle } from './partial-input.js';
 
 /** What an app may ask of the host, each under the host's rules (app-host.ts). */
 export interface AppServices {
@@ -48,8 +49,19 @@ export class HostedApp {
   /** The configured server whose tool was called, and whose tools and resources the app may use. */
   readonly server: string;
   readonly tool: Tool;
-  readonly call: ToolCallBlock;
   readonly openedAt: number;
+  #call: ToolCallBlock;
+  /**
+   * The call's input: still being written by the model (the arguments' text so far), or complete.
+   * An app opened while the model streams the call starts `streaming`.
+   */
+  #input: { readonly kind: 'streaming'; readonly text: string } | { readonly kind: 'complete' };
+  /** The growing input, at most ten times a second, once the frame has initialized. */
+  readonly #partialInput = new LatestOnlyThrottle<string>({
+    send: (text) => {
+      void this.#sendPartialInput(text);
+    },
+  });
   /** The app's latest `ui/update-model-context`, as text. */
   modelContext: string | undefined;
   #resource: Promise<AppResourceOutcome>;
@@ -76,11 +88,14 @@ export class HostedApp {
     readonly resource: Promise<AppResourceOutcome>;
     readonly services: AppServices;
     readonly now: number;
+    /** The model is still writing the call's arguments (see {@link toolInputPartial}). */
+    readonly streaming?: boolean;
   }) {
     this.id = options.id;
     this.server = options.server;
     this.tool = options.tool;
-    this.call = options.call;
+    this.#call = options.call;
+    this.#input = options.streaming === true ? { kind: 'streaming', text: '' } : { kind: 'complete' };
     this.#resource = options.resource;
     this.#services = options.services;
     this.openedAt = options.now;
@@ -95,6 +110,47 @@ export class HostedApp {
     return this.#closed;
   }
 
+  /**
+   * The tool call this app belongs to. While the model still writes it, its input is what could be
+   * read of the arguments so far.
+   */
+  get call(): ToolCallBlock {
+    return this.#call;
+  }
+
+  /**
+   * The model wrote more of the call's arguments (`text`: all of them so far): the frame gets them
+   * healed into an object (`ui/notifications/tool-input-partial`), throttled. Ignored once the
+   * input is complete.
+   */
+  toolInputPartial(text: string): void {
+    if (this.#input.kind === 'complete' || this.#result.kind !== 'pending') return;
+    this.#input = { kind: 'streaming', text };
+    if (this.#initialized) this.#partialInput.push(text);
+  }
+
+  /**
+   * The call's whole input (`ui/notifications/tool-input`): when the model finished writing it, and
+   * again if a hook rewrote it before the call ran. The same input twice is sent once.
+   */
+  toolInput(call: ToolCallBlock): void {
+    const unchanged =
+      this.#input.kind === 'complete' && JSON.stringify(call.input) === JSON.stringify(this.#call.input);
+    this.#input = { kind: 'complete' };
+    this.#partialInput.cancel();
+    this.#call = call;
+    if (unchanged || !this.#initialized) return;
+    void this.#bridge?.sendToolInput({ arguments: { ...call.input } }).catch(() => undefined);
+  }
+
+  /**
+   * The call ended without reaching its server (the guard refused it, the model call failed while
+   * it was written): a call still waiting for its result is cancelled, with `reason`.
+   */
+  toolCallEnded(reason: string): void {
+    if (this.#result.kind === 'pending') this.toolCancelled(reason);
+  }
+
   /** The tool call ended: the frame gets the result (now, or once it has initialized). */
   toolResult(result: ToolResultBlock): void {
     this.#result = { kind: 'done', result };
@@ -104,6 +160,7 @@ export class HostedApp {
   /** The tool call was cancelled before it answered. */
   toolCancelled(reason: string): void {
     this.#result = { kind: 'cancelled', reason };
+    this.#partialInput.cancel();
     if (this.#initialized) void this.#bridge?.sendToolCancelled({ reason }).catch(() => undefined);
   }
 
@@ -132,6 +189,7 @@ export class HostedApp {
     if (this.#closed) return;
     this.#closed = true;
     this.#ending.abort();
+    this.#partialInput.cancel();
     const bridge = this.#bridge;
     if (bridge !== undefined && this.#initialized) {
       await bridge.teardownResource({}, { timeout: 1000 }).catch(() => undefined);
@@ -241,7 +299,12 @@ export class HostedApp {
 
   async #afterInitialize(bridge: AppBridge): Promise<void> {
     try {
-      await bridge.sendToolInput({ arguments: { ...this.call.input } });
+      if (this.#input.kind === 'complete') {
+        await bridge.sendToolInput({ arguments: { ...this.#call.input } });
+      } else if (this.#input.text !== '' && this.#result.kind === 'pending') {
+        // The whole input (and then the result) follow as they come; until then, what there is.
+        this.#partialInput.push(this.#input.text);
+      }
       const result = this.#result;
       switch (result.kind) {
         case 'pending':
@@ -260,6 +323,14 @@ export class HostedApp {
     } catch (error) {
       this.#services.announce({ type: 'refused', app: this, reason: `app ${this.id}: ${messageOf(error)}` });
     }
+  }
+
+  async #sendPartialInput(text: string): Promise<void> {
+    if (this.#input.kind === 'complete' || this.#result.kind !== 'pending') return;
+    const partial = healPartialArguments(text);
+    if (partial === undefined) return;
+    this.#call = { ...this.#call, input: partial };
+    await this.#bridge?.sendToolInputPartial({ arguments: partial }).catch(() => undefined);
   }
 
   async #sendResult(): Promise<void> {

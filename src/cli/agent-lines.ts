@@ -56,6 +56,7 @@ function shownLine(
       return style.dim(`[${who}] ⟳ ${oneLine(child.error.message)} (retry ${child.attempt})`);
     case 'text-delta':
     case 'reasoning-delta':
+    case 'tool-call-delta':
     case 'step-finish':
     case 'compaction':
     case 'tool-mode':

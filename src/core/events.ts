@@ -2,7 +2,14 @@
 import type { ToolMode } from '../context/tool-catalog.js';
 import type { ToolCalling } from './tool-calling/calling-mode.js';
 import type { ProviderError } from './errors.js';
-import type { FinishReason, Message, ToolCallBlock, ToolResultBlock, Usage } from './types.js';
+import type {
+  FinishReason,
+  Message,
+  ToolCallBlock,
+  ToolCallDeltaEvent,
+  ToolResultBlock,
+  Usage,
+} from './types.js';
 
 /** Why a compaction happened. */
 export type CompactionReason =
@@ -62,6 +69,12 @@ export type RunnerEvent =
    * Never in {@link RunResult.text} or the history; `-p` text never prints it.
    */
   | { readonly type: 'reasoning-delta'; readonly text: string }
+  /**
+   * The model is still writing a tool call's arguments (providers that stream them: Anthropic and
+   * OpenAI-compatible ones). `argumentsText` is all of it so far; a `tool-call` event with the same
+   * id follows once it is complete. MCP Apps use it to show the input as it grows.
+   */
+  | ToolCallDeltaEvent
   /** The model asked for a tool; it is about to run (all calls of a step run in parallel). */
   | { readonly type: 'tool-call'; readonly call: ToolCallBlock }
   /** A tool call finished (successfully or not: see `result.isError`). */

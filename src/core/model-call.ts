@@ -72,6 +72,8 @@ export async function callModel(
     while (next.done !== true) {
       const event = next.value;
       if ((event.type === 'text-delta' || event.type === 'reasoning-delta') && event.text !== '') emit(event);
+      // Passed on only: the whole call still comes as its `tool-call` event.
+      if (event.type === 'tool-call-delta') emit(event);
       assembler.add(next.value);
       next = await opened.iterator.next();
     }
@@ -95,6 +97,8 @@ class ReplyAssembler {
     switch (event.type) {
       case 'text-delta':
         this.#text += event.text;
+        return;
+      case 'tool-call-delta':
         return;
       case 'reasoning-delta':
         // Shown while it streams, never kept: no vendor here needs it back in the history for a

@@ -236,8 +236,29 @@ export type ProviderEvent =
   | { readonly type: 'reasoning-delta'; readonly text: string }
   /** A complete tool call (adapters assemble streamed argument fragments first). */
   | { readonly type: 'tool-call'; readonly call: ToolCallBlock }
+  /**
+   * A tool call while the model still writes its arguments (Anthropic's `input_json_delta`,
+   * OpenAI's `tool_calls[].function.arguments` pieces): for a listener that shows the input as it
+   * grows (an MCP App's `ui/notifications/tool-input-partial`). Optional for a provider, and never
+   * part of the reply: the `tool-call` event still brings the whole call, under the same `id`.
+   */
+  | ToolCallDeltaEvent
   /** Always the last event of a successful call. */
   | { readonly type: 'finish'; readonly reason: FinishReason; readonly usage?: Usage };
+
+/** A tool call's arguments as streamed so far (see {@link ProviderEvent}). */
+export interface ToolCallDeltaEvent {
+  readonly type: 'tool-call-delta';
+  /** The call's id, as its `tool-call` event will carry it. */
+  readonly id: string;
+  /** The tool's name as the model wrote it (the exposed `server__tool` name). */
+  readonly name: string;
+  /**
+   * The arguments' JSON text so far (all of it, not the latest piece: a listener that joins late
+   * or skips events still has the whole). Usually not valid JSON until the call is complete.
+   */
+  readonly argumentsText: string;
+}
 
 /**
  * A language model behind one vendor's API. Implementations map {@link ChatRequest} to the vendor's

@@ -6,7 +6,8 @@ import { ServerRoots } from '../mcp/server-roots.js';
 import { ServerLogBook } from '../mcp/server-logs.js';
 import type { OfferingsChanges } from '../mcp/offerings-changes.js';
 import { ServerOfferings, type OfferingsOptions } from '../mcp/server-offerings.js';
-import { Runner } from '../core/runner.js';
+import { Runner, type Prompt, type RunOptions } from '../core/runner.js';
+import type { RunResult } from '../core/events.js';
 import type { ToolCallBlock, ToolResultBlock } from '../core/types.js';
 import type { ResumableTask } from '../mcp/tasks/connection-tasks.js';
 import { SkillLibrary } from '../mcp/skills/skill-library.js';
@@ -84,6 +85,26 @@ export class McpRunner extends Runner {
   readonly apps: AppHost | undefined;
 
   readonly #roots: ServerRoots;
+
+  /**
+   * With apps on, the apps hear every event of the run first (a call the model is still writing
+   * opens its app: see AppHost.hear), and are told when it ends.
+   */
+  override run(prompt: Prompt, options: RunOptions = {}): Promise<RunResult> {
+    const apps = this.apps;
+    if (apps === undefined) return super.run(prompt, options);
+    const onEvent = options.onEvent;
+    const heard: RunOptions = {
+      ...options,
+      onEvent: (event) => {
+        apps.hear(event);
+        onEvent?.(event);
+      },
+    };
+    return super.run(prompt, heard).finally(() => {
+      apps.runEnded();
+    });
+  }
 
   /** The subagent runs of this conversation (`/agents`), with each child's transcript. */
   readonly agentRuns: AgentRunBook;

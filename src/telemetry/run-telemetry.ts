@@ -205,6 +205,7 @@ class RunSpans implements RunObservation {
         return;
       case 'text-delta':
       case 'reasoning-delta':
+      case 'tool-call-delta':
         return;
       case 'agent-event':
         // A subagent's run has spans of its own: its Runner has this listener too and runs inside

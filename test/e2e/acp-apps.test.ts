@@ -83,11 +83,14 @@ describe.skipIf(!hasChromium)('MCP Apps in an ACP session', () => {
     expect(shown).toContain('echo (another server): refused');
     // No turn can start from the agent's side in ACP: the message is not delivered.
     expect(shown).toContain('message: refused');
-    // The model's call, then the app's: both asked through the editor.
-    expect(editor.permissions.map((question) => question.toolCall.title)).toEqual([
+    // The model's call, then the app's: both asked through the editor, the app's saying it is the app's.
+    const titles = editor.permissions.map((question) => question.toolCall.title);
+    expect(titles).toEqual([
       expect.stringContaining('show_dashboard'),
       expect.stringContaining('refresh_counts'),
     ]);
+    expect(titles[0]).not.toContain('MCP App');
+    expect(titles[1]).toMatch(/refresh_counts.* — asked by the MCP App app-1-\w+, not the model — /);
     expect(editor.stderr()).toMatch(/apps: app app-1-\w+: tools\/call "echo" refused/);
   }, 60_000);
 

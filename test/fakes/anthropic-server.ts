@@ -30,6 +30,7 @@ export type FakeAnthropicBlock =
       readonly name: string;
       readonly input?: Readonly<Record<string, unknown>>;
       readonly fragments?: readonly string[];
+      readonly waitBefore?: (index: number) => Promise<void>; // holds the stream, as a slow model would
     };
 
 /** One scripted reply. */
@@ -215,7 +216,7 @@ async function reply(
         return;
       }
       startStream(response, model, usage.inputTokens);
-      streamBlocks(response, scripted.content);
+      await streamBlocks(response, scripted.content);
       sendEvent(response, 'message_delta', {
         type: 'message_delta',
         delta: { stop_reason: stopReason, stop_sequence: null },
@@ -231,7 +232,7 @@ async function reply(
         return;
       }
       startStream(response, model, 25);
-      streamBlocks(response, scripted.content ?? []);
+      await streamBlocks(response, scripted.content ?? []);
       sendEvent(response, 'error', {
         type: 'error',
         error: { type: scripted.errorType, message: scripted.message },
@@ -242,7 +243,7 @@ async function reply(
     case 'stall':
       if (streaming) {
         startStream(response, model, 25);
-        streamBlocks(response, scripted.content);
+        await streamBlocks(response, scripted.content);
       }
       // Hold the connection until the client aborts (or the fake closes).
       await new Promise<void>((resolve) => response.on('close', resolve));
@@ -329,7 +330,7 @@ function startStream(response: ServerResponse, model: string, inputTokens: numbe
 /** What a thinking block's `signature` looks like to the client: opaque base64. */
 const FAKE_SIGNATURE = 'RXF1YWxseSBvcGFxdWUgdG8gdGhlIGNsaWVudA==';
 
-function streamBlocks(response: ServerResponse, content: readonly FakeAnthropicBlock[]): void {
+async function streamBlocks(response: ServerResponse, content: readonly FakeAnthropicBlock[]) {
   for (const [index, block] of content.entries()) {
     if (block.type === 'thinking') {
       sendEvent(response, 'content_block_start', {
@@ -374,7 +375,9 @@ function streamBlocks(response: ServerResponse, content: readonly FakeAnthropicB
           caller: { type: 'direct' },
         },
       });
-      for (const partial_json of block.fragments ?? splitInThree(JSON.stringify(block.input ?? {}))) {
+      const fragments = block.fragments ?? splitInThree(JSON.stringify(block.input ?? {}));
+      for (const [fragment, partial_json] of fragments.entries()) {
+        await block.waitBefore?.(fragment);
         sendEvent(response, 'content_block_delta', {
           type: 'content_block_delta',
           index,

@@ -89,7 +89,7 @@ describe('AnthropicProvider against the fake Messages API', () => {
     expect((sent.body as { messages: unknown[] }).messages).toHaveLength(7);
   });
 
-  it('assembles parallel tool calls from fragmented input_json_delta', async () => {
+  it("assembles parallel tool calls from fragmented input_json_delta, passing each call's arguments so far on", async () => {
     const { provider } = await setUp([
       {
         type: 'answer',
@@ -112,7 +112,20 @@ describe('AnthropicProvider against the fake Messages API', () => {
         ],
       },
     ]);
-    expect(await collect(provider)).toEqual([
+    const events = await collect(provider);
+    const growing = events.flatMap((event) =>
+      event.type === 'tool-call-delta' ? [[event.id, event.name, event.argumentsText]] : [],
+    );
+    expect(growing).toEqual([
+      ['toolu_01', 'everything__echo', '{"mess'],
+      ['toolu_01', 'everything__echo', '{"message": "hi'],
+      ['toolu_01', 'everything__echo', '{"message": "hi"}'],
+      ['toolu_02', 'filesystem__read_file', '{"path":"/'],
+      ['toolu_02', 'filesystem__read_file', '{"path":"/tmp/a.txt"'],
+      ['toolu_02', 'filesystem__read_file', '{"path":"/tmp/a.txt","head":3}'],
+      ['toolu_04', 'everything__echo', '{"message": '],
+    ]);
+    expect(events.filter((event) => event.type !== 'tool-call-delta')).toEqual([
       { type: 'text-delta', text: 'Doing both.' },
       {
         type: 'tool-call',

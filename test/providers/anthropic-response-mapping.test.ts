@@ -44,7 +44,7 @@ describe('fromAnthropicStream', () => {
     ]);
   });
 
-  it('assembles tool input from fragments, a call per block, in order', async () => {
+  it('assembles tool input from fragments, a call per block, in order, passing the arguments so far on after each fragment', async () => {
     const events = await collect([
       start,
       {
@@ -71,7 +71,17 @@ describe('fromAnthropicStream', () => {
       { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 4 } },
       stop,
     ]);
+    const growing = (argumentsText: string) => ({
+      type: 'tool-call-delta',
+      id: 'a',
+      name: 'x__one',
+      argumentsText,
+    });
     expect(events).toEqual([
+      // The empty first fragment the API sends adds nothing, so it is not passed on.
+      growing('{"pa'),
+      growing('{"path": "/t'),
+      growing('{"path": "/tmp"}'),
       { type: 'tool-call', call: { type: 'tool-call', id: 'a', name: 'x__one', input: { path: '/tmp' } } },
       { type: 'tool-call', call: { type: 'tool-call', id: 'b', name: 'x__two', input: {} } },
       { type: 'finish', reason: 'tool-calls', usage: { inputTokens: 30, outputTokens: 4 } },

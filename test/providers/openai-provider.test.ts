@@ -82,31 +82,47 @@ describe('OpenAIProvider streaming', () => {
       },
     ]);
     const events = await collect(provider(server).chat({ ...simpleRequest, tools: TOOLS }));
-    expect(events.filter((event) => event.type !== 'text-delta')).toEqual([
-      {
-        type: 'tool-call',
-        call: {
+    // While they stream, each call's arguments so far: growing, piece by piece, to the whole.
+    for (const [id, whole] of [
+      ['call_echo', '{"message":"hello, fragmented world"}'],
+      ['call_read', '{"path":"/tmp/a.txt","head":3}'],
+    ] as const) {
+      const growing = events.flatMap((event) =>
+        event.type === 'tool-call-delta' && event.id === id ? [event.argumentsText] : [],
+      );
+      expect(growing.length).toBeGreaterThan(2);
+      expect(growing.at(-1)).toBe(whole);
+      growing.forEach((text, index) =>
+        expect(whole.startsWith(text) && text.length > (growing[index - 1]?.length ?? 0)).toBe(true),
+      );
+    }
+    expect(events.filter((event) => event.type !== 'text-delta' && event.type !== 'tool-call-delta')).toEqual(
+      [
+        {
           type: 'tool-call',
-          id: 'call_echo',
-          name: 'everything__echo',
-          input: { message: 'hello, fragmented world' },
+          call: {
+            type: 'tool-call',
+            id: 'call_echo',
+            name: 'everything__echo',
+            input: { message: 'hello, fragmented world' },
+          },
         },
-      },
-      {
-        type: 'tool-call',
-        call: {
+        {
           type: 'tool-call',
-          id: 'call_read',
-          name: 'filesystem__read_file',
-          input: { path: '/tmp/a.txt', head: 3 },
+          call: {
+            type: 'tool-call',
+            id: 'call_read',
+            name: 'filesystem__read_file',
+            input: { path: '/tmp/a.txt', head: 3 },
+          },
         },
-      },
-      {
-        type: 'finish',
-        reason: 'tool-calls',
-        usage: expect.objectContaining({ inputTokens: 42 }) as unknown,
-      },
-    ]);
+        {
+          type: 'finish',
+          reason: 'tool-calls',
+          usage: expect.objectContaining({ inputTokens: 42 }) as unknown,
+        },
+      ],
+    );
   });
 
   it('hands unparsable arguments over as rawInput', async () => {
@@ -117,7 +133,7 @@ describe('OpenAIProvider streaming', () => {
       },
     ]);
     const events = await collect(provider(server).chat({ ...simpleRequest, tools: TOOLS }));
-    expect(events[0]).toEqual({
+    expect(events.find((event) => event.type === 'tool-call')).toEqual({
       type: 'tool-call',
       call: {
         type: 'tool-call',

@@ -17,6 +17,11 @@ function usageOf(prompt: number, completion: number): Record<string, number> {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
+/** A call's arguments so far, as the accumulator passes them on while they stream. */
+function growing(id: string, name: string, argumentsText: string): ProviderEvent {
+  return { type: 'tool-call-delta', id, name, argumentsText };
+}
+
 function run(chunks: readonly unknown[], makeId?: () => string): ProviderEvent[] {
   const accumulator = new OpenAIStreamAccumulator(makeId);
   return [...chunks.flatMap((item) => accumulator.push(item)), ...accumulator.finish()];
@@ -73,6 +78,12 @@ describe('OpenAIStreamAccumulator', () => {
       chunk({}, 'tool_calls'),
     ]);
     expect(events).toEqual([
+      // Each call's arguments so far, as its pieces come (an empty piece adds nothing)…
+      growing('call_b', 'y__read', '{"pa'),
+      growing('call_a', 'x__echo', '{"message":'),
+      growing('call_b', 'y__read', '{"path":"/tmp"}'),
+      growing('call_a', 'x__echo', '{"message":"hi"}'),
+      // …then the whole calls, in index order, when the stream ends.
       {
         type: 'tool-call',
         call: { type: 'tool-call', id: 'call_a', name: 'x__echo', input: { message: 'hi' } },
@@ -97,6 +108,9 @@ describe('OpenAIStreamAccumulator', () => {
       () => ids.shift() ?? 'none',
     );
     expect(events).toEqual([
+      growing('call_a', 'a', '{"n":'),
+      growing('call_a', 'a', '{"n":1}'),
+      // The call without an id gets one only at the end: its pieces are not passed on.
       { type: 'tool-call', call: { type: 'tool-call', id: 'call_a', name: 'a', input: { n: 1 } } },
       { type: 'tool-call', call: { type: 'tool-call', id: 'made_1', name: 'b', input: {} } },
       { type: 'finish', reason: 'tool-calls' },
@@ -109,6 +123,7 @@ describe('OpenAIStreamAccumulator', () => {
       chunk({}, 'length'),
     ]);
     expect(events).toEqual([
+      growing('c', 'a', '{"path": "/tm'),
       {
         type: 'tool-call',
         call: { type: 'tool-call', id: 'c', name: 'a', input: {}, rawInput: '{"path": "/tm' },

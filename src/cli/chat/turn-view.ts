@@ -179,6 +179,7 @@ export class TurnView {
         }
         return;
       }
+      case 'tool-call-delta': // the call is shown whole, at its `tool-call` event
       case 'done':
         return;
       default: {

@@ -111,6 +111,7 @@ export class AgentRunTracker {
       case 'step-start':
       case 'text-delta':
       case 'reasoning-delta':
+      case 'tool-call-delta':
       case 'tool-call':
       case 'retry':
       case 'compaction':
@@ -202,6 +203,7 @@ export function jsonAgentEvent(event: AgentEvent): JsonAgentStreamEvent | undefi
       };
     case 'text-delta':
     case 'reasoning-delta':
+    case 'tool-call-delta':
     case 'compaction':
     case 'tool-mode':
     case 'agent-event':

@@ -224,6 +224,7 @@ export class StreamJsonReporter extends JsonReporter {
       }
       case 'step-start':
       case 'step-finish':
+      case 'tool-call-delta': // the whole call is the `tool-call` line
       case 'done':
         return;
       default: {

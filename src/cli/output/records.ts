@@ -116,6 +116,7 @@ export class RunTracker {
         this.agents.observe(event);
         return;
       case 'tool-call':
+      case 'tool-call-delta':
       case 'reasoning-delta':
       case 'retry':
       case 'compaction':

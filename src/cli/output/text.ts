@@ -179,6 +179,7 @@ export function reportEvent(
     }
     case 'reasoning-delta': // -p prints the answer only: reasoning goes to stream-json and ACP
     case 'step-start':
+    case 'tool-call-delta':
     case 'done':
       return;
     default: {

@@ -90,6 +90,10 @@ async function* promptedChat(provider: Provider, request: ChatRequest): AsyncGen
         // Reasoning is apart from the JSON the step is held to: it passes as it comes.
         yield event;
         break;
+      case 'tool-call-delta':
+        // Part of a native call (above): passed on for the apps that show its input as it grows.
+        yield event;
+        break;
       case 'finish':
         finish = event.usage === undefined ? { reason: event.reason } : event;
         break;
