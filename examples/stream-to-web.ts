@@ -34,6 +34,8 @@ function toWire(event: RunnerEvent): object | undefined {
     case 'step-start':
     case 'step-finish':
     case 'tool-mode':
+    // A call's arguments as the model writes them (MCP Apps show them); the page waits for `tool-call`.
+    case 'tool-call-delta':
       return undefined;
   }
 }
