@@ -76,7 +76,18 @@ function hasCommonJsEntry(name) {
 /** hasCommonJsEntry's answers: esbuild asks once per import, the manifest is read once. */
 const commonJsEntries = new Map();
 
-/** A bare import from our own code is external unless its package is in BUNDLED or ES-only. */
+/**
+ * ES-only packages left outside all the same: each is imported by a path few runs take, and bundled
+ * it costs every run. ext-apps (MCP Apps, loaded when an app opens) imports `{ z }` from zod, the
+ * namespace as a value, which puts all of zod into the bundle with every locale (+360 KB) and runs
+ * the locales' module code at every start, apps or not (docs/benchmarks.md has the figures).
+ * Outside, it is `require`d when an app opens (Node ≥ 20.19 requires ES modules), and it loads zod
+ * and the MCP core from node_modules beside the bundle's copies; the export we use (AppBridge) is a
+ * named one, so esbuild's default-export interop (hasCommonJsEntry's concern) does not arise.
+ */
+const UNBUNDLED = new Set(['@modelcontextprotocol/ext-apps']);
+
+/** A bare import from our own code is external unless its package is in BUNDLED or ES-only (and not UNBUNDLED). */
 const keepDependenciesExternal = {
   name: 'keep-dependencies-external',
   setup(bundler) {
@@ -84,7 +95,9 @@ const keepDependenciesExternal = {
       if (args.path.startsWith('node:')) return { external: true };
       const fromOurCode = !args.importer.includes('/node_modules/');
       const name = packageName(args.path);
-      if (fromOurCode && !BUNDLED.has(name) && hasCommonJsEntry(name)) return { external: true };
+      if (fromOurCode && !BUNDLED.has(name) && (hasCommonJsEntry(name) || UNBUNDLED.has(name))) {
+        return { external: true };
+      }
       return undefined;
     });
   },

@@ -145,4 +145,19 @@ describe('the bundle', () => {
     );
     expect(copies).toHaveLength(1);
   });
+
+  it("holds zod's English messages only, not its other locales", async () => {
+    // A bundled importer of zod's `z` namespace as a value (ext-apps' `import { z } from 'zod/v4'`)
+    // puts all of zod in, ~50 locales with it (+360 KB), whose module code then ran at every start:
+    // such a package stays outside the bundle (esbuild.config.mjs, UNBUNDLED).
+    const map = JSON.parse(await readFile(join(REPOSITORY, 'dist/bin/mcphost-bundle.cjs.map'), 'utf8')) as {
+      sources: string[];
+    };
+    const locales = map.sources.filter((source) => /node_modules\/zod\/v4\/locales\//.test(source));
+    // (index.js stays listed: the English one is imported through it.)
+    const others = locales.filter((source) => !/\/(en|index)\.js$/.test(source));
+    expect(others).toEqual([]);
+    // The control: the English messages every run's zod uses are there.
+    expect(locales.some((source) => source.endsWith('/en.js'))).toBe(true);
+  });
 });
