@@ -31,11 +31,12 @@ function toWire(event: RunnerEvent): object | undefined {
       return { type: 'done', stopReason: event.result.stopReason, usage: event.result.usage };
     case 'agent-event':
       return { type: 'agent', agent: event.agent, event: toWire(event.event) };
+    // `tool-call-delta`: a call's arguments as the model writes them (MCP Apps show them); the page
+    // waits for `tool-call`.
+    case 'tool-call-delta':
     case 'step-start':
     case 'step-finish':
     case 'tool-mode':
-    // A call's arguments as the model writes them (MCP Apps show them); the page waits for `tool-call`.
-    case 'tool-call-delta':
       return undefined;
   }
 }
