@@ -60,10 +60,12 @@ beforeAll(async () => {
   );
 }, 240_000);
 
+// The consumer's folder holds two installs of the package (its own and a global prefix, ~180 MB each):
+// removing it took more than the default 30 s on a loaded machine (a CI run of 2026-11-29).
 afterAll(async () => {
   await rm(project, { recursive: true, force: true });
   await rm(clone, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe('the published package', () => {
   it('installs globally into a prefix and runs as mcphost', async () => {
