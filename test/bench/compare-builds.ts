@@ -5,44 +5,19 @@
  * all alike. CPU time (user + system of the process alone, via peak-rss.mjs) and wall time, medians.
  * Usage: BENCH_BUILDS=old=/path/to/other/dist/bin/mcphost.js node --import tsx test/bench/compare-builds.ts
  */
-import { spawn } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { startFakeOllama, textReply } from '../fakes/ollama-server.js';
 import { CLI, REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { median } from './measure.js';
 import { buildYargsFloor } from './yargs-floor.js';
+import { ownUsageRun } from './own-usage-run.js';
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 10);
-const PRELOAD = join(REPOSITORY, 'test/bench/peak-rss.mjs');
 const EXCHANGE = join(REPOSITORY, 'test/bench/ollama-exchange.mjs');
 
 function oneRun(home: TemporaryHome, args: readonly string[]): Promise<{ cpu: number; wall: number }> {
-  const file = join(home.path, 'own-usage.json');
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, ['--import', PRELOAD, ...args], {
-      env: { PATH: process.env.PATH, HOME: home.path, PEAK_RSS_FILE: file },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const wall = performance.now() - started;
-      if (code !== 0) {
-        reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`));
-        return;
-      }
-      readFile(file, 'utf8')
-        .then(async (text) => {
-          await rm(file);
-          resolve({ cpu: (JSON.parse(text) as { cpu: number }).cpu / 1000, wall });
-        })
-        .catch(reject);
-    });
-  });
+  return ownUsageRun({ home, args });
 }
 
 // name=path/to/dist/bin/mcphost.js,… : the other builds, measured beside this one ("this").

@@ -16,18 +16,15 @@
  *
  * The check that no OpenTelemetry module runs with telemetry off is a test (test/e2e/telemetry.test.ts).
  */
-import { spawn } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { readFile } from 'node:fs/promises';
 import { startFakeOllama, textReply } from '../fakes/ollama-server.js';
-import { CLI, EVERYTHING_SERVER, REPOSITORY, temporaryHome, type TemporaryHome } from '../support/cli.js';
+import { CLI, EVERYTHING_SERVER, temporaryHome, type TemporaryHome } from '../support/cli.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { median } from './measure.js';
+import { ownUsageRun } from './own-usage-run.js';
 import { cliCpuMs, echoingModel, ROUNDS } from './tool-round.js';
 
 const REPEATS = Math.max(3, Number(process.env.BENCH_REPEATS ?? 5));
-const OWN_USAGE_PRELOAD = join(REPOSITORY, 'test/bench/peak-rss.mjs');
 const TARGET_EXTRA_MS = 1;
 
 /** CPU (ms, the process's own) and wall time (ms) of one run of `node <cli> ...args`. */
@@ -35,32 +32,10 @@ function oneRun(
   home: TemporaryHome,
   cli: string,
   args: readonly string[],
-  extraEnv: Readonly<Record<string, string>>,
+  env: Readonly<Record<string, string>>,
 ): Promise<{ cpu: number; wall: number }> {
-  const file = join(home.path, 'own-usage.json');
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, ['--import', OWN_USAGE_PRELOAD, cli, ...args], {
-      env: { PATH: process.env.PATH, HOME: home.path, PEAK_RSS_FILE: file, ...extraEnv },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const wall = performance.now() - started;
-      if (code !== 0 || stderr.includes('telemetry:')) {
-        reject(new Error(`${cli} ${args.join(' ')} exited ${code}: ${stderr}`));
-        return;
-      }
-      readFile(file, 'utf8')
-        .then(async (text) => {
-          await rm(file);
-          resolve({ cpu: (JSON.parse(text) as { cpu: number }).cpu / 1000, wall });
-        })
-        .catch(reject);
-    });
-  });
+  // A run that exported nothing says so on stderr and still exits 0.
+  return ownUsageRun({ home, args: [cli, ...args], env, failsOn: (stderr) => stderr.includes('telemetry:') });
 }
 
 interface Figures {
